@@ -1,0 +1,93 @@
+# mc: a coding agent as a suite of small programs joined by pipes.
+
+VERSION = 0.1.0
+PREFIX ?= /usr/local
+BINDIR = $(PREFIX)/bin
+MANDIR = $(PREFIX)/share/man
+
+CC ?= cc
+PKGS = libcjson libcurl libbsd
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lmd
+
+CFLAGS ?= -O2 -g
+override CFLAGS := -std=c17 -D_GNU_SOURCE -Wall -Wextra -Wshadow -Wstrict-prototypes \
+	-Wno-missing-field-initializers -Ilib $(PKG_CFLAGS) '-DMC_VERSION="$(VERSION)"' $(CFLAGS)
+LDLIBS += $(PKG_LIBS)
+
+# Objects go under $(O) so that `make asan` builds beside the normal tree.
+O ?= build
+B ?= bin
+
+LIB_SRC := $(wildcard lib/*.c)
+LIB_OBJ := $(LIB_SRC:%.c=$(O)/%.o)
+CMDS := $(basename $(notdir $(wildcard cmd/*.c)))
+PROGS := $(CMDS:%=$(B)/%)
+UNIT_SRC := $(wildcard t/unit/*.c)
+UNITS := $(UNIT_SRC:t/unit/%.c=$(O)/unit/%)
+MAN1 := $(wildcard man/*.1)
+MAN7 := $(wildcard man/*.7)
+
+all: $(PROGS)
+
+$(O)/lib/%.o: lib/%.c $(wildcard lib/*.h)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -c -o $@ $<
+
+$(O)/cmd/%.o: cmd/%.c $(wildcard lib/*.h)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -c -o $@ $<
+
+$(O)/libmc.a: $(LIB_OBJ)
+	rm -f $@
+	$(AR) rcs $@ $(LIB_OBJ)
+
+# Per-program extra objects (e.g. embedded prompts) are listed as
+# prerequisites of their program below.
+$(B)/%: $(O)/cmd/%.o $(O)/libmc.a
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter %.o,$^) $(O)/libmc.a $(LDLIBS)
+
+$(O)/unit/%: t/unit/%.c $(O)/libmc.a
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(O)/libmc.a $(LDLIBS)
+
+deps:
+	@scripts/install-deps
+
+check: deps
+	@$(MAKE) --no-print-directory all units
+	@scripts/run-tests $(O) $(B)
+
+units: $(UNITS)
+
+asan: deps
+	@$(MAKE) --no-print-directory O=build/asan B=build/asan/bin \
+		CFLAGS='-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all' \
+		LDFLAGS='-fsanitize=address,undefined' all units
+	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
+		scripts/run-tests build/asan build/asan/bin
+
+demo: deps
+	@$(MAKE) --no-print-directory all
+	@scripts/demo
+
+lint:
+	mandoc -Tlint -Wwarning $(MAN1) $(MAN7)
+	shellcheck scripts/* .ci/run
+
+install: all
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man7
+	install -m 755 $(PROGS) $(DESTDIR)$(BINDIR)
+	install -m 644 $(MAN1) $(DESTDIR)$(MANDIR)/man1
+	install -m 644 $(MAN7) $(DESTDIR)$(MANDIR)/man7
+
+uninstall:
+	rm -f $(CMDS:%=$(DESTDIR)$(BINDIR)/%)
+	rm -f $(MAN1:man/%=$(DESTDIR)$(MANDIR)/man1/%) $(MAN7:man/%=$(DESTDIR)$(MANDIR)/man7/%)
+
+clean:
+	rm -rf build bin
+
+.PHONY: all check units asan demo deps lint install uninstall clean
+.SECONDARY:

@@ -1,0 +1,299 @@
+/* mc-discover: find the AGENTS.md instruction files and write the context document. */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "context.h"
+#include "diag.h"
+#include "fsread.h"
+#include "json.h"
+#include "settings.h"
+
+#define FILE_CAP (256u << 10)
+#define TOTAL_CAP (1u << 20)
+
+static const char usage[] =
+    "usage: mc-discover [-q] [--pretty] [--keep-going] [-C DIR]\n"
+    "       mc-discover [-q] [--pretty] [--keep-going] [-C DIR] --touched PATH...\n"
+    "\n"
+    "Find the AGENTS.md instruction files and write the context document.\n"
+    "\n"
+    "  -C DIR         use DIR as the working directory (the repository)\n"
+    "  --touched      list the guides between each PATH and the root instead\n"
+    "  --keep-going   exit 0 even when a file was refused\n"
+    "  --pretty       indent the JSON document\n"
+    "  -q             no warnings on stderr\n"
+    "  -h, --help     show this help\n"
+    "  --version      show the version\n";
+
+struct discovery {
+	cJSON *doc;
+	cJSON *list;		/* doc.instructions */
+	char *root;		/* canonical working directory */
+	char **seen;		/* canonical paths already loaded */
+	size_t nseen;
+	size_t total;		/* bytes loaded so far */
+};
+
+static int
+seen(const struct discovery *d, const char *canon)
+{
+	size_t i;
+
+	for (i = 0; i < d->nseen; i++)
+		if (strcmp(d->seen[i], canon) == 0)
+			return 1;
+	return 0;
+}
+
+static void
+remember(struct discovery *d, char *canon)
+{
+	char **p = reallocarray(d->seen, d->nseen + 1, sizeof *p);
+
+	if (p == NULL)
+		mc_oom();
+	d->seen = p;
+	d->seen[d->nseen++] = canon;
+}
+
+/*
+ * Load one instruction file. A missing optional file is skipped quietly;
+ * every other failure is an error diagnostic and discovery goes on.
+ * within is the directory a final symlink must stay inside (NULL: the
+ * link's own directory). With dry set, the file is only remembered as
+ * loaded (for --touched, which leaves out the startup files).
+ */
+static void
+load(struct discovery *d, const char *source, int index, const char *path,
+    int optional, const char *within, int dry)
+{
+	struct mc_read r;
+	char *canon;
+	cJSON *e;
+
+	mc_file_read(path, FILE_CAP, MC_LINK_INSIDE, within, 1, &r);
+	if (r.status == MC_READ_MISSING && optional)
+		return;
+	if (dry) {
+		free(r.data);
+		if ((canon = realpath(path, NULL)) != NULL && !seen(d, canon))
+			remember(d, canon);
+		else
+			free(canon);
+		return;
+	}
+	if (r.status != MC_READ_OK) {
+		mc_context_diag(d->doc, "error", path, "%s", mc_read_strerror(&r, FILE_CAP));
+		return;
+	}
+	if ((canon = realpath(path, NULL)) == NULL) {
+		mc_context_diag(d->doc, "error", path, "%s", strerror(errno));
+		free(r.data);
+		return;
+	}
+	if (seen(d, canon)) {
+		free(canon);
+		free(r.data);
+		return;
+	}
+	if (d->total + r.len > TOTAL_CAP) {
+		mc_context_diag(d->doc, "error", path,
+		    "file is %zu bytes, over the %u-byte cap for all instruction files together (%zu already loaded); not loaded",
+		    r.len, TOTAL_CAP, d->total);
+		free(canon);
+		free(r.data);
+		return;
+	}
+	remember(d, canon);
+	d->total += r.len;
+	e = mc_json_push(d->list, mc_json_new_obj());
+	mc_json_add_str(e, "source", source);
+	if (index >= 0)
+		mc_json_add_num(e, "index", index);
+	mc_json_add_str(e, "path", path);
+	mc_json_add_num(e, "bytes", (double)r.len);
+	mc_json_add_str(e, "content", r.data);
+	free(r.data);
+}
+
+static int
+has_md_suffix(const char *p)
+{
+	size_t n = strlen(p);
+
+	return n > 3 && strcmp(p + n - 3, ".md") == 0;
+}
+
+/* The startup order: user file, repository file, configured paths. */
+static void
+load_startup(struct discovery *d, const struct mc_settings *s, int dry)
+{
+	const char *key = "knowledge.instructions.additional_markdown_paths";
+	const cJSON *e;
+	char *path;
+	int i = 0;
+
+	if ((path = mc_path_join(s->home, "AGENTS.md")) == NULL)
+		mc_oom();
+	load(d, "user", -1, path, 1, NULL, dry);
+	free(path);
+	if ((path = mc_path_join(d->root, "AGENTS.md")) == NULL)
+		mc_oom();
+	load(d, "repo", -1, path, 1, NULL, dry);
+	free(path);
+	cJSON_ArrayForEach(e, mc_settings_get(s, key)) {
+		const char *p = e->valuestring;
+
+		if (p[0] != '/') {
+			if (!dry)
+				mc_context_diag(d->doc, "error", s->path,
+				    "%s[%d]: path must be absolute: %s", key, i, p);
+		} else if (!has_md_suffix(p)) {
+			if (!dry)
+				mc_context_diag(d->doc, "error", s->path,
+				    "%s[%d]: path must end in .md: %s", key, i, p);
+		} else
+			load(d, "configured", i, p, 0, NULL, dry);
+		i++;
+	}
+}
+
+/*
+ * The guides for one touched path: AGENTS.md in each directory from the
+ * path up to, not including, the root, nearest first. The path need not
+ * exist any more (a deleted file): its nearest existing ancestor counts.
+ */
+static void
+load_touched(struct discovery *d, const char *touched)
+{
+	char *abs, *dir, *slash, *path;
+	struct stat st;
+
+	if (touched[0] == '/')
+		abs = strdup(touched);
+	else
+		abs = mc_path_join(d->root, touched);
+	if (abs == NULL)
+		mc_oom();
+	/* Start from the path itself when it is a directory, else its parent. */
+	if (stat(abs, &st) == -1 || !S_ISDIR(st.st_mode)) {
+		slash = strrchr(abs, '/');
+		if (slash == abs)
+			slash[1] = '\0';
+		else
+			*slash = '\0';
+	}
+	while ((dir = realpath(abs, NULL)) == NULL) {
+		slash = strrchr(abs, '/');
+		if (slash == NULL || slash == abs) {
+			free(abs);
+			return;
+		}
+		*slash = '\0';
+	}
+	free(abs);
+	if (!mc_path_within(dir, d->root)) {
+		mc_context_diag(d->doc, "warning", touched, "outside the working directory %s; no guides",
+		    d->root);
+		free(dir);
+		return;
+	}
+	/* dir is canonical, so cutting components walks up without leaving root. */
+	while (strcmp(dir, d->root) != 0) {
+		if ((path = mc_path_join(dir, "AGENTS.md")) == NULL)
+			mc_oom();
+		load(d, "touched", -1, path, 1, d->root, 0);
+		free(path);
+		*strrchr(dir, '/') = '\0';
+	}
+	free(dir);
+}
+
+int
+main(int argc, char *argv[])
+{
+	enum { OPT_PRETTY = 256, OPT_KEEP, OPT_TOUCHED, OPT_VERSION };
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ "pretty", no_argument, NULL, OPT_PRETTY },
+		{ "keep-going", no_argument, NULL, OPT_KEEP },
+		{ "touched", no_argument, NULL, OPT_TOUCHED },
+		{ "version", no_argument, NULL, OPT_VERSION },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct discovery d = {0};
+	struct mc_settings s;
+	const char *dir = ".";
+	int c, pretty = 0, keep = 0, touched = 0, status;
+	char err[1024];
+	size_t i;
+
+	mc_init("mc-discover");
+	while ((c = getopt_long(argc, argv, "+C:hq", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'C':
+			dir = optarg;
+			break;
+		case 'q':
+			mc_quiet = 1;
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			return mc_finish(MC_EXIT_OK);
+		case OPT_PRETTY:
+			pretty = 1;
+			break;
+		case OPT_KEEP:
+			keep = 1;
+			break;
+		case OPT_TOUCHED:
+			touched = 1;
+			break;
+		case OPT_VERSION:
+			puts("mc-discover (mc) " MC_VERSION);
+			return mc_finish(MC_EXIT_OK);
+		default:
+			fputs("Try 'mc-discover --help' for more information.\n", stderr);
+			return MC_EXIT_USAGE;
+		}
+	}
+	argc -= optind;
+	argv += optind;
+	if (touched && argc == 0)
+		return mc_usage_error("--touched needs at least one PATH");
+	if (!touched && argc > 0)
+		return mc_usage_error("unexpected argument: %s", argv[0]);
+
+	if ((d.root = realpath(dir, NULL)) == NULL) {
+		mc_err("%s: %s", dir, strerror(errno));
+		return MC_EXIT_FAIL;
+	}
+	if (mc_settings_load(&s, err, sizeof err) == -1) {
+		mc_err("%s", err);
+		return MC_EXIT_FAIL;
+	}
+	d.doc = mc_context_new(d.root, s.home);
+	d.list = cJSON_GetObjectItemCaseSensitive(d.doc, "instructions");
+	mc_context_settings_warnings(d.doc, &s);
+
+	load_startup(&d, &s, touched);
+	for (c = 0; c < argc; c++)
+		load_touched(&d, argv[c]);
+
+	status = mc_context_errors(d.doc) && !keep ? MC_EXIT_FAIL : MC_EXIT_OK;
+	if (mc_json_write(stdout, d.doc, pretty) == -1 && errno != EPIPE)
+		status = MC_EXIT_FAIL;
+	cJSON_Delete(d.doc);
+	mc_settings_free(&s);
+	for (i = 0; i < d.nseen; i++)
+		free(d.seen[i]);
+	free(d.seen);
+	free(d.root);
+	return mc_finish(status);
+}

@@ -1,0 +1,24 @@
+/* buf.h: a growable byte buffer, always NUL-terminated. */
+#ifndef MC_BUF_H
+#define MC_BUF_H
+
+#include <stddef.h>
+
+struct mc_buf {
+	char *data;	/* NUL-terminated once anything was added; may be NULL */
+	size_t len;
+	size_t cap;
+};
+
+/* Each returns 0, or -1 with errno ENOMEM (the buffer is left as it was). */
+int mc_buf_grow(struct mc_buf *b, size_t more);
+int mc_buf_add(struct mc_buf *b, const void *p, size_t n);
+int mc_buf_adds(struct mc_buf *b, const char *s);
+int mc_buf_addc(struct mc_buf *b, char c);
+int mc_buf_printf(struct mc_buf *b, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* Give up ownership of the data (never NULL on success). */
+char *mc_buf_steal(struct mc_buf *b);
+void mc_buf_free(struct mc_buf *b);
+
+#endif

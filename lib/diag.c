@@ -1,0 +1,130 @@
+/* diag.c: one-line diagnostics on stderr and checked exit. */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "diag.h"
+#include "utf8.h"
+
+const char *mc_progname = "mc";
+int mc_quiet;
+
+void
+mc_init(const char *progname)
+{
+	int fd;
+
+	mc_progname = progname;
+	/* A program started with a closed fd 0-2 would write its output into
+	 * the first file it opens. */
+	while ((fd = open("/dev/null", O_RDWR)) >= 0 && fd <= 2)
+		;
+	if (fd > 2)
+		close(fd);
+	signal(SIGPIPE, SIG_IGN);
+}
+
+char *
+mc_sanitize(char *dst, size_t dstsz, const char *src)
+{
+	size_t o = 0, n;
+	const unsigned char *s = (const unsigned char *)src;
+
+	if (dstsz == 0)
+		return dst;
+	while (*s && o + 1 < dstsz) {
+		n = mc_utf8_seqlen((const char *)s, strlen((const char *)s));
+		if (n == 0) {		/* invalid byte */
+			dst[o++] = '?';
+			s++;
+		} else if (n == 1 && (*s < 0x20 || *s == 0x7f)) {
+			if (o + 4 >= dstsz)
+				break;
+			if (*s == '\n' || *s == '\t' || *s == '\r') {
+				dst[o++] = '\\';
+				dst[o++] = *s == '\n' ? 'n' : *s == '\t' ? 't' : 'r';
+			} else {
+				o += snprintf(dst + o, dstsz - o, "^%c", *s == 0x7f ? '?' : *s + '@');
+			}
+			s++;
+		} else {
+			if (o + n >= dstsz)
+				break;
+			memcpy(dst + o, s, n);
+			o += n;
+			s += n;
+		}
+	}
+	dst[o] = '\0';
+	return dst;
+}
+
+void
+mc_verr(const char *fmt, va_list ap)
+{
+	char raw[4096], clean[4096];
+
+	vsnprintf(raw, sizeof raw, fmt, ap);
+	mc_sanitize(clean, sizeof clean, raw);
+	fprintf(stderr, "%s: %s\n", mc_progname, clean);
+}
+
+void
+mc_err(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	mc_verr(fmt, ap);
+	va_end(ap);
+}
+
+void
+mc_warn(const char *fmt, ...)
+{
+	char raw[4096], clean[4096];
+	va_list ap;
+
+	if (mc_quiet)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(raw, sizeof raw, fmt, ap);
+	va_end(ap);
+	mc_sanitize(clean, sizeof clean, raw);
+	fprintf(stderr, "%s: warning: %s\n", mc_progname, clean);
+}
+
+int
+mc_usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	mc_verr(fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "Try '%s --help' for more information.\n", mc_progname);
+	return MC_EXIT_USAGE;
+}
+
+int
+mc_finish(int status)
+{
+	int bad = 0;
+
+	errno = 0;
+	if (fflush(stdout) == EOF || ferror(stdout))
+		bad = errno ? errno : EIO;
+	if (fclose(stdout) == EOF && !bad)
+		bad = errno ? errno : EIO;
+	if (bad == EPIPE)
+		return status;
+	if (bad) {
+		mc_err("stdout: %s", strerror(bad));
+		return MC_EXIT_FAIL;
+	}
+	return status;
+}

@@ -1,0 +1,39 @@
+/* diag.h: diagnostics, exit statuses and process start-up shared by every program. */
+#ifndef MC_DIAG_H
+#define MC_DIAG_H
+
+#include <stdarg.h>
+#include <stddef.h>
+
+enum {
+	MC_EXIT_OK = 0,
+	MC_EXIT_FAIL = 1,	/* runtime failure: I/O, network, bad input */
+	MC_EXIT_USAGE = 2,	/* bad flags or arguments, before any side effect */
+	MC_EXIT_INTR = 130,	/* interrupted by SIGINT */
+};
+
+extern const char *mc_progname;
+extern int mc_quiet;		/* -q: no warnings on stderr */
+
+/* Set the program name, make sure fds 0-2 are open, ignore SIGPIPE. */
+void mc_init(const char *progname);
+
+/* "PROG: message" on stderr; control characters in the message are shown
+ * escaped, since parts of it may come from files or the network. */
+void mc_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void mc_verr(const char *fmt, va_list ap);
+/* "PROG: warning: message", unless mc_quiet. */
+void mc_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Copy src into dst (size dstsz) with control characters and invalid
+ * UTF-8 replaced: for text shown on a terminal. Returns dst. */
+char *mc_sanitize(char *dst, size_t dstsz, const char *src);
+
+/* Print "PROG: --help for usage" style error and return MC_EXIT_USAGE. */
+int mc_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Flush and close stdout; report a failed write. A reader that went away
+ * (EPIPE) is not an error. Returns the status to exit with. */
+int mc_finish(int status);
+
+#endif

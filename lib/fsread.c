@@ -1,0 +1,193 @@
+/* fsread.c: bounded reads of regular files, refusing FIFOs and stray links. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <bsd/string.h>
+
+#include "fsread.h"
+#include "utf8.h"
+
+int
+mc_path_within(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	if (n == 1 && dir[0] == '/')
+		return path[0] == '/';
+	return strncmp(path, dir, n) == 0 && (path[n] == '\0' || path[n] == '/');
+}
+
+char *
+mc_path_join(const char *dir, const char *name)
+{
+	size_t n = strlen(dir);
+	char *p;
+
+	while (n > 1 && dir[n - 1] == '/')
+		n--;
+	if (asprintf(&p, "%.*s/%s", (int)n, dir, name) == -1)
+		return NULL;
+	return p;
+}
+
+int
+mc_fd_slurp(int fd, size_t cap, struct mc_buf *out)
+{
+	ssize_t n;
+
+	for (;;) {
+		if (mc_buf_grow(out, 65536) == -1)
+			return -1;
+		n = read(fd, out->data + out->len, out->cap - out->len - 1);
+		if (n == -1) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		if (n == 0)
+			break;
+		out->len += (size_t)n;
+		out->data[out->len] = '\0';
+		if (out->len > cap) {
+			errno = EFBIG;
+			return -1;
+		}
+	}
+	out->data[out->len] = '\0';
+	return 0;
+}
+
+/* Resolve a final symlink and decide whether it may be followed. */
+static char *
+link_target(const char *path, const char *within)
+{
+	char dirbuf[PATH_MAX], *dir, *slash, *target;
+
+	if (within == NULL) {
+		if (strlcpy(dirbuf, path, sizeof dirbuf) >= sizeof dirbuf)
+			return NULL;
+		slash = strrchr(dirbuf, '/');
+		if (slash == NULL)
+			strlcpy(dirbuf, ".", sizeof dirbuf);
+		else if (slash == dirbuf)
+			slash[1] = '\0';
+		else
+			*slash = '\0';
+		within = dirbuf;
+	}
+	if ((dir = realpath(within, NULL)) == NULL)
+		return NULL;
+	target = realpath(path, NULL);
+	if (target != NULL && !mc_path_within(target, dir)) {
+		free(target);
+		target = NULL;
+	}
+	free(dir);
+	return target;
+}
+
+void
+mc_file_read(const char *path, size_t cap, enum mc_link_policy links,
+    const char *within, int text, struct mc_read *r)
+{
+	struct mc_buf b = {0};
+	struct stat st;
+	char *target = NULL;
+	const char *open_path = path;
+	int fd;
+
+	*r = (struct mc_read){0};
+	if (lstat(path, &st) == -1) {
+		r->status = errno == ENOENT || errno == ENOTDIR ? MC_READ_MISSING : MC_READ_ERRNO;
+		r->err = errno;
+		return;
+	}
+	if (S_ISLNK(st.st_mode) && links != MC_LINK_FOLLOW) {
+		if (links == MC_LINK_REFUSE ||
+		    (target = link_target(path, within)) == NULL) {
+			r->status = MC_READ_SYMLINK;
+			return;
+		}
+		open_path = target;
+	}
+	/* O_NONBLOCK: opening a FIFO with no writer must not hang. O_NOFOLLOW:
+	 * the path checked above cannot be swapped for a link meanwhile. */
+	fd = open(open_path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY |
+	    (links == MC_LINK_FOLLOW ? 0 : O_NOFOLLOW));
+	free(target);
+	if (fd == -1) {
+		r->status = errno == ELOOP ? MC_READ_SYMLINK : MC_READ_ERRNO;
+		r->err = errno;
+		return;
+	}
+	if (fstat(fd, &st) == -1) {
+		r->status = MC_READ_ERRNO;
+		r->err = errno;
+		goto out;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		r->status = MC_READ_NOTREG;
+		goto out;
+	}
+	r->size = st.st_size;
+	if ((unsigned long long)st.st_size > cap) {
+		r->status = MC_READ_TOOBIG;
+		goto out;
+	}
+	if (mc_fd_slurp(fd, cap, &b) == -1) {
+		if (errno == EFBIG) {	/* grew while we read */
+			r->status = MC_READ_TOOBIG;
+			r->size = (off_t)b.len;
+		} else {
+			r->status = MC_READ_ERRNO;
+			r->err = errno;
+		}
+		mc_buf_free(&b);
+		goto out;
+	}
+	if (text && (memchr(b.data, '\0', b.len) || !mc_utf8_valid(b.data, b.len))) {
+		r->status = MC_READ_UTF8;
+		mc_buf_free(&b);
+		goto out;
+	}
+	r->len = b.len;
+	r->data = mc_buf_steal(&b);
+	if (r->data == NULL) {
+		r->status = MC_READ_ERRNO;
+		r->err = ENOMEM;
+	}
+out:
+	close(fd);
+}
+
+const char *
+mc_read_strerror(const struct mc_read *r, size_t cap)
+{
+	static char msg[256];
+
+	switch (r->status) {
+	case MC_READ_OK:
+		return "ok";
+	case MC_READ_MISSING:
+		return "no such file";
+	case MC_READ_SYMLINK:
+		return "symbolic link refused (its target is outside the allowed directory)";
+	case MC_READ_NOTREG:
+		return "not a regular file";
+	case MC_READ_TOOBIG:
+		snprintf(msg, sizeof msg, "file is %lld bytes, over the %zu-byte cap; not loaded",
+		    (long long)r->size, cap);
+		return msg;
+	case MC_READ_UTF8:
+		return "not valid UTF-8 text";
+	case MC_READ_ERRNO:
+		return strerror(r->err);
+	}
+	return "unknown error";
+}

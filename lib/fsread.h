@@ -1,0 +1,60 @@
+/* fsread.h: safe, bounded reads of instruction, skill and fragment files. */
+#ifndef MC_FSREAD_H
+#define MC_FSREAD_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "buf.h"
+
+enum mc_read_status {
+	MC_READ_OK = 0,
+	MC_READ_MISSING,	/* no such file */
+	MC_READ_SYMLINK,	/* a final symlink the policy refuses */
+	MC_READ_NOTREG,		/* a FIFO, socket, device or directory */
+	MC_READ_TOOBIG,		/* over the cap; nothing is returned */
+	MC_READ_UTF8,		/* not valid UTF-8, or contains NUL */
+	MC_READ_ERRNO,		/* open/read failed: see err */
+};
+
+/* What to do with a final symlink. */
+enum mc_link_policy {
+	MC_LINK_REFUSE,		/* never follow */
+	MC_LINK_INSIDE,		/* follow when the target lies inside `within` */
+	MC_LINK_FOLLOW,		/* follow (settings files may be dotfile links) */
+};
+
+struct mc_read {
+	enum mc_read_status status;
+	int err;		/* errno for MC_READ_ERRNO */
+	off_t size;		/* file size when known (for TOOBIG) */
+	char *data;		/* NUL-terminated content on MC_READ_OK */
+	size_t len;
+};
+
+/*
+ * Read the regular file at path, at most cap bytes. The file is opened
+ * without blocking (a FIFO is refused, not waited on) and checked through
+ * its handle. With MC_LINK_INSIDE a final symlink is followed only when its
+ * resolved target lies inside the directory `within` (the link's own
+ * directory when within is NULL). With text set the content must be UTF-8
+ * without NUL bytes. The caller frees r->data.
+ */
+void mc_file_read(const char *path, size_t cap, enum mc_link_policy links,
+    const char *within, int text, struct mc_read *r);
+
+/* A one-line description of a failed read ("file is 300000 bytes, over the
+ * 262144-byte cap", "not a regular file", ...), in a static buffer. */
+const char *mc_read_strerror(const struct mc_read *r, size_t cap);
+
+/* Read a whole stream (fd) up to cap bytes. Returns 0, or -1 with errno
+ * (EFBIG when over the cap). */
+int mc_fd_slurp(int fd, size_t cap, struct mc_buf *out);
+
+/* True when the canonical path `path` is `dir` or lies below it. */
+int mc_path_within(const char *path, const char *dir);
+
+/* Join dir and name with one slash; returns malloc'ed string or NULL. */
+char *mc_path_join(const char *dir, const char *name);
+
+#endif

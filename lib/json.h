@@ -1,0 +1,47 @@
+/* json.h: reading and writing whole JSON documents with cJSON. */
+#ifndef MC_JSON_H
+#define MC_JSON_H
+
+#include <stdio.h>
+
+#include <cJSON.h>
+
+#define MC_JSON_MAX (64u << 20)	/* largest document read from a stream */
+
+/*
+ * Parse one JSON document of len bytes. On failure returns NULL and writes
+ * a one-line reason with the line and column into err.
+ */
+cJSON *mc_json_parse(const char *s, size_t len, char *err, size_t errsz);
+
+/*
+ * Read one document from fd (at most MC_JSON_MAX bytes). An input of only
+ * white space sets *empty and returns NULL with no error. On failure
+ * returns NULL with a reason in err.
+ */
+cJSON *mc_json_read_fd(int fd, int *empty, char *err, size_t errsz);
+
+/* Write doc followed by a newline, compact or pretty. Returns 0 or -1. */
+int mc_json_write(FILE *fp, const cJSON *doc, int pretty);
+
+/* Accessors that return NULL / the fallback when the member is absent or
+ * of another type. */
+const char *mc_json_str(const cJSON *obj, const char *key);
+cJSON *mc_json_obj(const cJSON *obj, const char *key);
+cJSON *mc_json_arr(const cJSON *obj, const char *key);
+
+/* Add helpers that abort on allocation failure: an out-of-memory
+ * document is of no use to anyone. */
+cJSON *mc_json_add_str(cJSON *obj, const char *key, const char *val);
+cJSON *mc_json_add_num(cJSON *obj, const char *key, double val);
+cJSON *mc_json_add(cJSON *obj, const char *key, cJSON *item);
+cJSON *mc_json_push(cJSON *arr, cJSON *item);
+cJSON *mc_json_new_obj(void);
+cJSON *mc_json_new_arr(void);
+cJSON *mc_json_new_str(const char *s);
+/* The array member key of obj, created when missing. */
+cJSON *mc_json_arr_ensure(cJSON *obj, const char *key);
+
+void mc_oom(void) __attribute__((noreturn));
+
+#endif

@@ -1,0 +1,300 @@
+/* settings.c: MC_HOME resolution and a checked load of settings.json. */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fsread.h"
+#include "json.h"
+#include "settings.h"
+
+enum kind { K_STR, K_STR_NULL, K_BOOL, K_NUM, K_STRS, K_ENUM, K_OBJ, K_MAP, K_LIST };
+
+struct field {
+	const char *key;
+	enum kind kind;
+	const struct field *sub;	/* K_OBJ fields; K_MAP, K_LIST element fields */
+	const char *const *choices;	/* K_ENUM */
+};
+
+static const char *const apis[] = { "chat", "responses", NULL };
+static const char *const roles[] = { "system", "developer", NULL };
+static const char *const actions[] = { "replace", "append", "prepend", "remove", NULL };
+
+static const struct field provider_fields[] = {
+	{ "base_url", K_STR, NULL, NULL },
+	{ "api", K_ENUM, NULL, apis },
+	{ "api_key_env", K_STR_NULL, NULL, NULL },
+	{ "system_role", K_ENUM, NULL, roles },
+	{ NULL, 0, NULL, NULL }
+};
+static const struct field instructions_fields[] = {
+	{ "additional_markdown_paths", K_STRS, NULL, NULL },
+	{ "walk_up", K_BOOL, NULL, NULL },
+	{ "file_names", K_STRS, NULL, NULL },
+	{ NULL, 0, NULL, NULL }
+};
+static const struct field skills_fields[] = {
+	{ "additional_paths", K_STRS, NULL, NULL },
+	{ "disabled", K_STRS, NULL, NULL },
+	{ NULL, 0, NULL, NULL }
+};
+static const struct field knowledge_fields[] = {
+	{ "instructions", K_OBJ, instructions_fields, NULL },
+	{ "skills", K_OBJ, skills_fields, NULL },
+	{ NULL, 0, NULL, NULL }
+};
+static const struct field tools_fields[] = {
+	{ "disabled", K_STRS, NULL, NULL },
+	{ NULL, 0, NULL, NULL }
+};
+static const struct field section_fields[] = {
+	{ "action", K_ENUM, NULL, actions },
+	{ "content", K_STR, NULL, NULL },
+	{ NULL, 0, NULL, NULL }
+};
+static const struct field override_fields[] = {
+	{ "match", K_STR, NULL, NULL },
+	{ "sections", K_MAP, section_fields, NULL },
+	{ NULL, 0, NULL, NULL }
+};
+static const struct field prompt_fields[] = {
+	{ "model_overrides", K_LIST, override_fields, NULL },
+	{ NULL, 0, NULL, NULL }
+};
+static const struct field top_fields[] = {
+	{ "provider", K_STR, NULL, NULL },
+	{ "model", K_STR, NULL, NULL },
+	{ "providers", K_MAP, provider_fields, NULL },
+	{ "knowledge", K_OBJ, knowledge_fields, NULL },
+	{ "tools", K_OBJ, tools_fields, NULL },
+	{ "prompt", K_OBJ, prompt_fields, NULL },
+	{ NULL, 0, NULL, NULL }
+};
+
+struct check {
+	struct mc_settings *s;
+	char *err;
+	size_t errsz;
+};
+
+static int
+fail(struct check *c, const char *at, const char *what)
+{
+	snprintf(c->err, c->errsz, "%s: %s: %s", c->s->path, at, what);
+	return -1;
+}
+
+static int check_fields(struct check *, const cJSON *, const struct field *, const char *);
+
+/* at + ".key" or at + "[i]" into sub; an absurdly deep path is cut short. */
+static void
+subpath(char *sub, size_t n, const char *at, const char *key, int i)
+{
+	int w;
+
+	if (key != NULL)
+		w = snprintf(sub, n, "%s%s%s", at, *at ? "." : "", key);
+	else
+		w = snprintf(sub, n, "%s[%d]", at, i);
+	if (w < 0 || (size_t)w >= n)
+		sub[n - 1] = '\0';
+}
+
+static int
+check_value(struct check *c, const cJSON *v, const struct field *f, const char *at)
+{
+	char sub[512], msg[256];
+	const cJSON *e;
+	int i = 0, k;
+
+	switch (f->kind) {
+	case K_STR:
+		return cJSON_IsString(v) ? 0 : fail(c, at, "expected a string");
+	case K_STR_NULL:
+		return cJSON_IsString(v) || cJSON_IsNull(v) ? 0 :
+		    fail(c, at, "expected a string or null");
+	case K_BOOL:
+		return cJSON_IsBool(v) ? 0 : fail(c, at, "expected true or false");
+	case K_NUM:
+		return cJSON_IsNumber(v) ? 0 : fail(c, at, "expected a number");
+	case K_ENUM:
+		if (cJSON_IsString(v))
+			for (k = 0; f->choices[k]; k++)
+				if (strcmp(v->valuestring, f->choices[k]) == 0)
+					return 0;
+		snprintf(msg, sizeof msg, "expected one of");
+		for (k = 0; f->choices[k]; k++)
+			snprintf(msg + strlen(msg), sizeof msg - strlen(msg), "%s \"%s\"",
+			    k ? (f->choices[k + 1] ? "," : " or") : "", f->choices[k]);
+		return fail(c, at, msg);
+	case K_STRS:
+		if (!cJSON_IsArray(v))
+			return fail(c, at, "expected an array of strings");
+		cJSON_ArrayForEach(e, v) {
+			subpath(sub, sizeof sub, at, NULL, i++);
+			if (!cJSON_IsString(e))
+				return fail(c, sub, "expected a string");
+		}
+		return 0;
+	case K_OBJ:
+		if (!cJSON_IsObject(v))
+			return fail(c, at, "expected an object");
+		return check_fields(c, v, f->sub, at);
+	case K_MAP:
+		if (!cJSON_IsObject(v))
+			return fail(c, at, "expected an object");
+		cJSON_ArrayForEach(e, v) {
+			subpath(sub, sizeof sub, at, e->string, 0);
+			if (!cJSON_IsObject(e))
+				return fail(c, sub, "expected an object");
+			if (check_fields(c, e, f->sub, sub) == -1)
+				return -1;
+		}
+		return 0;
+	case K_LIST:
+		if (!cJSON_IsArray(v))
+			return fail(c, at, "expected an array");
+		cJSON_ArrayForEach(e, v) {
+			subpath(sub, sizeof sub, at, NULL, i++);
+			if (!cJSON_IsObject(e))
+				return fail(c, sub, "expected an object");
+			if (check_fields(c, e, f->sub, sub) == -1)
+				return -1;
+		}
+		return 0;
+	}
+	return 0;
+}
+
+static int
+check_fields(struct check *c, const cJSON *obj, const struct field *fields, const char *at)
+{
+	const struct field *f;
+	const cJSON *e;
+	char sub[512];
+
+	cJSON_ArrayForEach(e, obj) {
+		if (*at)
+			subpath(sub, sizeof sub, at, e->string, 0);
+		else
+			snprintf(sub, sizeof sub, "%s", e->string);
+		for (f = fields; f->key; f++)
+			if (strcmp(f->key, e->string) == 0)
+				break;
+		if (f->key == NULL) {
+			char w[600];
+
+			snprintf(w, sizeof w, "unknown setting %s", sub);
+			mc_json_push(c->s->warnings, mc_json_new_str(w));
+			continue;
+		}
+		if (check_value(c, e, f, sub) == -1)
+			return -1;
+	}
+	return 0;
+}
+
+char *
+mc_home_resolve(char *err, size_t errsz)
+{
+	const char *h = getenv("MC_HOME");
+	char cwd[PATH_MAX], *p;
+
+	if (h != NULL && *h != '\0') {
+		if (h[0] == '/')
+			p = strdup(h);
+		else if (getcwd(cwd, sizeof cwd) == NULL) {
+			snprintf(err, errsz, "MC_HOME: cannot resolve %s: %s", h, strerror(errno));
+			return NULL;
+		} else
+			p = mc_path_join(cwd, h);
+	} else if ((h = getenv("HOME")) != NULL && h[0] == '/') {
+		p = mc_path_join(h, ".magi-code");
+	} else {
+		snprintf(err, errsz, "neither MC_HOME nor an absolute HOME is set");
+		return NULL;
+	}
+	if (p == NULL)
+		mc_oom();
+	return p;
+}
+
+int
+mc_settings_load(struct mc_settings *s, char *err, size_t errsz)
+{
+	struct check c = { s, err, errsz };
+	struct mc_read r;
+	char why[256];
+
+	*s = (struct mc_settings){0};
+	if ((s->home = mc_home_resolve(err, errsz)) == NULL)
+		return -1;
+	if ((s->path = mc_path_join(s->home, "settings.json")) == NULL)
+		mc_oom();
+	s->warnings = mc_json_new_arr();
+	mc_file_read(s->path, MC_SETTINGS_MAX, MC_LINK_FOLLOW, NULL, 1, &r);
+	if (r.status == MC_READ_MISSING) {
+		s->root = mc_json_new_obj();
+		return 0;
+	}
+	if (r.status != MC_READ_OK) {
+		snprintf(err, errsz, "%s: %s", s->path, mc_read_strerror(&r, MC_SETTINGS_MAX));
+		return -1;
+	}
+	s->root = mc_json_parse(r.data, r.len, why, sizeof why);
+	free(r.data);
+	if (s->root == NULL) {
+		snprintf(err, errsz, "%s: %s", s->path, why);
+		return -1;
+	}
+	if (!cJSON_IsObject(s->root)) {
+		snprintf(err, errsz, "%s: expected a JSON object", s->path);
+		return -1;
+	}
+	return check_fields(&c, s->root, top_fields, "");
+}
+
+void
+mc_settings_free(struct mc_settings *s)
+{
+	free(s->home);
+	free(s->path);
+	cJSON_Delete(s->root);
+	cJSON_Delete(s->warnings);
+	*s = (struct mc_settings){0};
+}
+
+cJSON *
+mc_settings_get(const struct mc_settings *s, const char *dotted)
+{
+	char key[128];
+	const char *p = dotted, *dot;
+	cJSON *v = s->root;
+
+	while (v != NULL && *p) {
+		dot = strchr(p, '.');
+		if (dot == NULL)
+			dot = p + strlen(p);
+		if ((size_t)(dot - p) >= sizeof key)
+			return NULL;
+		memcpy(key, p, (size_t)(dot - p));
+		key[dot - p] = '\0';
+		v = cJSON_IsObject(v) ? cJSON_GetObjectItemCaseSensitive(v, key) : NULL;
+		p = *dot ? dot + 1 : dot;
+	}
+	return v;
+}
+
+int
+mc_settings_listed(const struct mc_settings *s, const char *dotted, const char *name)
+{
+	const cJSON *e, *a = mc_settings_get(s, dotted);
+
+	cJSON_ArrayForEach(e, a)
+		if (cJSON_IsString(e) && strcmp(e->valuestring, name) == 0)
+			return 1;
+	return 0;
+}

@@ -1,0 +1,39 @@
+/* settings.h: MC_HOME and $MC_HOME/settings.json. */
+#ifndef MC_SETTINGS_H
+#define MC_SETTINGS_H
+
+#include <stddef.h>
+
+#include <cJSON.h>
+
+#define MC_SETTINGS_MAX (1u << 20)
+
+struct mc_settings {
+	char *home;		/* absolute MC_HOME */
+	char *path;		/* $MC_HOME/settings.json */
+	cJSON *root;		/* always an object (empty when no file) */
+	cJSON *warnings;	/* array of strings about s->path: unknown keys */
+};
+
+/* MC_HOME, else $HOME/.magi-code, made absolute. NULL with err filled when
+ * neither is set. The caller frees. */
+char *mc_home_resolve(char *err, size_t errsz);
+
+/*
+ * Resolve MC_HOME and load its settings.json. A missing file means
+ * defaults. An unreadable or invalid file, or a value of the wrong type,
+ * returns -1 with a one-line reason in err naming the file and the
+ * setting path (e.g. "/h/settings.json: tools.disabled[1]: expected a
+ * string"). Unknown keys become warnings.
+ */
+int mc_settings_load(struct mc_settings *s, char *err, size_t errsz);
+void mc_settings_free(struct mc_settings *s);
+
+/* The value at a dotted path ("knowledge.skills.disabled"), or NULL. */
+cJSON *mc_settings_get(const struct mc_settings *s, const char *dotted);
+
+/* True when name is listed in the string array at the dotted path. */
+int mc_settings_listed(const struct mc_settings *s, const char *dotted,
+    const char *name);
+
+#endif

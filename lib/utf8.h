@@ -1,0 +1,14 @@
+/* utf8.h: UTF-8 validation. */
+#ifndef MC_UTF8_H
+#define MC_UTF8_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Length of the well-formed UTF-8 sequence at s (at most n bytes), or 0 if
+ * it is not one (overlong forms, surrogates, > U+10FFFF are rejected). */
+size_t mc_utf8_seqlen(const char *s, size_t n);
+/* True when all n bytes are well-formed UTF-8. NUL bytes are allowed. */
+bool mc_utf8_valid(const char *s, size_t n);
+
+#endif

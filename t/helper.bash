@@ -1,0 +1,32 @@
+# t/helper.bash: common set-up for the bats suite. Load with `load helper`.
+# Every test runs in its own temp directory with a fake HOME; nothing
+# touches the real home directory or the network.
+
+bats_require_minimum_version 1.5.0
+bats_load_library bats-support
+bats_load_library bats-assert
+
+setup() {
+	export LC_ALL=C
+	: "${MC_BIN:=$BATS_TEST_DIRNAME/../bin}"
+	: "${MC_TOP:=$BATS_TEST_DIRNAME/..}"
+	export PATH="$MC_BIN:$PATH"
+	export HOME="$BATS_TEST_TMPDIR/home"
+	export MC_HOME="$HOME/.magi-code"
+	unset MC_PROVIDER MC_MODEL MC_BASE_URL NO_COLOR
+	unset OPENAI_API_KEY OPENROUTER_API_KEY
+	mkdir -p "$HOME" "$MC_HOME" "$BATS_TEST_TMPDIR/repo"
+	W="$BATS_TEST_TMPDIR/repo"
+	cd "$W" || return 1
+	if declare -F setup_file_local >/dev/null; then setup_file_local; fi
+}
+
+# settings JSON: write $MC_HOME/settings.json
+settings() {
+	printf '%s\n' "$1" > "$MC_HOME/settings.json"
+}
+
+# jqo FILTER: apply jq to $output (the program's stdout)
+jqo() {
+	printf '%s' "$output" | jq -r "$@"
+}
