@@ -13,6 +13,16 @@
 const char *mc_progname = "mc";
 int mc_quiet;
 
+/* A reader that went away (mc-render | head) ends the program quietly:
+ * what it wanted was written. A handler rather than SIG_IGN, so that
+ * children started with exec get the default disposition back. */
+static void
+on_sigpipe(int sig)
+{
+	(void)sig;
+	_exit(MC_EXIT_OK);
+}
+
 void
 mc_init(const char *progname)
 {
@@ -25,7 +35,7 @@ mc_init(const char *progname)
 		;
 	if (fd > 2)
 		close(fd);
-	signal(SIGPIPE, SIG_IGN);
+	signal(SIGPIPE, on_sigpipe);
 }
 
 char *
