@@ -276,6 +276,7 @@ main(int argc, char *argv[])
 	}
 	if (mc_settings_load(&s, err, sizeof err) == -1) {
 		mc_err("%s", err);
+		free(d.root);
 		return MC_EXIT_FAIL;
 	}
 	d.doc = mc_context_new(d.root, s.home);

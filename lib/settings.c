@@ -222,8 +222,20 @@ mc_home_resolve(char *err, size_t errsz)
 	return p;
 }
 
+static int load(struct mc_settings *, char *, size_t);
+
 int
 mc_settings_load(struct mc_settings *s, char *err, size_t errsz)
+{
+	if (load(s, err, errsz) == -1) {
+		mc_settings_free(s);
+		return -1;
+	}
+	return 0;
+}
+
+static int
+load(struct mc_settings *s, char *err, size_t errsz)
 {
 	struct check c = { s, err, errsz };
 	struct mc_read r;
