@@ -25,6 +25,9 @@ CMDS := $(basename $(notdir $(wildcard cmd/*.c)))
 PROGS := $(CMDS:%=$(B)/%)
 UNIT_SRC := $(wildcard t/unit/*.c)
 UNITS := $(UNIT_SRC:t/unit/%.c=$(O)/unit/%)
+FUZZ_NAMES := $(filter-out replay,$(basename $(notdir $(wildcard fuzz/*.c))))
+UNITS += $(FUZZ_NAMES:%=$(O)/unit/fuzz-%)
+FUZZ_RUNS ?= 1000000
 MAN1 := $(wildcard man/*.1)
 MAN7 := $(wildcard man/*.7)
 
@@ -51,6 +54,21 @@ $(B)/%: $(O)/cmd/%.o $(O)/libmc.a
 $(O)/unit/%: t/unit/%.c $(O)/libmc.a
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(O)/libmc.a $(LDLIBS)
+
+# Each fuzz target also runs in `make check`, over its saved corpus and
+# regression inputs, through a plain main().
+$(O)/unit/fuzz-%: fuzz/%.c fuzz/replay.c $(O)/libmc.a
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(LDFLAGS) '-DFUZZ_NAME="$*"' -o $@ fuzz/$*.c fuzz/replay.c $(O)/libmc.a $(LDLIBS)
+
+build/fuzz/%: fuzz/%.c $(LIB_SRC) $(wildcard lib/*.h)
+	@mkdir -p $(@D)
+	clang -std=c17 -D_GNU_SOURCE -O1 -g -Ilib $(PKG_CFLAGS) '-DMC_VERSION="$(VERSION)"' \
+		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+		-o $@ fuzz/$*.c $(LIB_SRC) $(PKG_LIBS)
+
+fuzz: deps $(FUZZ_NAMES:%=build/fuzz/%)
+	@scripts/fuzz $(FUZZ_RUNS) $(FUZZ_NAMES)
 
 deps:
 	@scripts/install-deps
@@ -89,5 +107,5 @@ uninstall:
 clean:
 	rm -rf build bin
 
-.PHONY: all check units asan demo deps lint install uninstall clean
+.PHONY: all check units asan demo deps fuzz lint install uninstall clean
 .SECONDARY:
