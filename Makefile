@@ -86,6 +86,10 @@ asan: deps
 	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
 		scripts/run-tests build/asan build/asan/bin
 
+bench: deps
+	@$(MAKE) --no-print-directory all
+	@scripts/bench
+
 demo: deps
 	@$(MAKE) --no-print-directory all
 	@scripts/demo
@@ -107,5 +111,5 @@ uninstall:
 clean:
 	rm -rf build bin
 
-.PHONY: all check units asan demo deps fuzz lint install uninstall clean
+.PHONY: all check units asan bench demo deps fuzz lint install uninstall clean
 .SECONDARY:
