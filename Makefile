@@ -86,6 +86,11 @@ asan: deps
 	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
 		scripts/run-tests build/asan build/asan/bin
 
+valgrind: deps
+	@$(MAKE) --no-print-directory all units
+	@scripts/valgrind-bin build/valgrind/bin
+	@scripts/run-tests build build/valgrind/bin
+
 bench: deps
 	@$(MAKE) --no-print-directory all
 	@scripts/bench
@@ -111,5 +116,5 @@ uninstall:
 clean:
 	rm -rf build bin
 
-.PHONY: all check units asan bench demo deps fuzz lint install uninstall clean
+.PHONY: all check units asan valgrind bench demo deps fuzz lint install uninstall clean
 .SECONDARY:
