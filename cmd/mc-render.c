@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -612,6 +613,7 @@ build_subagents(struct render *R)
 	struct mc_frontmatter fm;
 	struct dirent *de;
 	struct mc_read r;
+	struct stat st;
 	char **ids = NULL, **p, *dir, *path, *name, *desc;
 	size_t nids = 0, i, n;
 	DIR *dp;
@@ -620,13 +622,16 @@ build_subagents(struct render *R)
 	S->source = "generated";
 	if ((dir = mc_path_join(R->s.home, "subagents")) == NULL)
 		mc_oom();
-	/* O_NOFOLLOW: a symlinked directory is not scanned (SPEC §0). */
+	/* A symlinked directory is not scanned (SPEC §0); O_NOFOLLOW keeps
+	 * it so between the lstat and the open. */
+	if (lstat(dir, &st) == 0 && S_ISLNK(st.st_mode)) {
+		mc_context_diag(R->doc, "warning", dir, "symbolic link to a directory, not scanned");
+		free(dir);
+		return;
+	}
 	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd == -1) {
-		if (errno == ELOOP)
-			mc_context_diag(R->doc, "warning", dir,
-			    "symbolic link to a directory, not scanned");
-		else if (errno != ENOENT && errno != ENOTDIR)
+		if (errno != ENOENT && errno != ENOTDIR)
 			mc_context_diag(R->doc, "warning", dir, "%s", strerror(errno));
 		free(dir);
 		return;

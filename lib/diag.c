@@ -1,6 +1,7 @@
 /* diag.c: one-line diagnostics on stderr and checked exit. */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -110,6 +111,15 @@ mc_usage_error(const char *fmt, ...)
 	return MC_EXIT_USAGE;
 }
 
+/* True when stdout is a pipe or socket whose reader has gone away. */
+static int
+reader_gone(void)
+{
+	struct pollfd p = { .fd = STDOUT_FILENO, .events = POLLOUT };
+
+	return poll(&p, 1, 0) == 1 && (p.revents & (POLLERR | POLLHUP));
+}
+
 int
 mc_finish(int status)
 {
@@ -118,6 +128,10 @@ mc_finish(int status)
 	errno = 0;
 	if (fflush(stdout) == EOF || ferror(stdout))
 		bad = errno ? errno : EIO;
+	/* A write that failed earlier (EPIPE) left only the error flag, with
+	 * errno long gone: ask the descriptor. */
+	if (bad == EIO && reader_gone())
+		bad = EPIPE;
 	if (fclose(stdout) == EOF && !bad)
 		bad = errno ? errno : EIO;
 	if (bad == EPIPE)
