@@ -538,6 +538,18 @@ No AGENTS.md instruction files were discovered.
 	stderr_has "mc-render: $MC_HOME/agents/link.md: symbolic link refused"
 }
 
+@test "--subagent: at most 32 nested profiles" {
+	args=()
+	for i in $(seq 33); do args+=(--subagent "p$i"); done
+	run --separate-stderr mc-render "${args[@]}"
+	assert_failure 2
+	assert_equal "${stderr_lines[0]}" "mc-render: --subagent: at most 32 profiles"
+	for i in $(seq 32); do profile subagents "p$i" "body $i"; done
+	run --separate-stderr mc-render "${args[@]:0:64}" < "$C"
+	assert_success
+	assert_equal "$(grep -c '^<Your-Role Persona=p' <<< "$output")" 32
+}
+
 @test "--agent and --subagent together are a usage error" {
 	run --separate-stderr mc-render --agent a --subagent b
 	assert_failure 2
