@@ -455,6 +455,8 @@ probe_ripgrep(void)
 {
 	const char *prog = getenv("MC_RG");
 	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t attr;
+	sigset_t sigs;
 	char *argv[3];
 	long long deadline;
 	struct timespec nap = { 0, 200000 };
@@ -466,13 +468,25 @@ probe_ripgrep(void)
 	argv[0] = (char *)prog;
 	argv[1] = (char *)"--version";
 	argv[2] = NULL;
+	/* An inherited SIGCHLD of SIG_IGN would reap rg behind our back. */
+	signal(SIGCHLD, SIG_DFL);
 	if (posix_spawn_file_actions_init(&fa) != 0)
 		return 0;
+	if (posix_spawnattr_init(&attr) != 0) {
+		posix_spawn_file_actions_destroy(&fa);
+		return 0;
+	}
 	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
 	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
 	posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
-	rc = posix_spawnp(&pid, prog, &fa, NULL, argv, environ);
+	/* mc_init ignores SIGPIPE; rg should not inherit that. */
+	sigemptyset(&sigs);
+	sigaddset(&sigs, SIGPIPE);
+	posix_spawnattr_setsigdefault(&attr, &sigs);
+	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF);
+	rc = posix_spawnp(&pid, prog, &fa, &attr, argv, environ);
 	posix_spawn_file_actions_destroy(&fa);
+	posix_spawnattr_destroy(&attr);
 	if (rc != 0)
 		return 0;
 	deadline = now_ns() + RG_TIMEOUT_NS;
