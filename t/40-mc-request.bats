@@ -468,6 +468,31 @@ key() {
 	refute [ "$(key -m m --items "$T/i1" "c")" = "$(key -m m --items "$T/i2" "bc")" ]
 }
 
+@test "the cache key follows the documented serialization" {
+	items '{"type":"message","role":"user","content":"résumé"}' "$C1" "$O1"
+	printf 'You are mc.\n' > "$T/sysk"
+	got=$(key -p vllm -m qwen --items "$T/items.jsonl" "next")
+	want=$(python3 - "$T/items.jsonl" "$T/sysk" <<'PY'
+import hashlib, json, sys
+def f(s):
+    b = s.encode("utf-8")
+    return len(b).to_bytes(8, "big") + b
+items = [json.loads(l) for l in open(sys.argv[1], encoding="utf-8")]
+items.append({"type": "message", "role": "user", "content": "next"})
+data = f("mc-request cache key 1") + f("vllm") + f("qwen")
+data += f(open(sys.argv[2], encoding="utf-8").read()) + f(str(len(items)))
+for it in items:
+    data += f(it["type"])
+    for k in ("role", "content", "call_id", "name", "arguments", "output"):
+        if k in it:
+            data += f(k) + f(it[k])
+    data += f("")
+print(hashlib.sha256(data).hexdigest())
+PY
+)
+	assert_equal "$got" "$want"
+}
+
 @test "the cache key ignores what is not conversation: stream, tools, --body" {
 	items "$U"
 	tools
