@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +28,10 @@ struct check {
 	size_t errsz;
 	struct call *calls;
 	size_t ncalls;
+	/* An open-addressing index of calls by id (index + 1; 0 is empty), so
+	 * that a session of many calls is not checked in quadratic time. */
+	size_t *slots;
+	size_t nslots;		/* a power of two, at least twice ncalls */
 };
 
 static cJSON *
@@ -66,15 +71,60 @@ field(struct check *c, const cJSON *obj, const char *type, const char *key, cJSO
 	return v->valuestring;
 }
 
-static struct call *
-find_call(struct check *c, const char *id)
+static size_t
+hash(const char *s)
 {
-	size_t i;
+	uint64_t h = 14695981039346656037u;	/* FNV-1a */
 
-	for (i = 0; i < c->ncalls; i++)
-		if (strcmp(c->calls[i].id, id) == 0)
-			return &c->calls[i];
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * 1099511628211u;
+	return (size_t)h;
+}
+
+static struct call *
+find_call(const struct check *c, const char *id)
+{
+	size_t i, m = c->nslots - 1;
+
+	if (c->nslots == 0)
+		return NULL;
+	for (i = hash(id) & m; c->slots[i] != 0; i = (i + 1) & m)
+		if (strcmp(c->calls[c->slots[i] - 1].id, id) == 0)
+			return &c->calls[c->slots[i] - 1];
 	return NULL;
+}
+
+static void
+slot(struct check *c, size_t k)
+{
+	size_t i, m = c->nslots - 1;
+
+	for (i = hash(c->calls[k].id) & m; c->slots[i] != 0; i = (i + 1) & m)
+		;
+	c->slots[i] = k + 1;
+}
+
+/* Remember a call whose id is not yet known. */
+static void
+add_call(struct check *c, const char *id)
+{
+	struct call *calls;
+	size_t k;
+
+	calls = reallocarray(c->calls, c->ncalls + 1, sizeof *c->calls);
+	if (calls == NULL)
+		mc_oom();
+	c->calls = calls;
+	c->calls[c->ncalls++] = (struct call){ id, c->line, 0 };
+	if (c->ncalls * 2 > c->nslots) {
+		free(c->slots);
+		c->nslots = c->nslots ? c->nslots * 2 : 64;
+		if ((c->slots = calloc(c->nslots, sizeof *c->slots)) == NULL)
+			mc_oom();
+		for (k = 0; k < c->ncalls; k++)
+			slot(c, k);
+	} else
+		slot(c, c->ncalls - 1);
 }
 
 /* Check one parsed line and return its reduced form, or NULL. */
@@ -115,12 +165,8 @@ item(struct check *c, const cJSON *in)
 			fail(c, "function_call: call_id \"%s\" already used on line %zu", id, call->line);
 			goto bad;
 		}
-		call = reallocarray(c->calls, c->ncalls + 1, sizeof *c->calls);
-		if (call == NULL)
-			mc_oom();
-		c->calls = call;
 		/* The reduced item owns the string now; keep its address. */
-		c->calls[c->ncalls++] = (struct call){ mc_json_str(out, "call_id"), c->line, 0 };
+		add_call(c, mc_json_str(out, "call_id"));
 	} else if (strcmp(type, "function_call_output") == 0) {
 		if ((id = field(c, in, type, "call_id", out)) == NULL ||
 		    field(c, in, type, "output", out) == NULL)
@@ -160,6 +206,22 @@ blank(const char *s, size_t n)
 	return 1;
 }
 
+/* True when the JSON text holds the escape \u0000, which cJSON would
+ * silently cut a string at. Backslashes occur only inside strings. */
+static int
+nul_escape(const char *s, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i + 1 < n; i++)
+		if (s[i] == '\\') {
+			if (s[i + 1] == 'u' && n - i >= 6 && memcmp(s + i + 2, "0000", 4) == 0)
+				return 1;
+			i++;
+		}
+	return 0;
+}
+
 /* Parse one line (no newline in it) as a JSON document. */
 static cJSON *
 parse_line(struct check *c, const char *s, size_t n)
@@ -178,6 +240,10 @@ parse_line(struct check *c, const char *s, size_t n)
 			end = s + n;
 		return fail(c, "invalid JSON at column %zu", (size_t)(end - s) + 1);
 	}
+	if (nul_escape(s, n)) {
+		cJSON_Delete(doc);
+		return fail(c, "a string holds a NUL character (\\u0000)");
+	}
 	while (end < s + n && strchr(" \t\r", *end) != NULL)
 		end++;
 	if (end < s + n) {
@@ -191,7 +257,7 @@ parse_line(struct check *c, const char *s, size_t n)
 cJSON *
 mc_items_parse(const char *name, const char *s, size_t len, char *err, size_t errsz)
 {
-	struct check c = { name, 0, err, errsz, NULL, 0 };
+	struct check c = { name, 0, err, errsz, NULL, 0, NULL, 0 };
 	const char *p = s, *end = s + len, *nl;
 	cJSON *items = mc_json_new_arr(), *doc, *it;
 	size_t n;
@@ -217,9 +283,11 @@ mc_items_parse(const char *name, const char *s, size_t len, char *err, size_t er
 		mc_json_push(items, it);
 	}
 	free(c.calls);
+	free(c.slots);
 	return items;
 bad:
 	free(c.calls);
+	free(c.slots);
 	cJSON_Delete(items);
 	return NULL;
 }

@@ -575,6 +575,47 @@ bad() {
 	assert_equal "$stderr" "mc-request: $T/items.jsonl:2: not valid UTF-8"
 }
 
+@test "invalid items: a \u0000 escape, which would cut a string short" {
+	bad '2: a string holds a NUL character (\u0000)' "$U" '{"type":"message","role":"user","content":"a\u0000b"}'
+	# An escaped backslash before u0000 is text, not a NUL.
+	items '{"type":"message","role":"user","content":"a\\u0000b"}'
+	run --separate-stderr mc-request -m m --items "$T/items.jsonl" --body < "$T/empty"
+	assert_success
+	assert_equal "$(jqo '.input[0].content')" 'a\u0000b'
+}
+
+@test "items with CRLF line endings are read as lines" {
+	printf '%s\r\n' "$U" "$A" > "$T/items.jsonl"
+	run --separate-stderr mc-request -m m --items "$T/items.jsonl" --body < "$T/empty"
+	assert_success
+	assert_equal "$(jqo -c '[.input[].content]')" '["read a.c","Reading."]'
+}
+
+@test "hostile items: deep nesting is a one-line error" {
+	python3 -c 'print("{\"type\":\"message\",\"x\":" + "[" * 5000 + "]" * 5000 + "}")' > "$T/items.jsonl"
+	run --separate-stderr mc-request -m m --items "$T/items.jsonl" "Hi?" < "$T/empty"
+	assert_failure 1
+	assert_output ""
+	assert_equal "${#stderr_lines[@]}" 1
+	assert_regex "$stderr" "^mc-request: $T/items.jsonl:1: invalid JSON at column [0-9]+$"
+}
+
+@test "hostile items: 100,000 parallel calls are checked and folded" {
+	python3 - "$T/items.jsonl" <<'PY'
+import sys
+with open(sys.argv[1], "w") as f:
+    f.write('{"type":"message","role":"user","content":"go"}\n')
+    for i in range(100000):
+        f.write('{"type":"function_call","call_id":"c%d","name":"read","arguments":"{}"}\n' % i)
+    for i in reversed(range(100000)):
+        f.write('{"type":"function_call_output","call_id":"c%d","output":"x"}\n' % i)
+PY
+	# A hang guard only; quadratic checking would take hours.
+	run --separate-stderr timeout 300 mc-request -p ollama -m m --items "$T/items.jsonl" --body < "$T/empty"
+	assert_success
+	assert_equal "$(jqo -c '[(.messages | length), (.messages[1].tool_calls | length), .messages[-1].tool_call_id]')" '[100002,100000,"c0"]'
+}
+
 @test "items files that cannot be read" {
 	run --separate-stderr mc-request -m m --items "$T/missing.jsonl" "Hi?" < "$T/sys"
 	assert_failure 1
