@@ -352,10 +352,11 @@ emit(struct mc_stream *s, struct mc_event *ev)
 }
 
 static void
-fail(struct mc_stream *s, const char *msg, const char *code, int status)
+fail(struct mc_stream *s, const char *msg, const char *code, int status, int local)
 {
 	struct mc_event ev = { .type = MC_EVENT_ERROR };
 
+	ev.local = local;
 	ev.message = msg;
 	ev.code = code && code[0] ? code : NULL;
 	ev.status = status;
@@ -372,7 +373,7 @@ fail_json(struct mc_stream *s, const cJSON *v)
 
 	if (error_json(v, msg, sizeof msg, code, sizeof code, &status) == -1)
 		snprintf(msg, sizeof msg, "unknown error");
-	fail(s, msg, code, status);
+	fail(s, msg, code, status, 0);
 }
 
 static void
@@ -707,7 +708,7 @@ responses_end(struct mc_stream *s, const cJSON *resp, const char *status)
 		if (cJSON_IsObject(e))
 			fail_json(s, e);
 		else
-			fail(s, "the response failed", NULL, 0);
+			fail(s, "the response failed", NULL, 0, 0);
 		return;
 	}
 	responses_output(s, resp);
@@ -789,10 +790,10 @@ on_sse(const char *event, const char *data, size_t len, void *arg)
 		if (strcmp(event, "error") == 0) {
 			/* a legacy error: field may hold plain text */
 			snprintf(msg, sizeof msg, "%.*s", (int)(len < 500 ? len : 500), data);
-			fail(s, msg, NULL, 0);
+			fail(s, msg, NULL, 0, 0);
 		} else {
 			snprintf(msg, sizeof msg, "bad event in the stream: %s", err);
-			fail(s, msg, NULL, 0);
+			fail(s, msg, NULL, 0, 1);
 		}
 		return 0;
 	}
@@ -825,7 +826,7 @@ sse_feed(struct mc_stream *s, const char *p, size_t n)
 	r = mc_sse_feed(&s->sse, p, n, on_sse, s, &rc);
 	if (r == -2 && !s->ended) {
 		snprintf(msg, sizeof msg, "an event in the stream is over %u bytes", MC_SSE_MAX);
-		fail(s, msg, NULL, 0);
+		fail(s, msg, NULL, 0, 1);
 	}
 	return status_of(s);
 }
@@ -872,7 +873,7 @@ mc_stream_feed(struct mc_stream *s, const char *p, size_t n)
 	if (s->mode == SSE)
 		return sse_feed(s, p, n);
 	if (s->json.len + n > MC_SSE_MAX) {
-		fail(s, "the answer is over the size limit", NULL, 0);
+		fail(s, "the answer is over the size limit", NULL, 0, 1);
 		return status_of(s);
 	}
 	if (mc_buf_add(&s->json, p, n) == -1)
@@ -894,7 +895,7 @@ json_end(struct mc_stream *s)
 	}
 	if ((doc = mc_json_parse(p, n, err, sizeof err)) == NULL) {
 		snprintf(msg, sizeof msg, "bad answer: %s", err);
-		fail(s, msg, NULL, 0);
+		fail(s, msg, NULL, 0, 1);
 		return;
 	}
 	if (has_error(doc))
@@ -921,13 +922,13 @@ mc_stream_end(struct mc_stream *s)
 	}
 	s->at_eof = 1;
 	if (s->mode == SSE && mc_sse_finish(&s->sse, on_sse, s, &rc) == -2)
-		fail(s, "an event in the stream is too long", NULL, 0);
+		fail(s, "an event in the stream is too long", NULL, 0, 1);
 	if (s->ended || s->stopped)
 		return status_of(s);
 	if (!s->started || s->mode == UNKNOWN)
-		fail(s, "empty answer", NULL, 0);
+		fail(s, "empty answer", NULL, 0, 1);
 	else
 		fail(s, s->api == MC_API_CHAT ? "the stream ended before [DONE]" :
-		    "the stream ended before response.completed", NULL, 0);
+		    "the stream ended before response.completed", NULL, 0, 1);
 	return status_of(s);
 }

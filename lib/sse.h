@@ -40,7 +40,7 @@ enum mc_event_type {
 	MC_EVENT_TOOL_CALL,	/* call_id, name, arguments: one whole call */
 	MC_EVENT_USAGE,		/* input_tokens, output_tokens */
 	MC_EVENT_DONE,		/* finish_reason */
-	MC_EVENT_ERROR,		/* message, code (or NULL), status (or 0) */
+	MC_EVENT_ERROR,		/* message, code (or NULL), status (or 0), local */
 };
 
 struct mc_event {
@@ -52,6 +52,7 @@ struct mc_event {
 	const char *finish_reason;
 	const char *message, *code;
 	int status;
+	int local;	/* the error was found here (a cut, bad data), not sent */
 };
 
 /* Return 0 to go on; anything else stops the stream (mc_stream_feed
