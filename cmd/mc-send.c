@@ -504,7 +504,7 @@ main(int argc, char *argv[])
 	struct mc_http_req req = {0};
 	struct mc_http_res res;
 	struct sigaction sa = {0};
-	const char *items_out = NULL, *headers[4], *k, *e = NULL;
+	const char *items_out = NULL, *headers[5], *k, *e = NULL;
 	long connect = 10, idle = 120, retries = 3, maxwait = 60, base_ms = 500, delay;
 	char err[512], *body = NULL, *auth = NULL;
 	FILE *itf = NULL;
@@ -596,6 +596,7 @@ main(int argc, char *argv[])
 		headers[nh++] = auth;
 	}
 	headers[nh++] = "Content-Type: application/json";
+	headers[nh++] = "Expect:";	/* no 100-continue round trip */
 	headers[nh++] = env.stream ? "Accept: text/event-stream" : "Accept: application/json";
 	headers[nh] = NULL;
 
