@@ -59,7 +59,7 @@ struct out {
 	cJSON *calls;		/* function_call items */
 	int wrote;		/* any byte written to stdout */
 	int last_nl;		/* the text written so far ends in a newline */
-	int broken;		/* stdout failed: stop quietly */
+	int broken;		/* stdout failed: the errno (EPIPE: stop quietly) */
 	int done;
 	/* the error, when there is one */
 	int failed, status, local;
@@ -145,27 +145,32 @@ set_error(struct out *o, const char *msg, const char *code, int status, int loca
 }
 
 static int
+out_fail(struct out *o)
+{
+	o->broken = errno ? errno : EIO;
+	return -1;
+}
+
+static int
 out_check(struct out *o)
 {
-	if (fflush(stdout) == EOF || ferror(stdout)) {
-		/* A reader that went away ends the run quietly (SPEC §0). */
-		o->broken = 1;
-		return -1;
-	}
+	errno = 0;
+	if (fflush(stdout) == EOF || ferror(stdout))
+		return out_fail(o);
 	return 0;
 }
 
 static int
 put_json(struct out *o, cJSON *ev)
 {
-	int r = mc_json_write(stdout, ev, 0);
+	int r;
 
+	errno = 0;
+	r = mc_json_write(stdout, ev, 0);
 	cJSON_Delete(ev);
 	o->wrote = 1;
-	if (r == -1) {
-		o->broken = 1;
-		return -1;
-	}
+	if (r == -1)
+		return out_fail(o);
 	return out_check(o);
 }
 
@@ -197,8 +202,9 @@ on_event(const struct mc_event *ev, void *arg)
 		if (o->mode == TEXT) {
 			o->wrote = 1;
 			o->last_nl = ev->text[ev->len - 1] == '\n';
+			errno = 0;
 			if (fwrite(ev->text, 1, ev->len, stdout) != ev->len)
-				return o->broken = 1, -1;
+				return out_fail(o);
 			return out_check(o);
 		}
 		if (o->mode == EVENTS) {
@@ -666,10 +672,8 @@ main(int argc, char *argv[])
 		spin_clear(&o);
 		goto out;
 	}
-	if (o.broken) {
-		status = MC_EXIT_OK;	/* the reader went away */
+	if (o.broken)
 		goto out;
-	}
 	if (o.failed || !o.done) {
 		if (!o.failed)
 			set_error(&o, "the answer ended without an end", NULL, 0, 1);
@@ -682,8 +686,9 @@ main(int argc, char *argv[])
 		putchar('\n');
 		out_check(&o);
 	}
+	errno = 0;
 	if (o.mode == ITEMS && write_items(&o, stdout) == -1)
-		o.broken = 1;
+		out_fail(&o);
 	if (itf != NULL && write_items(&o, itf) == -1) {
 		mc_err("%s: %s", items_out, strerror(errno));
 		status = MC_EXIT_FAIL;
@@ -704,6 +709,17 @@ out:
 	if (status == MC_EXIT_INTR) {
 		/* Nothing more is printed: leave without flushing stdout. */
 		_exit(MC_EXIT_INTR);
+	}
+	if (o.broken == EPIPE) {
+		/* A reader that went away ends the run quietly (SPEC §0). */
+		clearerr(stdout);
+		return mc_finish(MC_EXIT_OK);
+	}
+	if (o.broken) {
+		mc_err("stdout: %s", strerror(o.broken));
+		clearerr(stdout);
+		mc_finish(MC_EXIT_FAIL);
+		return MC_EXIT_FAIL;
 	}
 	return mc_finish(status);
 }
