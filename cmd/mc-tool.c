@@ -384,13 +384,13 @@ read_skill(struct call *c, const char *uri, long offset, long limit)
 		say(c, "error: cannot read %s: mc-skills is not installed (not beside mc-tool nor on PATH)\n", uri);
 		return;
 	}
-	argv[0] = prog;
+	argv[0] = "mc-skills";
 	argv[1] = "read";
 	argv[2] = (char *)uri;
 	argv[3] = NULL;
 	mc_clip_init(&out, SKILL_MAX + 256);
 	mc_clip_init(&err, 4096);
-	if (mc_proc_run(argv, SKILLS_TIMEOUT, &out, &err, &r) == -1) {
+	if (mc_proc_run(prog, argv, SKILLS_TIMEOUT, &out, &err, &r) == -1) {
 		say(c, "error: cannot run %s: %s\n", prog, strerror(errno));
 		mc_clip_free(&out);
 		mc_clip_free(&err);
@@ -622,14 +622,14 @@ tool_bash(struct call *c)
 {
 	const char *cmd = arg_str(c, "command");
 	long timeout = arg_int(c, "timeout_s", BASH_TIMEOUT);
-	char *argv[] = { "/bin/sh", "-c", (char *)cmd, NULL };
+	char *argv[] = { "sh", "-c", (char *)cmd, NULL };
 	struct mc_clip out;
 	struct mc_proc r;
 	char *text;
 	size_t len;
 
 	mc_clip_init(&out, MC_CLIP_MAX - 512);
-	if (mc_proc_run(argv, (unsigned)timeout, &out, NULL, &r) == -1) {
+	if (mc_proc_run("/bin/sh", argv, (unsigned)timeout, &out, NULL, &r) == -1) {
 		mc_clip_free(&out);
 		say(c, "error: cannot run /bin/sh: %s\n", strerror(errno));
 		return;
@@ -668,7 +668,7 @@ tool_grep(struct call *c)
 
 	if ((prog = mc_proc_which("rg")) != NULL) {
 		rg = 1;
-		argv[n++] = prog;
+		argv[n++] = "rg";
 		argv[n++] = "--line-number";
 		argv[n++] = "--no-heading";
 		argv[n++] = "--with-filename";
@@ -680,7 +680,7 @@ tool_grep(struct call *c)
 		}
 	} else if ((prog = mc_proc_which("grep")) != NULL) {
 		rg = 0;
-		argv[n++] = prog;
+		argv[n++] = "grep";
 		argv[n++] = "-rnHIE";
 		argv[n++] = "--color=never";
 		argv[n++] = "--exclude-dir=.git";
@@ -700,7 +700,7 @@ tool_grep(struct call *c)
 		argv[n++] = (char *)path;
 	argv[n] = NULL;
 	mc_clip_init(&out, MC_CLIP_MAX - 512);
-	if (mc_proc_run(argv, GREP_TIMEOUT, &out, NULL, &r) == -1) {
+	if (mc_proc_run(prog, argv, GREP_TIMEOUT, &out, NULL, &r) == -1) {
 		say(c, "error: cannot run %s: %s\n", prog, strerror(errno));
 		mc_clip_free(&out);
 		goto out;

@@ -50,7 +50,7 @@ now_ms(void)
 }
 
 static void __attribute__((noreturn))
-child(char *const argv[], int ofd, int efd, int xfd)
+child(const char *path, char *const argv[], int ofd, int efd, int xfd)
 {
 	static const int reset[] = { SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGQUIT };
 	sigset_t none;
@@ -72,7 +72,7 @@ child(char *const argv[], int ofd, int efd, int xfd)
 	}
 	/* Descriptors inherited from whoever started us stay out of the command. */
 	(void)close_range(3, ~0U, CLOSE_RANGE_CLOEXEC);
-	execv(argv[0], argv);
+	execv(path, argv);
 	e = errno;
 	(void)!write(xfd, &e, sizeof e);
 	_exit(127);
@@ -161,7 +161,7 @@ stop_group(pid_t pid, int fds[2], struct mc_clip *clips[2], int sfd, struct mc_p
 }
 
 int
-mc_proc_run(char *const argv[], unsigned timeout_s, struct mc_clip *out,
+mc_proc_run(const char *path, char *const argv[], unsigned timeout_s, struct mc_clip *out,
     struct mc_clip *err, struct mc_proc *r)
 {
 	int op[2] = { -1, -1 }, ep[2] = { -1, -1 }, xp[2] = { -1, -1 }, sp[2] = { -1, -1 };
@@ -193,7 +193,7 @@ mc_proc_run(char *const argv[], unsigned timeout_s, struct mc_clip *out,
 		goto restore;
 	}
 	if (pid == 0)
-		child(argv, op[1], ep[1], xp[1]);
+		child(path, argv, op[1], ep[1], xp[1]);
 	setpgid(pid, pid);	/* also here: no race with the kill below */
 	close(op[1]);
 	op[1] = -1;

@@ -14,7 +14,8 @@ struct mc_proc {
 };
 
 /*
- * Run argv[0] (a path; no PATH search, no shell) with stdin on /dev/null,
+ * Run the program at path (no PATH search, no shell) with arguments argv
+ * (argv[0] is the name it sees) and stdin on /dev/null,
  * in a new process group, its signal dispositions reset to the defaults.
  * stdout goes to out; stderr to err, or to out as well when err is NULL.
  * When the command ends, or after timeout_s seconds, or on SIGINT, SIGTERM
@@ -23,7 +24,7 @@ struct mc_proc {
  * This process becomes a child subreaper for that. Returns 0, or -1 with
  * errno when the command could not be started at all.
  */
-int mc_proc_run(char *const argv[], unsigned timeout_s, struct mc_clip *out,
+int mc_proc_run(const char *path, char *const argv[], unsigned timeout_s, struct mc_clip *out,
     struct mc_clip *err, struct mc_proc *r);
 
 /* The first executable NAME in $PATH, malloc'ed, or NULL. */
