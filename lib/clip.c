@@ -111,7 +111,7 @@ static int
 clip_emit(void *arg, const char *s, size_t n)
 {
 	struct mc_clip *c = arg;
-	size_t room, k, keep;
+	size_t room, k, keep, keepn;
 
 	c->total += n;
 	if (!c->headfull) {
@@ -126,15 +126,18 @@ clip_emit(void *arg, const char *s, size_t n)
 		s += k;
 		n -= k;
 	}
-	if (c->tail == NULL && (c->tail = malloc(2 * c->tcap)) == NULL)
+	/* A few bytes more than the tail shows: whether it starts a line,
+	 * and the bytes a head that stopped short of a character left over. */
+	keepn = c->tcap + 4;
+	if (c->tail == NULL && (c->tail = malloc(2 * keepn)) == NULL)
 		return -1;
-	if (n >= c->tcap) {
-		memcpy(c->tail, s + n - c->tcap, c->tcap);
-		c->tlen = c->tcap;
+	if (n >= keepn) {
+		memcpy(c->tail, s + n - keepn, keepn);
+		c->tlen = keepn;
 		return 0;
 	}
-	if (c->tlen + n > 2 * c->tcap) {
-		keep = c->tcap - n;
+	if (c->tlen + n > 2 * keepn) {
+		keep = keepn - n;
 		memmove(c->tail, c->tail + c->tlen - keep, keep);
 		c->tlen = keep;
 	}
@@ -202,7 +205,8 @@ mc_clip_finish(struct mc_clip *c, size_t *len)
 			tl--;
 		}
 		/* Cut at line ends when one is near, so no half line is shown. */
-		if ((nl = memchr(ts, '\n', tl < c->tcap / 8 ? tl : c->tcap / 8)) != NULL) {
+		if ((ts == c->tail || ts[-1] != '\n') &&
+		    (nl = memchr(ts, '\n', tl < c->tcap / 8 ? tl : c->tcap / 8)) != NULL) {
 			tl -= (size_t)(nl + 1 - ts);
 			ts = nl + 1;
 		}
@@ -213,9 +217,8 @@ mc_clip_finish(struct mc_clip *c, size_t *len)
 				break;
 			}
 		cut = c->total - hl - tl;
-		snprintf(marker, sizeof marker, "%s[... %zu bytes cut: output over the %zu-byte limit ...]\n",
-		    hl > 0 && c->head.data[hl - 1] != '\n' ? "\n" : "", cut,
-		    c->hcap + c->tcap + MARKER_ROOM);
+		snprintf(marker, sizeof marker, "%s[... %zu bytes cut from the middle of this output ...]\n",
+		    hl > 0 && c->head.data[hl - 1] != '\n' ? "\n" : "", cut);
 		if (mc_buf_add(&out, c->head.data, hl) == -1 ||
 		    mc_buf_adds(&out, marker) == -1 || mc_buf_add(&out, ts, tl) == -1)
 			goto fail;

@@ -16,7 +16,7 @@
 struct mc_clip {
 	size_t hcap, tcap;	/* bytes kept at the head and at the tail */
 	struct mc_buf head;
-	char *tail;		/* the last bytes after the head, up to 2 * tcap */
+	char *tail;		/* the last bytes after the head, up to 2 * (tcap + 4) */
 	size_t tlen;
 	int headfull;		/* the head took its last byte */
 	size_t total;		/* repaired bytes seen */

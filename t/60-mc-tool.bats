@@ -607,7 +607,7 @@ fake_skills() { # DIR TEXT: an mc-skills that logs its arguments and prints TEXT
 	[ "$bytes" -le 65536 ] && [ "$bytes" -gt 60000 ]
 	assert_equal "$(printf '%s\n' "$out" | head -n 3)" "$(printf '1\n2\n3')"
 	assert_equal "$(printf '%s\n' "$out" | tail -n 2)" "$(printf '100000\n[exit status 0]')"
-	assert_regex "$out" $'\n\\[\\.\\.\\. [0-9]+ bytes cut: output over the 65024-byte limit \\.\\.\\.\\]\n'
+	assert_regex "$out" $'\n\\[\\.\\.\\. [0-9]+ bytes cut from the middle of this output \\.\\.\\.\\]\n'
 	# Whole lines on both sides of the marker.
 	before=$(printf '%s\n' "$out" | grep -B1 'bytes cut' | head -n 1)
 	after=$(printf '%s\n' "$out" | grep -A1 'bytes cut' | tail -n 1)
