@@ -556,8 +556,14 @@ fake_skills() { # DIR TEXT: an mc-skills that logs its arguments and prints TEXT
 	# An ignored SIGPIPE would make yes report a write error.
 	call bash '{"command":"yes | head -n 2"}'
 	assert_equal "$out" "$(printf 'y\ny\n[exit status 0]')"
-	call bash '{"command":"grep ^SigIgn /proc/self/status"}'
-	assert_equal "$out" "$(printf 'SigIgn:\t0000000000000000\n[exit status 0]')"
+	# SIGINT, SIGQUIT and SIGPIPE (mask 0x1006) are not ignored in the
+	# command, even when mc-tool itself was started with them ignored.
+	jq -cn '{type:"function_call",call_id:"c1",name:"bash",arguments:({command:"grep ^SigIgn: /proc/self/status"} | tojson)}' >item
+	run --separate-stderr sh -c "trap '' INT QUIT PIPE; exec mc-tool call <item"
+	assert_success
+	mask=$(jqo .output | sed -n 's/^SigIgn:\t//p')
+	[ -n "$mask" ]
+	assert_equal "$(( 0x$mask & 0x1006 ))" 0
 }
 
 @test "bash: the timeout kills the whole process tree" {
