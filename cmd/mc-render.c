@@ -615,6 +615,15 @@ read_profile(struct render *R, const char *path, struct mc_read *r,
 	return 0;
 }
 
+/* A frontmatter value for one line of the prompt, or NULL. */
+static char *
+fm_line(const struct mc_frontmatter *fm, const char *key)
+{
+	const char *v = mc_frontmatter_get(fm, key);
+
+	return v != NULL ? one_line(v, DESC_MAX) : NULL;
+}
+
 static int
 cmp_names(const void *a, const void *b)
 {
@@ -693,10 +702,8 @@ build_subagents(struct render *R)
 			free(path);
 			continue;
 		}
-		name = mc_frontmatter_get(&fm, "name") ?
-		    one_line(mc_frontmatter_get(&fm, "name"), DESC_MAX) : NULL;
-		desc = mc_frontmatter_get(&fm, "description") ?
-		    one_line(mc_frontmatter_get(&fm, "description"), DESC_MAX) : NULL;
+		name = fm_line(&fm, "name");
+		desc = fm_line(&fm, "description");
 		if (S->text.len == 0)
 			adds(&S->text, "<Subagent-Identities>\n");
 		adds(&S->text, "- ");
@@ -749,8 +756,7 @@ add_role(struct render *R, const char *dirname, const char *opt, const char *id)
 		free(path);
 		return -1;
 	}
-	name = mc_frontmatter_get(&fm, "name") ?
-	    one_line(mc_frontmatter_get(&fm, "name"), DESC_MAX) : NULL;
+	name = fm_line(&fm, "name");
 	add(&body, fm.body, fm.body_len);
 	trim(&body);
 	if (S->text.len > 0)
