@@ -27,7 +27,7 @@ struct check {
 	char *err;
 	size_t errsz;
 	struct call *calls;
-	size_t ncalls;
+	size_t ncalls, ncap;
 	/* An open-addressing index of calls by id (index + 1; 0 is empty), so
 	 * that a session of many calls is not checked in quadratic time. */
 	size_t *slots;
@@ -111,10 +111,12 @@ add_call(struct check *c, const char *id)
 	struct call *calls;
 	size_t k;
 
-	calls = reallocarray(c->calls, c->ncalls + 1, sizeof *c->calls);
-	if (calls == NULL)
-		mc_oom();
-	c->calls = calls;
+	if (c->ncalls == c->ncap) {
+		c->ncap = c->ncap ? c->ncap * 2 : 16;
+		if ((calls = reallocarray(c->calls, c->ncap, sizeof *c->calls)) == NULL)
+			mc_oom();
+		c->calls = calls;
+	}
 	c->calls[c->ncalls++] = (struct call){ id, c->line, 0 };
 	if (c->ncalls * 2 > c->nslots) {
 		free(c->slots);
@@ -257,7 +259,7 @@ parse_line(struct check *c, const char *s, size_t n)
 cJSON *
 mc_items_parse(const char *name, const char *s, size_t len, char *err, size_t errsz)
 {
-	struct check c = { name, 0, err, errsz, NULL, 0, NULL, 0 };
+	struct check c = { name, 0, err, errsz, NULL, 0, 0, NULL, 0 };
 	const char *p = s, *end = s + len, *nl;
 	cJSON *items = mc_json_new_arr(), *doc, *it;
 	size_t n;
