@@ -602,7 +602,7 @@ $CALL2"
 }
 
 @test "the key is not in the process arguments" {
-	serve '{"answer":{"api":"chat","text":"slow"},"stall_after":300,"stall":60}'
+	serve '{"answer":{"api":"chat","text":"slow"},"stall_after":400,"stall":60}'
 	envelope chat
 	mc-send < "$BATS_TEST_TMPDIR/env.json" > "$BATS_TEST_TMPDIR/out" 2>&1 &
 	pid=$!
