@@ -138,7 +138,8 @@ set_error(struct out *o, const char *msg, const char *code, int status, int loca
 	o->failed = 1;
 	o->status = status;
 	o->local = local;
-	snprintf(o->msg, sizeof o->msg, "%s", msg);
+	/* One line of valid UTF-8, whatever the provider sent. */
+	mc_sanitize(o->msg, sizeof o->msg, msg);
 	snprintf(o->code, sizeof o->code, "%s", code ? code : "");
 	redact(o->msg, sizeof o->msg, o->key);
 	redact(o->code, sizeof o->code, o->key);

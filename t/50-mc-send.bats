@@ -405,6 +405,14 @@ $CALL2"
 	assert_equal "$stderr" "mc-send: error from fake: The model failed"
 }
 
+@test "a 200 answer that is neither JSON nor SSE (a proxy's page)" {
+	serve '{"body":"<!DOCTYPE html>\n<title>Sign in</title>","headers":{"Content-Type":"text/html"}}'
+	envelope chat
+	send
+	assert_failure 1
+	assert_equal "$stderr" "mc-send: the answer is neither JSON nor an event stream: <!DOCTYPE html>"
+}
+
 @test "a JSON error with status 200 to a streaming request" {
 	serve '{"json":{"error":{"message":"quota exceeded","code":"insufficient_quota"}}}'
 	envelope chat
@@ -564,6 +572,21 @@ $CALL2"
 	run --separate-stderr bash -c 'set -o pipefail; mc-send < "$1" | head -c 3' _ "$BATS_TEST_TMPDIR/env.json"
 	assert_success
 	assert_output "a l"
+	assert_equal "$stderr" ""
+}
+
+@test "on a terminal, a spinner on stderr until the answer starts" {
+	serve "$(sse chat-stream-text.sse '"delay":0.3')" "$(sse chat-stream-text.sse)"
+	envelope chat
+	export ENV_JSON=$BATS_TEST_TMPDIR/env.json OUT=$BATS_TEST_TMPDIR/out
+	run script -qec 'mc-send < "$ENV_JSON" > "$OUT"' /dev/null
+	assert_success
+	assert_output --partial "waiting for fake"
+	assert_output --partial $'\r\e[K'
+	assert_equal "$(cat "$OUT")" "$CHAT_TEXT"
+	# Not on a pipe.
+	send
+	assert_success
 	assert_equal "$stderr" ""
 }
 

@@ -207,6 +207,9 @@ static const struct tcase cases[] = {
 	  "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"t\"}}]}\n\ndata: {\"choi",
 	  "text:t|error:0 - the stream ended before [DONE]|" },
 	{ "empty body", MC_API_CHAT, "", "error:0 - empty answer|" },
+	{ "white space only", MC_API_CHAT, " \r\n\n", "error:0 - empty answer|" },
+	{ "an HTML page", MC_API_CHAT, "<html>\n<body>Login</body></html>\n",
+	  "error:0 - the answer is neither JSON nor an event stream: <html>|" },
 	{ "OpenAI error object in a 200 stream", MC_API_CHAT,
 	  "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"a\"}}]}\n\n"
 	  "data: {\"error\":{\"message\":\"boom\",\"type\":\"server_error\",\"param\":null,\"code\":null}}\n\n"
