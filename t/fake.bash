@@ -25,6 +25,7 @@
 # This file defines teardown(); a test file that needs its own should
 # define teardown_local instead, which is called first.
 
+# shellcheck disable=SC2034 # used by the tests that load this file
 FAKE_FIXTURES="${MC_TOP:-$BATS_TEST_DIRNAME/..}/t/fixtures/api"
 
 fake_start() {
