@@ -508,6 +508,19 @@ $CALL2"
 	assert_equal "$(fake_count)" 1
 }
 
+@test "the transfer ends at the answer's end, even if the server keeps the connection" {
+	serve "$(sse responses-stream-text.sse '"stall_after":10091,"stall":60')" \
+	    "$(sse chat-stream-text.sse '"stall_after":7688,"stall":60')"
+	envelope responses
+	send --idle-timeout 5
+	assert_success
+	assert_equal "$output" "$RESP_TEXT"
+	envelope chat
+	send --idle-timeout 5
+	assert_success
+	assert_equal "$output" "$CHAT_TEXT"
+}
+
 @test "no answer before the idle timeout is retried" {
 	serve '{"delay":30}' "$(sse chat-stream-text.sse)"
 	envelope chat
@@ -622,6 +635,16 @@ $CALL2"
 	[ -n "$all" ]
 	[[ "$all" != *"$KEY"* ]]
 	[[ "$all" != *"${KEY:3:12}"* ]]
+}
+
+@test "a long message cut inside the echoed key shows none of it" {
+	long=$(printf 'a%.0s' {1..2040})
+	serve "{\"status\":400,\"json\":{\"error\":{\"message\":\"$long$KEY\"}}}"
+	envelope chat
+	send
+	assert_failure 1
+	assert_regex "$stderr" 'aaaa\[redacted\]$'
+	[[ "$stderr" != *"${KEY:0:6}"* ]]
 }
 
 @test "the key is not in the process arguments" {
