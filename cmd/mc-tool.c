@@ -449,6 +449,10 @@ tool_read(struct call *c)
 	ssize_t n;
 	int fd, first = 1;
 
+	if (*path == '\0') {
+		say(c, "error: path is empty\n");
+		return;
+	}
 	if (strncmp(path, "skill://", 8) == 0) {
 		read_skill(c, path, offset, limit);
 		return;
