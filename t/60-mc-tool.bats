@@ -604,7 +604,9 @@ fake_skills() { # DIR TEXT: an mc-skills that logs its arguments and prints TEXT
 	jq -cn '{type:"function_call",call_id:"c1",name:"bash",arguments:({command:"echo begun; sleep 1000 & echo $! > bg; wait"} | tojson)}' >item
 	mc-tool call <item >result 2>err &
 	tool=$!
-	while [ ! -s bg ]; do sleep 0.05; done
+	tries=0
+	while [ ! -s bg ] && [ $((tries += 1)) -lt 2000 ]; do sleep 0.05; done
+	[ -s bg ]
 	kill -INT "$tool"
 	status=0
 	wait "$tool" || status=$?
