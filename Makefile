@@ -91,3 +91,6 @@ clean:
 
 .PHONY: all check units asan demo deps lint install uninstall clean
 .SECONDARY:
+
+# mc: the interactive session's line editing.
+$(B)/mc: LDLIBS += $(shell pkg-config --libs libedit)

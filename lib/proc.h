@@ -2,6 +2,7 @@
 #ifndef MC_PROC_H
 #define MC_PROC_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -68,7 +69,7 @@ struct mc_filter {
 	int tick_ms;
 	void *arg;
 	/* When *stop becomes non-zero, the program is sent SIGINT once. */
-	volatile int *stop;
+	volatile sig_atomic_t *stop;
 };
 
 /*

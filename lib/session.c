@@ -308,7 +308,7 @@ out:
 	return ret;
 }
 
-/* The header of the session file at path, or NULL. */
+/* The header of the session file name in dirfd, or NULL. */
 static cJSON *
 read_header(int dirfd, const char *name)
 {
@@ -385,6 +385,35 @@ mc_session_latest(const char *home, const char *cwd, char **id, char *err, size_
 	closedir(d);
 	free(dir);
 	return *id ? 0 : 1;
+}
+
+int
+mc_session_peek(struct mc_session *s, const char *home, const char *id,
+    char *err, size_t errsz)
+{
+	char *dir;
+
+	memset(s, 0, sizeof *s);
+	s->fd = -1;
+	if (!mc_session_id_valid(id)) {
+		snprintf(err, errsz, "%s: not a valid session id", id);
+		return -1;
+	}
+	if ((dir = sessions_dir(home, 0, err, errsz)) == NULL)
+		return -1;
+	s->path = session_path(dir, id);
+	free(dir);
+	if ((s->id = strdup(id)) == NULL)
+		mc_oom();
+	if ((s->header = read_header(AT_FDCWD, s->path)) == NULL) {
+		if (access(s->path, F_OK) == -1)
+			snprintf(err, errsz, "no session %s (%s)", id, s->path);
+		else
+			snprintf(err, errsz, "%s:1: not a session header", s->path);
+		mc_session_close(s);
+		return -1;
+	}
+	return 0;
 }
 
 void

@@ -42,6 +42,11 @@ int mc_session_create(struct mc_session *s, const char *home, const char *cwd,
 int mc_session_open(struct mc_session *s, const char *home, const char *id,
     char *err, size_t errsz);
 
+/* Fill s with id, path and header of session id without opening it for
+ * writing or repairing it (fd stays -1): for a look that changes nothing. */
+int mc_session_peek(struct mc_session *s, const char *home, const char *id,
+    char *err, size_t errsz);
+
 /* The id of the most recently written session whose cwd is cwd: 0 and
  * *id set (caller frees), 1 when there is none, -1 with err. */
 int mc_session_latest(const char *home, const char *cwd, char **id,
