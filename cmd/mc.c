@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <termios.h>
 #include <unistd.h>
 
 #include "buf.h"
@@ -890,11 +891,12 @@ static int
 interactive(struct driver *d)
 {
 	struct sigaction sa = { .sa_handler = on_sigint };
+	struct termios tio, quiet;
 	EditLine *el;
 	History *h;
 	HistEvent ev;
 	char *line, *path;
-	int r;
+	int r, echo;
 
 	sigemptyset(&sa.sa_mask);
 	h = history_init();
@@ -932,8 +934,18 @@ interactive(struct driver *d)
 			continue;
 		}
 		interrupted = 0;
+		/* Keys typed while the answer streams are not echoed into it;
+		 * they wait, and the next prompt reads them. */
+		echo = tcgetattr(STDIN_FILENO, &tio) == 0;
+		if (echo) {
+			quiet = tio;
+			quiet.c_lflag &= ~(tcflag_t)ECHO;
+			tcsetattr(STDIN_FILENO, TCSANOW, &quiet);
+		}
 		/* "//..." sends a message that starts with one slash. */
 		r = turn(d, line[0] == '/' ? line + 1 : line);
+		if (echo)
+			tcsetattr(STDIN_FILENO, TCSANOW, &tio);
 		if (r == MC_EXIT_INTR)
 			note(d, "(cancelled)");
 		interrupted = 0;
