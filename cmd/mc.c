@@ -18,7 +18,7 @@
 #include "diag.h"
 #include "fsread.h"
 #include "json.h"
-#include "proc.h"
+#include "pipeline.h"
 #include "session.h"
 #include "settings.h"
 #include "term.h"
@@ -113,7 +113,7 @@ stage_ok(const char *name, int status)
 		return 1;
 	if (interrupted)
 		return 0;
-	if (mc_proc_strstatus(status, why, sizeof why) != NULL)
+	if (mc_pipeline_strstatus(status, why, sizeof why) != NULL)
 		mc_err("%s: %s", name, why);
 	return 0;
 }
@@ -265,7 +265,7 @@ request(struct driver *d, const char *items, const char *extra, struct mc_buf *e
 		arg(&a, extra);
 	}
 	env->len = 0;
-	if (mc_proc_filter(a.v, &f, &st, err, sizeof err) == -1) {
+	if (mc_filter_run(a.v, &f, &st, err, sizeof err) == -1) {
 		mc_err("%s", err);
 		return -1;
 	}
@@ -405,7 +405,7 @@ exchange(struct driver *d, size_t *calls)
 	f.in = env.data;
 	f.inlen = env.len;
 	unlink(d->items_path);
-	ret = mc_proc_filter(a.v, &f, &st, err, sizeof err);
+	ret = mc_filter_run(a.v, &f, &st, err, sizeof err);
 	spin_clear(&s);
 	mc_term_flush(&s.term, &s.clean);
 	mc_buf_free(&s.clean);
@@ -795,7 +795,7 @@ show_context(const struct driver *d)
 	f.inlen = strlen(b.data);
 	f.out = collect;
 	f.arg = &stats;
-	if (mc_proc_filter(a.v, &f, &st, err, sizeof err) == -1)
+	if (mc_filter_run(a.v, &f, &st, err, sizeof err) == -1)
 		mc_err("%s", err);
 	else if (stage_ok("mc-render", st))
 		show(d, stats.data, stats.len);

@@ -1,4 +1,4 @@
-/* proc.c: spawn pipelines of the suite's programs without a shell. */
+/* pipeline.c: spawn pipelines of the suite's programs without a shell. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -13,12 +13,12 @@
 
 #include "diag.h"
 #include "fsread.h"
-#include "proc.h"
+#include "pipeline.h"
 
 extern char **environ;
 
 char *
-mc_proc_beside(const char *name)
+mc_pipeline_beside(const char *name)
 {
 	char self[PATH_MAX], *slash, *path;
 	ssize_t n;
@@ -68,7 +68,7 @@ spawn_one(pid_t *pid, char *const argv[], int in, int out, char *err, size_t err
 		posix_spawn_file_actions_adddup2(&fa, in, STDIN_FILENO);
 	if (out != STDOUT_FILENO)
 		posix_spawn_file_actions_adddup2(&fa, out, STDOUT_FILENO);
-	if ((path = mc_proc_beside(argv[0])) != NULL) {
+	if ((path = mc_pipeline_beside(argv[0])) != NULL) {
 		e = posix_spawn(pid, path, &fa, &at, argv, environ);
 		free(path);
 	} else
@@ -180,7 +180,7 @@ mc_pipeline_wait(struct mc_pipeline *p)
 }
 
 const char *
-mc_proc_strstatus(int status, char *buf, size_t bufsz)
+mc_pipeline_strstatus(int status, char *buf, size_t bufsz)
 {
 	if (WIFSIGNALED(status)) {
 		snprintf(buf, bufsz, "killed by signal %d (%s)", WTERMSIG(status),
@@ -191,7 +191,7 @@ mc_proc_strstatus(int status, char *buf, size_t bufsz)
 }
 
 int
-mc_proc_filter(char *const argv[], const struct mc_filter *f, int *status,
+mc_filter_run(char *const argv[], const struct mc_filter *f, int *status,
     char *err, size_t errsz)
 {
 	int inp[2], outp[2], stopped = 0, killed = 0, nfds, r;

@@ -1,6 +1,6 @@
-/* proc.h: running the suite's programs as child processes joined by pipes. */
-#ifndef MC_PROC_H
-#define MC_PROC_H
+/* pipeline.h: running the suite's programs as child processes joined by pipes. */
+#ifndef MC_PIPELINE_H
+#define MC_PIPELINE_H
 
 #include <signal.h>
 #include <stddef.h>
@@ -20,7 +20,7 @@ struct mc_pipeline {
  * there and executable; else NULL (the caller searches PATH). Freed by the
  * caller.
  */
-char *mc_proc_beside(const char *name);
+char *mc_pipeline_beside(const char *name);
 
 /*
  * Start the n commands argvs[0..n-1] (each NULL-terminated, argv[0] the
@@ -49,7 +49,7 @@ int mc_pipeline_wait(struct mc_pipeline *p);
  * message (killed by a signal), else NULL: a stage that exited non-zero
  * has already said why on stderr.
  */
-const char *mc_proc_strstatus(int status, char *buf, size_t bufsz);
+const char *mc_pipeline_strstatus(int status, char *buf, size_t bufsz);
 
 #endif
 
@@ -76,5 +76,5 @@ struct mc_filter {
  * Run argv as a filter. *status is the program's wait status. Returns 0
  * when it ran (whatever its status), -1 with err when it could not start.
  */
-int mc_proc_filter(char *const argv[], const struct mc_filter *f, int *status,
+int mc_filter_run(char *const argv[], const struct mc_filter *f, int *status,
     char *err, size_t errsz);
