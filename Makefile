@@ -25,6 +25,9 @@ CMDS := $(basename $(notdir $(wildcard cmd/*.c)))
 PROGS := $(CMDS:%=$(B)/%)
 UNIT_SRC := $(wildcard t/unit/*.c)
 UNITS := $(UNIT_SRC:t/unit/%.c=$(O)/unit/%)
+FUZZ_NAMES := $(filter-out replay,$(basename $(notdir $(wildcard fuzz/*.c))))
+UNITS += $(FUZZ_NAMES:%=$(O)/unit/fuzz-%)
+FUZZ_RUNS ?= 1000000
 MAN1 := $(wildcard man/*.1)
 MAN7 := $(wildcard man/*.7)
 
@@ -52,6 +55,21 @@ $(O)/unit/%: t/unit/%.c $(O)/libmc.a
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(O)/libmc.a $(LDLIBS)
 
+# Each fuzz target also runs in `make check`, over its saved corpus and
+# regression inputs, through a plain main().
+$(O)/unit/fuzz-%: fuzz/%.c fuzz/replay.c $(O)/libmc.a
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(LDFLAGS) '-DFUZZ_NAME="$*"' -o $@ fuzz/$*.c fuzz/replay.c $(O)/libmc.a $(LDLIBS)
+
+build/fuzz/%: fuzz/%.c $(LIB_SRC) $(wildcard lib/*.h)
+	@mkdir -p $(@D)
+	clang -std=c17 -D_GNU_SOURCE -O1 -g -Ilib $(PKG_CFLAGS) '-DMC_VERSION="$(VERSION)"' \
+		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+		-o $@ fuzz/$*.c $(LIB_SRC) $(PKG_LIBS)
+
+fuzz: deps $(FUZZ_NAMES:%=build/fuzz/%)
+	@scripts/fuzz $(FUZZ_RUNS) $(FUZZ_NAMES)
+
 deps:
 	@scripts/install-deps
 
@@ -67,6 +85,15 @@ asan: deps
 		LDFLAGS='-fsanitize=address,undefined' all units
 	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
 		scripts/run-tests build/asan build/asan/bin
+
+valgrind: deps
+	@$(MAKE) --no-print-directory all units
+	@scripts/valgrind-bin build/valgrind/bin
+	@scripts/run-tests build build/valgrind/bin
+
+bench: deps
+	@$(MAKE) --no-print-directory all
+	@scripts/bench
 
 demo: deps
 	@$(MAKE) --no-print-directory all
@@ -89,7 +116,7 @@ uninstall:
 clean:
 	rm -rf build bin
 
-.PHONY: all check units asan demo deps lint install uninstall clean
+.PHONY: all check units asan valgrind bench demo deps fuzz lint install uninstall clean
 .SECONDARY:
 
 # mc: the interactive session's line editing.

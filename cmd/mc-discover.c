@@ -276,6 +276,7 @@ main(int argc, char *argv[])
 	}
 	if (mc_settings_load(&s, err, sizeof err) == -1) {
 		mc_err("%s", err);
+		free(d.root);
 		return MC_EXIT_FAIL;
 	}
 	d.doc = mc_context_new(d.root, s.home);
@@ -287,8 +288,7 @@ main(int argc, char *argv[])
 		load_touched(&d, argv[c]);
 
 	status = mc_context_errors(d.doc) && !keep ? MC_EXIT_FAIL : MC_EXIT_OK;
-	if (mc_json_write(stdout, d.doc, pretty) == -1 && errno != EPIPE)
-		status = MC_EXIT_FAIL;
+	mc_json_write(stdout, d.doc, pretty);	/* checked in mc_finish */
 	cJSON_Delete(d.doc);
 	mc_settings_free(&s);
 	for (i = 0; i < d.nseen; i++)

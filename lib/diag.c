@@ -13,6 +13,16 @@
 const char *mc_progname = "mc";
 int mc_quiet;
 
+/* A reader that went away (mc-render | head) ends the program quietly:
+ * what it wanted was written. A handler rather than SIG_IGN, so that
+ * children started with exec get the default disposition back. */
+static void
+on_sigpipe(int sig)
+{
+	(void)sig;
+	_exit(MC_EXIT_OK);
+}
+
 void
 mc_init(const char *progname)
 {
@@ -25,7 +35,7 @@ mc_init(const char *progname)
 		;
 	if (fd > 2)
 		close(fd);
-	signal(SIGPIPE, SIG_IGN);
+	signal(SIGPIPE, on_sigpipe);
 }
 
 char *
@@ -63,14 +73,20 @@ mc_sanitize(char *dst, size_t dstsz, const char *src)
 	return dst;
 }
 
-void
-mc_verr(const char *fmt, va_list ap)
+static void
+vsay(const char *kind, const char *fmt, va_list ap)
 {
 	char raw[4096], clean[4096];
 
 	vsnprintf(raw, sizeof raw, fmt, ap);
 	mc_sanitize(clean, sizeof clean, raw);
-	fprintf(stderr, "%s: %s\n", mc_progname, clean);
+	fprintf(stderr, "%s: %s%s\n", mc_progname, kind, clean);
+}
+
+void
+mc_verr(const char *fmt, va_list ap)
+{
+	vsay("", fmt, ap);
 }
 
 void
@@ -79,23 +95,20 @@ mc_err(const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	mc_verr(fmt, ap);
+	vsay("", fmt, ap);
 	va_end(ap);
 }
 
 void
 mc_warn(const char *fmt, ...)
 {
-	char raw[4096], clean[4096];
 	va_list ap;
 
 	if (mc_quiet)
 		return;
 	va_start(ap, fmt);
-	vsnprintf(raw, sizeof raw, fmt, ap);
+	vsay("warning: ", fmt, ap);
 	va_end(ap);
-	mc_sanitize(clean, sizeof clean, raw);
-	fprintf(stderr, "%s: warning: %s\n", mc_progname, clean);
 }
 
 int

@@ -15,7 +15,9 @@ enum {
 extern const char *mc_progname;
 extern int mc_quiet;		/* -q: no warnings on stderr */
 
-/* Set the program name, make sure fds 0-2 are open, ignore SIGPIPE. */
+/* Set the program name, make sure fds 0-2 are open, and make SIGPIPE end
+ * the program quietly with status 0 (a handler: exec restores the default;
+ * a program that writes to pipes other than stdout sets SIG_IGN itself). */
 void mc_init(const char *progname);
 
 /* "PROG: message" on stderr; control characters in the message are shown

@@ -222,30 +222,53 @@ mc_home_resolve(char *err, size_t errsz)
 	return p;
 }
 
+static int load(struct mc_settings *, char *, size_t);
+
 int
 mc_settings_load(struct mc_settings *s, char *err, size_t errsz)
 {
-	struct check c = { s, err, errsz };
+	if (load(s, err, errsz) == -1) {
+		mc_settings_free(s);
+		return -1;
+	}
+	return 0;
+}
+
+static int
+load(struct mc_settings *s, char *err, size_t errsz)
+{
 	struct mc_read r;
-	char why[256];
+	int rc;
 
 	*s = (struct mc_settings){0};
 	if ((s->home = mc_home_resolve(err, errsz)) == NULL)
 		return -1;
 	if ((s->path = mc_path_join(s->home, "settings.json")) == NULL)
 		mc_oom();
-	s->warnings = mc_json_new_arr();
 	mc_file_read(s->path, MC_SETTINGS_MAX, MC_LINK_FOLLOW, NULL, 1, &r);
 	if (r.status == MC_READ_MISSING) {
 		s->root = mc_json_new_obj();
+		s->warnings = mc_json_new_arr();
 		return 0;
 	}
 	if (r.status != MC_READ_OK) {
 		snprintf(err, errsz, "%s: %s", s->path, mc_read_strerror(&r, MC_SETTINGS_MAX));
 		return -1;
 	}
-	s->root = mc_json_parse(r.data, r.len, why, sizeof why);
+	rc = mc_settings_parse(s, r.data, r.len, err, errsz);
 	free(r.data);
+	return rc;
+}
+
+int
+mc_settings_parse(struct mc_settings *s, const char *text, size_t len, char *err, size_t errsz)
+{
+	struct check c = { s, err, errsz };
+	char why[256];
+
+	if (s->warnings == NULL)
+		s->warnings = mc_json_new_arr();
+	s->root = mc_json_parse(text, len, why, sizeof why);
 	if (s->root == NULL) {
 		snprintf(err, errsz, "%s: %s", s->path, why);
 		return -1;

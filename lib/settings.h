@@ -29,6 +29,11 @@ char *mc_home_resolve(char *err, size_t errsz);
 int mc_settings_load(struct mc_settings *s, char *err, size_t errsz);
 void mc_settings_free(struct mc_settings *s);
 
+/* The checking half of mc_settings_load: parse and validate text as the
+ * file s->path (which names it in errors). Frees nothing on failure. */
+int mc_settings_parse(struct mc_settings *s, const char *text, size_t len,
+    char *err, size_t errsz);
+
 /* The value at a dotted path ("knowledge.skills.disabled"), or NULL. */
 cJSON *mc_settings_get(const struct mc_settings *s, const char *dotted);
 
