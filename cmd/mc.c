@@ -25,11 +25,10 @@
 #include "utf8.h"
 
 #define STDIN_CAP (1u << 20)		/* piped input joined to a one-shot prompt */
-#define PROMPT_CAP (16u << 20)		/* the assembled system prompt */
+#define PROMPT_CAP (8u << 20)		/* the assembled system prompt, as mc-request takes it */
 #define DOC_CAP (64u << 20)		/* a context document */
 #define ENVELOPE_CAP (MC_SESSION_MAX + PROMPT_CAP)
 #define ITEMS_CAP (64u << 20)		/* the items of one answer */
-#define SPIN_MS 100
 
 static const char usage[] =
     "usage: mc [-c | --session ID] [-p NAME] [-m ID] [--agent ID] [PROMPT ...]\n"
@@ -76,7 +75,6 @@ struct driver {
 	char *tmpdir;		/* holds the items mc-send writes */
 	char *items_path;
 	int tty;		/* stdout is a terminal: filter model text */
-	int spin;		/* stderr is a terminal: show a spinner */
 	int color;
 	int more;		/* reading a continuation line */
 };
@@ -283,34 +281,10 @@ struct stream {
 	struct driver *d;
 	struct mc_term term;
 	struct mc_buf clean;
-	int frame;		/* spinner frame shown, 0: none */
 	int started;		/* the first byte arrived */
 	int closed;		/* stdout went away */
 	char last;		/* the last byte shown */
 };
-
-static void
-spin_clear(struct stream *s)
-{
-	if (s->frame) {
-		fputs("\r\033[K", stderr);
-		fflush(stderr);
-		s->frame = 0;
-	}
-}
-
-static void
-spin(void *arg)
-{
-	static const char *const frames[] = { "|", "/", "-", "\\" };
-	struct stream *s = arg;
-
-	if (!s->d->spin || s->started)
-		return;
-	fprintf(stderr, "\r%s%s%s ", s->d->color ? "\033[2m" : "",
-	    frames[s->frame++ % 4], s->d->color ? "\033[0m" : "");
-	fflush(stderr);
-}
 
 static int
 stream_out(void *arg, const char *p, size_t n)
@@ -319,10 +293,7 @@ stream_out(void *arg, const char *p, size_t n)
 	const char *w = p;
 	size_t wn = n;
 
-	if (!s->started) {
-		spin_clear(s);
-		s->started = 1;
-	}
+	s->started = 1;
 	if (s->d->tty) {
 		s->clean.len = 0;
 		if (mc_term_filter(&s->term, p, n, &s->clean) == -1)
@@ -387,8 +358,8 @@ static int
 exchange(struct driver *d, size_t *calls)
 {
 	struct stream s = { .d = d };
-	struct mc_filter f = { .out = stream_out, .tick = spin, .tick_ms = SPIN_MS,
-	    .arg = &s, .stop = &interrupted };
+	/* mc-send shows its own spinner while it waits. */
+	struct mc_filter f = { .out = stream_out, .arg = &s, .stop = &interrupted };
 	struct mc_buf env = {0};
 	struct args a = {0};
 	char err[256];
@@ -406,7 +377,6 @@ exchange(struct driver *d, size_t *calls)
 	f.inlen = env.len;
 	unlink(d->items_path);
 	ret = mc_filter_run(a.v, &f, &st, err, sizeof err);
-	spin_clear(&s);
 	mc_term_flush(&s.term, &s.clean);
 	mc_buf_free(&s.clean);
 	mc_buf_free(&env);
@@ -1058,8 +1028,6 @@ main(int argc, char *argv[])
 	d.tty = isatty(STDOUT_FILENO);
 	nc = getenv("NO_COLOR");
 	d.color = d.tty && (nc == NULL || *nc == '\0') &&
-	    !(getenv("TERM") && strcmp(getenv("TERM"), "dumb") == 0);
-	d.spin = isatty(STDERR_FILENO) &&
 	    !(getenv("TERM") && strcmp(getenv("TERM"), "dumb") == 0);
 
 	if (prompt_cmd) {
