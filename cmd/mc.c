@@ -965,6 +965,10 @@ main(int argc, char *argv[])
 	const char *nc;
 
 	mc_init("mc");
+	/* A stage that dies early closes the pipe the driver writes to; that
+	 * is its failure to report, not a reason to end the session. The
+	 * stages get SIGPIPE's default back when they start. */
+	signal(SIGPIPE, SIG_IGN);
 	while ((c = getopt_long(argc, argv, "cp:m:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'c':
