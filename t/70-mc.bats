@@ -274,3 +274,114 @@ whole_lines() {
 	! grep -q "$(printf '\033')\\[31m" tty
 	! grep -q "$(printf '\033')\\[2J" tty
 }
+
+# --- the interactive session, through a pseudo-terminal (tmux) ---
+
+teardown_local() {
+	[ -n "${TMUX_SOCK:-}" ] && tmux -S "$TMUX_SOCK" kill-server 2>/dev/null
+	return 0
+}
+
+# on_tty CMD: run CMD in a detached tmux pane; its exit status goes to $W/../status.
+on_tty() {
+	TMUX_SOCK="$BATS_TEST_TMPDIR/tmux.sock"
+	STATUS="$BATS_TEST_TMPDIR/status"
+	tmux -S "$TMUX_SOCK" -f /dev/null new-session -d -x 120 -y 50 \
+		"cd '$W' && env PATH='$PATH' HOME='$HOME' MC_HOME='$MC_HOME' LC_ALL=C.UTF-8 $1; echo \$? > '$STATUS'; sleep 600"
+}
+keys() {
+	tmux -S "$TMUX_SOCK" send-keys -t 0 "$@"
+}
+pane() {
+	tmux -S "$TMUX_SOCK" capture-pane -p -J -S -200 -t 0 "$@"
+}
+# wait_for TEXT: until the pane shows TEXT (a bound, not a timing check)
+wait_for() {
+	local i
+	for ((i = 0; i < 400; i++)); do
+		pane | grep -qF -- "$1" && return 0
+		sleep 0.05
+	done
+	echo "never saw: $1" >&2
+	pane >&2
+	return 1
+}
+wait_status() {
+	local i
+	for ((i = 0; i < 400; i++)); do
+		[ -s "$STATUS" ] && cat "$STATUS" && return 0
+		sleep 0.05
+	done
+	pane >&2
+	return 1
+}
+
+@test "interactive: a question, its answer, /prompt, /exit" {
+	fake_start "$(answers 'The answer is 42.')"
+	use_fake
+	printf 'House rule: tabs, not spaces.\n' > AGENTS.md
+	on_tty mc
+	wait_for 'mc>'
+	keys 'what is the answer?' Enter
+	wait_for 'The answer is 42.'
+	keys '/prompt' Enter
+	wait_for 'House rule: tabs, not spaces.'
+	keys '/exit' Enter
+	assert_equal "$(wait_status)" 0
+	assert_equal "$(fake_request 1 '.body.messages[-1].content')" 'what is the answer?'
+	assert_equal "$(stat -c %a "$MC_HOME/history")" 600
+	grep -q 'what\\040is\\040the\\040answer?' "$MC_HOME/history"
+	f=$(session_files)
+	assert_equal "$(jq -r .role "$f" | tail -n 2 | tr '\n' ' ')" 'user assistant '
+}
+
+@test "interactive: Ctrl-C cancels the answer in flight and keeps the question; Ctrl-D leaves" {
+	fake_start '[{"answer":{"api":"chat","text":"one two three four five six seven eight"},
+	  "stall_after":500,"stall":60},
+	  {"answer":{"api":"chat","text":"second answer"}}]'
+	use_fake
+	on_tty mc
+	wait_for 'mc>'
+	keys 'first question' Enter
+	wait_for 'one'
+	keys C-c
+	wait_for '(cancelled)'
+	keys 'line one \' Enter 'line two' Enter
+	wait_for 'second answer'
+	keys C-d
+	assert_equal "$(wait_status)" 0
+	assert_equal "$(fake_request 2 '[.body.messages[1:][] | .role + ":" + .content] | join("|")')" \
+		"$(printf 'user:first question|user:line one \nline two')"
+	whole_lines
+}
+
+@test "interactive: slash commands, and NO_COLOR" {
+	fake_start "$(answers 'fine')"
+	use_fake
+	mkdir -p .agents/skills/lint
+	printf -- '---\ndescription: Run the linters.\n---\n' > .agents/skills/lint/SKILL.md
+	on_tty mc
+	wait_for 'mc>'
+	[[ $(pane -e) == *$'\033['* ]]	# the prompt is bold
+	keys '/skills' Enter
+	wait_for 'lint: Run the linters.'
+	keys '/model other-model' Enter
+	wait_for 'model: other-model'
+	keys '/nope' Enter
+	wait_for 'mc: unknown command /nope'
+	keys '//slash first' Enter
+	wait_for 'fine'
+	keys '/context' Enter
+	wait_for 'session '
+	keys '/exit' Enter
+	assert_equal "$(wait_status)" 0
+	assert_equal "$(fake_request 1 .body.model)" other-model
+	assert_equal "$(fake_request 1 '.body.messages[-1].content')" '/slash first'
+	tmux -S "$TMUX_SOCK" kill-server
+	rm -f "$STATUS"
+	NO_COLOR=1 on_tty 'env NO_COLOR=1 mc'
+	wait_for 'mc>'
+	[[ $(pane -e) != *$'\033['* ]]
+	keys '/exit' Enter
+	assert_equal "$(wait_status)" 0
+}
