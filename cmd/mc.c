@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <ctype.h>
 #include <histedit.h>
 #include <limits.h>
 #include <signal.h>
@@ -13,6 +14,8 @@
 #include <sys/wait.h>
 #include <termios.h>
 #include <unistd.h>
+
+#include <bsd/stdlib.h>
 
 #include "buf.h"
 #include "diag.h"
@@ -31,7 +34,8 @@
 #define ITEMS_CAP (64u << 20)		/* the items of one answer */
 
 static const char usage[] =
-    "usage: mc [-c | --session ID] [-p NAME] [-m ID] [--agent ID] [PROMPT ...]\n"
+    "usage: mc [-c | --session ID] [-p NAME] [-m ID] [--agent ID] [-y] [--max-steps N]\n"
+    "          [PROMPT ...]\n"
     "       mc [-c | --session ID] [-p NAME] [-m ID] [--agent ID] --dry-run PROMPT ...\n"
     "       mc prompt [-m ID] [--agent ID] [--stats]\n"
     "\n"
@@ -43,6 +47,8 @@ static const char usage[] =
     "  -p, --provider N  use provider N\n"
     "  -m, --model ID    use model ID\n"
     "  --agent ID        take the role of $MC_HOME/agents/ID.md\n"
+    "  -y, --yes         one-shot: allow write, edit and bash without asking\n"
+    "  --max-steps N     send at most N times per message (default 50)\n"
     "  --dry-run         print the request envelope instead of sending it\n"
     "  --stats           with prompt: a table of the prompt's sections\n"
     "  -h, --help        show this help\n"
@@ -61,8 +67,9 @@ static const char help_text[] =
 
 static struct {
 	const char *provider, *model, *agent, *session;
-	int cont, dry, stats;
-} opt;
+	int cont, dry, stats, yes;
+	long long max_steps;
+} opt = { .max_steps = 50 };
 
 static volatile sig_atomic_t interrupted;
 
@@ -72,8 +79,18 @@ struct driver {
 	char *provider, *model;	/* NULL: left to the stages' defaults */
 	struct mc_buf prompt;	/* the assembled system prompt */
 	struct mc_session ses;	/* ses.fd is -1 until the session exists */
-	char *tmpdir;		/* holds the items mc-send writes */
+	char *tmpdir;		/* holds the items mc-send writes, the tools */
 	char *items_path;
+	char *touched_path;	/* the paths a tool call touched */
+	char *tools_path;	/* `mc-tool list`, once per launch */
+	int no_tools;		/* mc-tool is not installed */
+	char **injected;	/* guides already in the session */
+	size_t ninjected;
+	cJSON *always;		/* tools the user allowed for the session */
+	EditLine *el;		/* the interactive session's line editor */
+	struct termios tio;	/* the terminal as the session found it */
+	int tio_ok;
+	char ask[160];		/* the prompt of a question, when one is asked */
 	int tty;		/* stdout is a terminal: filter model text */
 	int color;
 	int more;		/* reading a continuation line */
@@ -258,6 +275,10 @@ request(struct driver *d, const char *items, const char *extra, struct mc_buf *e
 		arg(&a, "--items");
 		arg(&a, items);
 	}
+	if (d->tools_path) {
+		arg(&a, "--tools");
+		arg(&a, d->tools_path);
+	}
 	if (extra) {
 		arg(&a, "--");
 		arg(&a, extra);
@@ -311,9 +332,10 @@ stream_out(void *arg, const char *p, size_t n)
 	return 0;
 }
 
-/* Append the items mc-send wrote for the answer to the session. */
+/* Append the items mc-send wrote for the answer to the session; the
+ * function_calls among them are copied into calls. */
 static int
-keep_items(struct driver *d, size_t *calls)
+keep_items(struct driver *d, cJSON *calls)
 {
 	char err[512], *line, *nl;
 	struct mc_read r;
@@ -322,7 +344,6 @@ keep_items(struct driver *d, size_t *calls)
 	cJSON *item;
 	int ret = 0;
 
-	*calls = 0;
 	mc_file_read(d->items_path, ITEMS_CAP, MC_LINK_REFUSE, NULL, 1, &r);
 	if (r.status == MC_READ_MISSING)
 		return 0;
@@ -346,7 +367,7 @@ keep_items(struct driver *d, size_t *calls)
 			mc_err("%s", err);
 			ret = -1;
 		} else if (strcmp(type, "function_call") == 0)
-			(*calls)++;
+			mc_json_push(calls, cJSON_Duplicate(item, 1));
 		cJSON_Delete(item);
 	}
 	free(r.data);
@@ -355,7 +376,7 @@ keep_items(struct driver *d, size_t *calls)
 
 /* Send the session once; the answer streams to stdout. */
 static int
-exchange(struct driver *d, size_t *calls)
+exchange(struct driver *d, cJSON *calls)
 {
 	struct stream s = { .d = d };
 	/* mc-send shows its own spinner while it waits. */
@@ -365,7 +386,6 @@ exchange(struct driver *d, size_t *calls)
 	char err[256];
 	int st, ret;
 
-	*calls = 0;
 	if (request(d, d->ses.path, NULL, &env) == -1) {
 		mc_buf_free(&env);
 		return interrupted ? MC_EXIT_INTR : MC_EXIT_FAIL;
@@ -444,7 +464,8 @@ ensure_tmpdir(struct driver *d)
 		return -1;
 	}
 	d->tmpdir = tmpl;
-	if ((d->items_path = mc_path_join(tmpl, "items.jsonl")) == NULL)
+	if ((d->items_path = mc_path_join(tmpl, "items.jsonl")) == NULL ||
+	    (d->touched_path = mc_path_join(tmpl, "touched")) == NULL)
 		mc_oom();
 	return 0;
 }
@@ -498,31 +519,371 @@ resume(struct driver *d)
 	return 0;
 }
 
+/* Write all of p to the new private file path. */
+static int
+write_file(const char *path, const char *p, size_t n)
+{
+	ssize_t w;
+	int fd;
+
+	if ((fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600)) == -1)
+		return -1;
+	for (; n > 0; p += w, n -= (size_t)w)
+		if ((w = write(fd, p, n)) == -1 && errno != EINTR) {
+			close(fd);
+			return -1;
+		} else if (w == -1)
+			w = 0;
+	return close(fd);
+}
+
+/* The tool definitions, from `mc-tool list`, for every request. */
+static int
+ensure_tools(struct driver *d)
+{
+	char *argv[] = { "mc-tool", "list", NULL }, err[256];
+	struct mc_buf b = {0};
+	struct mc_filter f = { .out = collect, .arg = &b };
+	char *path;
+	int st;
+
+	if (d->tools_path || d->no_tools)
+		return 0;
+	if (mc_filter_run(argv, &f, &st, err, sizeof err) == -1) {
+		/* The suite without its tools still answers questions. */
+		mc_warn("%s; no tools this session", err);
+		d->no_tools = 1;
+		return 0;
+	}
+	if (!stage_ok("mc-tool", st)) {
+		mc_buf_free(&b);
+		return -1;
+	}
+	if ((path = mc_path_join(d->tmpdir, "tools.json")) == NULL)
+		mc_oom();
+	if (write_file(path, b.data ? b.data : "", b.len) == -1) {
+		mc_err("%s: %s", path, strerror(errno));
+		free(path);
+		mc_buf_free(&b);
+		return -1;
+	}
+	mc_buf_free(&b);
+	d->tools_path = path;
+	return 0;
+}
+
+static int
+append_item(struct driver *d, cJSON *item)
+{
+	char err[512];
+	int r = mc_session_append(&d->ses, item, err, sizeof err);
+
+	if (r == -1)
+		mc_err("%s", err);
+	cJSON_Delete(item);
+	return r;
+}
+
+static int
+append_output(struct driver *d, const char *call_id, const char *output)
+{
+	cJSON *o = mc_json_new_obj();
+
+	mc_json_add_str(o, "type", "function_call_output");
+	mc_json_add_str(o, "call_id", call_id ? call_id : "");
+	mc_json_add_str(o, "output", output);
+	return append_item(d, o);
+}
+
+/* On a terminal, one dim line on stderr saying what a call does. */
+static void
+announce(const struct driver *d, const char *name, const cJSON *call)
+{
+	static const char *const keys[] = { "path", "command", "pattern", "glob", NULL };
+	const char *args = mc_json_str(call, "arguments"), *v = NULL;
+	char clean[128], err[64];
+	cJSON *a;
+	int i;
+
+	if (!isatty(STDERR_FILENO))
+		return;
+	if ((a = mc_json_parse(args ? args : "", args ? strlen(args) : 0, err, sizeof err)) != NULL)
+		for (i = 0; keys[i] && v == NULL; i++)
+			v = mc_json_str(a, keys[i]);
+	mc_sanitize(clean, sizeof clean, v ? v : "");
+	fprintf(stderr, "%s> %s %s%s\n", d->color ? "\033[2m" : "", name, clean,
+	    d->color ? "\033[0m" : "");
+	cJSON_Delete(a);
+}
+
+static int
+guarded(const char *name)
+{
+	return strcmp(name, "write") == 0 || strcmp(name, "edit") == 0 ||
+	    strcmp(name, "bash") == 0;
+}
+
+/*
+ * May this call run? 1 yes; 0 no, with *why the output the model gets;
+ * -1 when the user interrupted the question.
+ */
+static int
+approve(struct driver *d, const char *name, const char **why)
+{
+	struct termios quiet;
+	const char *line;
+	const cJSON *e;
+	int n, r = -1;
+
+	if (!guarded(name))
+		return 1;
+	cJSON_ArrayForEach(e, d->always)
+		if (strcmp(e->valuestring, name) == 0)
+			return 1;
+	if (d->el == NULL) {
+		if (opt.yes)
+			return 1;
+		*why = "refused: this one-shot run of mc may not write, edit or run "
+		    "commands unless it is given --yes. Say what you would do instead, "
+		    "or ask the user to run it again with --yes.";
+		return 0;
+	}
+	snprintf(d->ask, sizeof d->ask, "allow %s? [y]es, [n]o, [a]lways this session: ", name);
+	while (r == -1) {
+		if (d->tio_ok)
+			tcsetattr(STDIN_FILENO, TCSANOW, &d->tio);
+		line = el_gets(d->el, &n);
+		if (d->tio_ok) {
+			quiet = d->tio;
+			quiet.c_lflag &= ~(tcflag_t)ECHO;
+			tcsetattr(STDIN_FILENO, TCSANOW, &quiet);
+		}
+		if (interrupted || line == NULL || n <= 0)
+			break;
+		switch (tolower((unsigned char)line[0])) {
+		case 'y':
+			r = 1;
+			break;
+		case 'a':
+			if (d->always == NULL)
+				d->always = mc_json_new_arr();
+			mc_json_push(d->always, mc_json_new_str(name));
+			r = 1;
+			break;
+		case 'n':
+			*why = "refused: the user did not allow this call.";
+			r = 0;
+			break;
+		}
+	}
+	d->ask[0] = '\0';
+	return r;
+}
+
+/* Run one function_call through `mc-tool call`; its output joins the session. */
+static int
+run_call(struct driver *d, const cJSON *call, struct mc_buf *touched)
+{
+	const char *name = mc_json_str(call, "name"), *cid = mc_json_str(call, "call_id");
+	char *argv[] = { "mc-tool", "call", "--touched-out", d->touched_path, NULL };
+	const char *why = NULL, *type, *ocid;
+	struct mc_buf out = {0}, in = {0};
+	struct mc_filter f = { .out = collect, .arg = &out, .stop = &interrupted };
+	char err[256], *text;
+	struct mc_read r;
+	cJSON *item;
+	int ok, st;
+
+	if (name == NULL)
+		name = "";
+	announce(d, name, call);
+	if ((ok = approve(d, name, &why)) <= 0) {
+		if (append_output(d, cid, ok == 0 ? why :
+		    "error: the user interrupted before this call ran.") == -1)
+			return MC_EXIT_FAIL;
+		return ok == 0 ? MC_EXIT_OK : MC_EXIT_INTR;
+	}
+	if ((text = cJSON_PrintUnformatted(call)) == NULL)
+		mc_oom();
+	mc_buf_adds(&in, text);
+	mc_buf_addc(&in, '\n');
+	free(text);
+	f.in = in.data;
+	f.inlen = in.len;
+	unlink(d->touched_path);
+	if (mc_filter_run(argv, &f, &st, err, sizeof err) == -1) {
+		mc_err("%s", err);
+		mc_buf_free(&in);
+		return MC_EXIT_FAIL;
+	}
+	mc_buf_free(&in);
+	item = NULL;
+	if (!interrupted && stage_ok("mc-tool", st))
+		item = mc_json_parse(out.data ? out.data : "", out.len, err, sizeof err);
+	mc_buf_free(&out);
+	type = mc_json_str(item, "type");
+	ocid = mc_json_str(item, "call_id");
+	if (item == NULL || type == NULL || strcmp(type, "function_call_output") != 0 ||
+	    ocid == NULL || cid == NULL || strcmp(ocid, cid) != 0) {
+		/* The history must hold an output for every call, so the model
+		 * hears of the failure and the session stays valid. */
+		cJSON_Delete(item);
+		if (append_output(d, cid, interrupted ?
+		    "error: the user interrupted this call." :
+		    "error: mc-tool could not run this call.") == -1)
+			return MC_EXIT_FAIL;
+		return interrupted ? MC_EXIT_INTR : MC_EXIT_OK;
+	}
+	if (append_item(d, item) == -1)
+		return MC_EXIT_FAIL;
+	mc_file_read(d->touched_path, 1u << 20, MC_LINK_REFUSE, NULL, 1, &r);
+	if (r.status == MC_READ_OK)
+		mc_buf_add(touched, r.data, r.len);
+	free(r.data);
+	unlink(d->touched_path);
+	return MC_EXIT_OK;
+}
+
+static int
+injected(const struct driver *d, const char *path)
+{
+	size_t i;
+
+	for (i = 0; i < d->ninjected; i++)
+		if (strcmp(d->injected[i], path) == 0)
+			return 1;
+	return 0;
+}
+
+/*
+ * The AGENTS.md guides of the directories the calls touched, from
+ * `mc-discover --touched`, each appended once per session as a user message.
+ */
+static void
+inject_guides(struct driver *d, struct mc_buf *touched)
+{
+	struct mc_filter f = {0};
+	struct mc_buf doc = {0};
+	char **argv, *line, *nl, err[256];
+	size_t n = 0, cap = 8, i;
+	const cJSON *e;
+	cJSON *j, *m;
+	int st;
+
+	if ((argv = calloc(cap, sizeof *argv)) == NULL)
+		mc_oom();
+	argv[n++] = "mc-discover";
+	argv[n++] = "-q";
+	argv[n++] = "--keep-going";
+	argv[n++] = "--touched";
+	for (line = touched->data; line && line < touched->data + touched->len; line = nl + 1) {
+		if ((nl = strchr(line, '\n')) == NULL)
+			nl = line + strlen(line);
+		*nl = '\0';
+		if (*line == '\0')
+			continue;
+		for (i = 4; i < n && strcmp(argv[i], line) != 0; i++)
+			;
+		if (i < n)
+			continue;
+		if (n + 2 > cap) {
+			char **p = reallocarray(argv, cap *= 2, sizeof *argv);
+
+			if (p == NULL)
+				mc_oom();
+			argv = p;
+		}
+		argv[n++] = line;
+	}
+	argv[n] = NULL;
+	if (n == 4) {
+		free(argv);
+		return;
+	}
+	f.out = collect;
+	f.arg = &doc;
+	if (mc_filter_run(argv, &f, &st, err, sizeof err) == -1)
+		mc_err("%s", err);
+	else if (stage_ok("mc-discover", st) &&
+	    (j = mc_json_parse(doc.data ? doc.data : "", doc.len, err, sizeof err)) != NULL) {
+		cJSON_ArrayForEach(e, mc_json_arr(j, "instructions")) {
+			const char *path = mc_json_str(e, "path"), *content = mc_json_str(e, "content");
+			struct mc_buf b = {0};
+			char **p;
+
+			if (path == NULL || content == NULL || injected(d, path))
+				continue;
+			mc_buf_printf(&b, "<Context File=%s>\n%s%s</Context>", path, content,
+			    *content && content[strlen(content) - 1] == '\n' ? "" : "\n");
+			m = mc_json_new_obj();
+			mc_json_add_str(m, "type", "message");
+			mc_json_add_str(m, "role", "user");
+			mc_json_add_str(m, "content", b.data);
+			mc_buf_free(&b);
+			if (append_item(d, m) == -1)
+				break;
+			if ((p = reallocarray(d->injected, d->ninjected + 1, sizeof *p)) == NULL ||
+			    (p[d->ninjected] = strdup(path)) == NULL)
+				mc_oom();
+			d->injected = p;
+			d->ninjected++;
+		}
+		cJSON_Delete(j);
+	}
+	mc_buf_free(&doc);
+	free(argv);
+}
+
 /*
  * One user message: appended to the session before anything is sent, so
- * a failed turn keeps what was typed. Returns an exit status.
+ * a failed turn keeps what was typed. Then the agent loop: while the answer
+ * asks for tools, run them, append their outputs and send again, at most
+ * --max-steps times. Returns an exit status.
  */
 static int
 turn(struct driver *d, const char *text)
 {
-	char err[512];
-	size_t calls;
-	cJSON *m;
+	struct mc_buf touched = {0};
+	long long step;
+	cJSON *m, *calls, *c;
 	int r;
 
-	if (ensure_tmpdir(d) == -1 || ensure_session(d) == -1)
+	if (ensure_tmpdir(d) == -1 || ensure_session(d) == -1 || ensure_tools(d) == -1)
 		return MC_EXIT_FAIL;
 	m = mc_json_new_obj();
 	mc_json_add_str(m, "type", "message");
 	mc_json_add_str(m, "role", "user");
 	mc_json_add_str(m, "content", text);
-	r = mc_session_append(&d->ses, m, err, sizeof err);
-	cJSON_Delete(m);
-	if (r == -1) {
-		mc_err("%s", err);
+	if (append_item(d, m) == -1)
 		return MC_EXIT_FAIL;
+	calls = mc_json_new_arr();
+	r = exchange(d, calls);
+	for (step = 1; r == MC_EXIT_OK && cJSON_GetArraySize(calls) > 0; step++) {
+		touched.len = 0;
+		cJSON_ArrayForEach(c, calls) {
+			if (r == MC_EXIT_OK)
+				r = run_call(d, c, &touched);
+			else if (r == MC_EXIT_INTR &&
+			    append_output(d, mc_json_str(c, "call_id"),
+			    "error: not run: the user interrupted an earlier call.") == -1)
+				r = MC_EXIT_FAIL;
+		}
+		cJSON_Delete(calls);
+		calls = mc_json_new_arr();
+		if (r != MC_EXIT_OK)
+			break;
+		if (touched.len > 0)
+			inject_guides(d, &touched);
+		if (step >= opt.max_steps) {
+			mc_err("stopped after %lld steps (--max-steps); `mc -c` goes on", step);
+			r = MC_EXIT_FAIL;
+			break;
+		}
+		r = exchange(d, calls);
 	}
-	return exchange(d, &calls);
+	cJSON_Delete(calls);
+	mc_buf_free(&touched);
+	return r;
 }
 
 /* The longest run of backticks in s, to pick a fence that holds it. */
@@ -604,6 +965,8 @@ dry_run(struct driver *d, const char *text)
 	int r;
 
 	/* The session is read, never written: nothing is sent. */
+	if (ensure_tmpdir(d) == -1 || ensure_tools(d) == -1)
+		return MC_EXIT_FAIL;
 	r = request(d, d->ses.path, text, &env);
 	if (r == 0 && fwrite(env.data, 1, env.len, stdout) != env.len)
 		r = -1;
@@ -619,6 +982,8 @@ el_prompt(EditLine *el)
 	struct driver *d;
 
 	el_get(el, EL_CLIENTDATA, &d);
+	if (d->ask[0])
+		return d->ask;
 	if (d->more)
 		return "... ";
 	return d->color ? "\1\033[1m\1mc>\1\033[0m\1 " : "mc> ";
@@ -861,12 +1226,12 @@ static int
 interactive(struct driver *d)
 {
 	struct sigaction sa = { .sa_handler = on_sigint };
-	struct termios tio, quiet;
+	struct termios quiet;
 	EditLine *el;
 	History *h;
 	HistEvent ev;
 	char *line, *path;
-	int r, echo;
+	int r;
 
 	sigemptyset(&sa.sa_mask);
 	h = history_init();
@@ -875,7 +1240,7 @@ interactive(struct driver *d)
 	path = history_path(d);
 	history(h, &ev, H_LOAD, path);
 	free(path);
-	el = el_init("mc", stdin, stdout, stderr);
+	d->el = el = el_init("mc", stdin, stdout, stderr);
 	el_set(el, EL_CLIENTDATA, d);
 	el_set(el, EL_EDITOR, "emacs");
 	el_set(el, EL_SIGNAL, 1);
@@ -906,22 +1271,22 @@ interactive(struct driver *d)
 		interrupted = 0;
 		/* Keys typed while the answer streams are not echoed into it;
 		 * they wait, and the next prompt reads them. */
-		echo = tcgetattr(STDIN_FILENO, &tio) == 0;
-		if (echo) {
-			quiet = tio;
+		if ((d->tio_ok = tcgetattr(STDIN_FILENO, &d->tio) == 0)) {
+			quiet = d->tio;
 			quiet.c_lflag &= ~(tcflag_t)ECHO;
 			tcsetattr(STDIN_FILENO, TCSANOW, &quiet);
 		}
 		/* "//..." sends a message that starts with one slash. */
 		r = turn(d, line[0] == '/' ? line + 1 : line);
-		if (echo)
-			tcsetattr(STDIN_FILENO, TCSANOW, &tio);
+		if (d->tio_ok)
+			tcsetattr(STDIN_FILENO, TCSANOW, &d->tio);
 		if (r == MC_EXIT_INTR)
 			note(d, "(cancelled)");
 		interrupted = 0;
 		free(line);
 	}
 	el_end(el);
+	d->el = NULL;
 	history_end(h);
 	return MC_EXIT_OK;
 }
@@ -929,11 +1294,23 @@ interactive(struct driver *d)
 static void
 cleanup(struct driver *d)
 {
+	size_t i;
+
 	if (d->items_path)
 		unlink(d->items_path);
+	if (d->touched_path)
+		unlink(d->touched_path);
+	if (d->tools_path)
+		unlink(d->tools_path);
 	if (d->tmpdir)
 		rmdir(d->tmpdir);
 	free(d->items_path);
+	free(d->touched_path);
+	free(d->tools_path);
+	for (i = 0; i < d->ninjected; i++)
+		free(d->injected[i]);
+	free(d->injected);
+	cJSON_Delete(d->always);
 	free(d->tmpdir);
 	mc_session_close(&d->ses);
 	mc_buf_free(&d->prompt);
@@ -946,7 +1323,7 @@ cleanup(struct driver *d)
 int
 main(int argc, char *argv[])
 {
-	enum { OPT_SESSION = 256, OPT_AGENT, OPT_DRY, OPT_STATS, OPT_VERSION };
+	enum { OPT_SESSION = 256, OPT_AGENT, OPT_DRY, OPT_STATS, OPT_MAX_STEPS, OPT_VERSION };
 	static const struct option longopts[] = {
 		{ "continue", no_argument, NULL, 'c' },
 		{ "session", required_argument, NULL, OPT_SESSION },
@@ -955,6 +1332,8 @@ main(int argc, char *argv[])
 		{ "agent", required_argument, NULL, OPT_AGENT },
 		{ "dry-run", no_argument, NULL, OPT_DRY },
 		{ "stats", no_argument, NULL, OPT_STATS },
+		{ "max-steps", required_argument, NULL, OPT_MAX_STEPS },
+		{ "yes", no_argument, NULL, 'y' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, OPT_VERSION },
 		{ NULL, 0, NULL, 0 }
@@ -962,14 +1341,14 @@ main(int argc, char *argv[])
 	struct driver d = { .ses = { .fd = -1 } };
 	int c, status, prompt_cmd = 0;
 	char err[1024], *text;
-	const char *nc;
+	const char *nc, *errstr;
 
 	mc_init("mc");
 	/* A stage that dies early closes the pipe the driver writes to; that
 	 * is its failure to report, not a reason to end the session. The
 	 * stages get SIGPIPE's default back when they start. */
 	signal(SIGPIPE, SIG_IGN);
-	while ((c = getopt_long(argc, argv, "cp:m:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "cp:m:yh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'c':
 			opt.cont = 1;
@@ -991,6 +1370,14 @@ main(int argc, char *argv[])
 			break;
 		case OPT_STATS:
 			opt.stats = 1;
+			break;
+		case OPT_MAX_STEPS:
+			opt.max_steps = strtonum(optarg, 1, 10000, &errstr);
+			if (errstr != NULL)
+				return mc_usage_error("--max-steps: %s is %s", optarg, errstr);
+			break;
+		case 'y':
+			opt.yes = 1;
 			break;
 		case 'h':
 			fputs(usage, stdout);
