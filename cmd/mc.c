@@ -486,6 +486,57 @@ ensure_session(struct driver *d)
 	return 0;
 }
 
+static int
+injected(const struct driver *d, const char *path)
+{
+	size_t i;
+
+	for (i = 0; i < d->ninjected; i++)
+		if (strcmp(d->injected[i], path) == 0)
+			return 1;
+	return 0;
+}
+
+static void
+remember_guide(struct driver *d, const char *path, size_t n)
+{
+	char **p;
+
+	if ((p = reallocarray(d->injected, d->ninjected + 1, sizeof *p)) == NULL ||
+	    (p[d->ninjected] = strndup(path, n)) == NULL)
+		mc_oom();
+	d->injected = p;
+	d->ninjected++;
+}
+
+/* The guides a resumed session already holds, so none is injected twice. */
+static void
+recall_guides(struct driver *d)
+{
+	static const char tag[] = "<Context File=";
+	const char *content, *end;
+	char *line, *nl, err[64];
+	struct mc_read r;
+	cJSON *item;
+
+	mc_file_read(d->ses.path, MC_SESSION_MAX, MC_LINK_REFUSE, NULL, 1, &r);
+	if (r.status != MC_READ_OK)
+		return;
+	for (line = r.data; (nl = strchr(line, '\n')) != NULL; line = nl + 1) {
+		*nl = '\0';
+		if (strstr(line, "\"content\":\"<Context File=") == NULL ||
+		    (item = mc_json_parse(line, (size_t)(nl - line), err, sizeof err)) == NULL)
+			continue;
+		content = mc_json_str(item, "content");
+		if (content && strncmp(content, tag, sizeof tag - 1) == 0 &&
+		    (end = strchr(content, '>')) != NULL)
+			remember_guide(d, content + sizeof tag - 1,
+			    (size_t)(end - content - (sizeof tag - 1)));
+		cJSON_Delete(item);
+	}
+	free(r.data);
+}
+
 /* Resume -c or --session ID; returns 0, or -1 after saying why. */
 static int
 resume(struct driver *d)
@@ -516,6 +567,7 @@ resume(struct driver *d)
 	if (d->ses.repaired)
 		mc_warn("%s: %zu interrupted tool call(s) marked as such", d->ses.path,
 		    d->ses.repaired);
+	recall_guides(d);
 	return 0;
 }
 
@@ -744,17 +796,6 @@ run_call(struct driver *d, const cJSON *call, struct mc_buf *touched)
 	return MC_EXIT_OK;
 }
 
-static int
-injected(const struct driver *d, const char *path)
-{
-	size_t i;
-
-	for (i = 0; i < d->ninjected; i++)
-		if (strcmp(d->injected[i], path) == 0)
-			return 1;
-	return 0;
-}
-
 /*
  * The AGENTS.md guides of the directories the calls touched, from
  * `mc-discover --touched`, each appended once per session as a user message.
@@ -809,7 +850,6 @@ inject_guides(struct driver *d, struct mc_buf *touched)
 		cJSON_ArrayForEach(e, mc_json_arr(j, "instructions")) {
 			const char *path = mc_json_str(e, "path"), *content = mc_json_str(e, "content");
 			struct mc_buf b = {0};
-			char **p;
 
 			if (path == NULL || content == NULL || injected(d, path))
 				continue;
@@ -822,11 +862,7 @@ inject_guides(struct driver *d, struct mc_buf *touched)
 			mc_buf_free(&b);
 			if (append_item(d, m) == -1)
 				break;
-			if ((p = reallocarray(d->injected, d->ninjected + 1, sizeof *p)) == NULL ||
-			    (p[d->ninjected] = strdup(path)) == NULL)
-				mc_oom();
-			d->injected = p;
-			d->ninjected++;
+			remember_guide(d, path, strlen(path));
 		}
 		cJSON_Delete(j);
 	}

@@ -384,3 +384,107 @@ wait_status() {
 	keys '/exit' Enter
 	assert_equal "$(wait_status)" 0
 }
+
+# --- the agent loop (SPEC §7 with §9) ---
+
+# calls JSON...: one chat answer asking for the given calls (each {call_id,name,arguments})
+calls() {
+	jq -nc --argjson c "[$(IFS=,; echo "$*")]" '{answer:{api:"chat",calls:$c}}'
+}
+call() { # ID NAME ARGS-JSON
+	jq -nc --arg id "$1" --arg n "$2" --arg a "$3" '{call_id:$id,name:$n,arguments:$a}'
+}
+
+@test "agent: tools travel in the request; a call's output goes back; a guide is injected once" {
+	mkdir -p sub
+	printf 'content A\n' > sub/a.txt
+	printf 'content B\n' > sub/b.txt
+	printf 'Sub rules.\n' > sub/AGENTS.md
+	fake_start "[$(calls "$(call c1 read '{"path":"sub/a.txt"}')"),
+	  $(calls "$(call c2 read '{"path":"sub/b.txt"}')"),
+	  {\"answer\":{\"api\":\"chat\",\"text\":\"both read\"}}]"
+	use_fake
+	run --separate-stderr mc 'read the files' </dev/null
+	assert_success
+	assert_output 'both read'
+	assert_equal "$(fake_count)" 3
+	assert_equal "$(fake_request 1 '[.body.tools[].function.name] | sort | join(",")')" \
+		"$(mc-tool list | jq -r '[.[].name] | sort | join(",")')"
+	assert_equal "$(fake_request 2 '.body.messages[3].role')" tool
+	assert_equal "$(fake_request 2 '.body.messages[3].content')" "$(printf '     1\tcontent A')"
+	assert_equal "$(fake_request 2 '.body.messages[4].content')" \
+		"$(printf '<Context File=%s/sub/AGENTS.md>\nSub rules.\n</Context>' "$(pwd -P)")"
+	# the same directory again: no second copy of its guide
+	assert_equal "$(fake_request 3 '[.body.messages[] | select((.content // "") | startswith("<Context File="))] | length')" 1
+	whole_lines
+	# nor after a resume
+	fake_stop
+	fake_start "[$(calls "$(call c3 read '{"path":"sub/a.txt"}')"), {\"answer\":{\"api\":\"chat\",\"text\":\"ok\"}}]"
+	use_fake
+	run --separate-stderr mc -c 'once more' </dev/null
+	assert_success
+	assert_equal "$(fake_request 2 '[.body.messages[] | select((.content // "") | startswith("<Context File="))] | length')" 1
+}
+
+@test "agent: a one-shot run refuses write, edit and bash unless --yes" {
+	fake_start "[$(calls "$(call c1 bash '{"command":"echo hi > made"}')"),
+	  {\"answer\":{\"api\":\"chat\",\"text\":\"refused then\"}},
+	  $(calls "$(call c2 bash '{"command":"echo hi > made"}')"),
+	  {\"answer\":{\"api\":\"chat\",\"text\":\"made it\"}}]"
+	use_fake
+	run --separate-stderr mc 'make a file' </dev/null
+	assert_success
+	assert_output 'refused then'
+	[ ! -e made ]
+	[[ $(fake_request 2 '.body.messages[-1].content') == refused:*--yes* ]]
+	run --separate-stderr mc --yes 'make a file' </dev/null
+	assert_success
+	assert_output 'made it'
+	assert_equal "$(cat made)" hi
+}
+
+@test "agent: --max-steps bounds the loop and leaves a valid session" {
+	fake_start "[$(calls "$(call c1 find '{"glob":"*"}')"), $(calls "$(call c2 find '{"glob":"*"}')")]"
+	use_fake
+	run --separate-stderr mc --max-steps 1 'look around' </dev/null
+	assert_failure 1
+	assert_equal "$stderr" 'mc: stopped after 1 steps (--max-steps); `mc -c` goes on'
+	assert_equal "$(fake_count)" 1
+	f=$(session_files)
+	assert_equal "$(tail -1 "$f" | jq -r '.type + " " + .call_id')" 'function_call_output c1'
+	run --separate-stderr mc --max-steps 0 hi
+	assert_failure 2
+}
+
+@test "agent: --dry-run shows the tools the request would carry" {
+	run --separate-stderr mc --dry-run -p ollama -m m hi </dev/null
+	assert_success
+	assert_equal "$(jqo '[.body.tools[].function.name] | sort | join(",")')" \
+		"$(mc-tool list | jq -r '[.[].name] | sort | join(",")')"
+}
+
+@test "interactive: write, edit and bash ask: no, always, then no more questions" {
+	fake_start "[$(calls "$(call c1 bash '{"command":"echo 1 > f1"}')"),
+	  $(calls "$(call c2 bash '{"command":"echo 2 > f2"}')"),
+	  $(calls "$(call c3 bash '{"command":"echo 3 > f3"}')"),
+	  {\"answer\":{\"api\":\"chat\",\"text\":\"all done\"}}]"
+	use_fake
+	on_tty mc
+	wait_for 'mc>'
+	keys 'make three files' Enter
+	wait_for 'allow bash?'
+	keys n Enter
+	wait_for 'allow bash? [y]es, [n]o, [a]lways this session: n'
+	for ((i = 0; i < 200; i++)); do
+		[ "$(pane | grep -c 'allow bash?')" -ge 2 ] && break
+		sleep 0.05
+	done
+	keys a Enter
+	wait_for 'all done'
+	assert_equal "$(pane | grep -c 'allow bash?')" 2
+	keys '/exit' Enter
+	assert_equal "$(wait_status)" 0
+	[ ! -e f1 ]
+	assert_equal "$(cat f2 f3)" "$(printf '2\n3')"
+	assert_equal "$(fake_request 2 '.body.messages[-1].content')" 'refused: the user did not allow this call.'
+}
