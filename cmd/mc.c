@@ -1375,7 +1375,7 @@ main(int argc, char *argv[])
 		{ NULL, 0, NULL, 0 }
 	};
 	struct driver d = { .ses = { .fd = -1 } };
-	int c, status, prompt_cmd = 0;
+	int c, status, prompt_cmd = 0, steps_set = 0;
 	char err[1024], *text;
 	const char *nc, *errstr;
 
@@ -1411,6 +1411,7 @@ main(int argc, char *argv[])
 			opt.max_steps = strtonum(optarg, 1, 10000, &errstr);
 			if (errstr != NULL)
 				return mc_usage_error("--max-steps: %s is %s", optarg, errstr);
+			steps_set = 1;
 			break;
 		case 'y':
 			opt.yes = 1;
@@ -1438,8 +1439,9 @@ main(int argc, char *argv[])
 		return mc_usage_error("--session: not a session id: %s", opt.session);
 	if (opt.stats && !prompt_cmd)
 		return mc_usage_error("--stats goes with `mc prompt`");
-	if (prompt_cmd && (opt.cont || opt.session || opt.dry))
-		return mc_usage_error("`mc prompt` takes only -m, -p, --agent and --stats");
+	if (prompt_cmd && (opt.cont || opt.session || opt.dry || opt.provider || opt.yes ||
+	    steps_set))
+		return mc_usage_error("`mc prompt` takes only -m, --agent and --stats");
 	if (opt.dry && argc == 0 && isatty(STDIN_FILENO))
 		return mc_usage_error("--dry-run needs a PROMPT");
 
