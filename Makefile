@@ -119,5 +119,14 @@ clean:
 .PHONY: all check units asan valgrind bench demo deps fuzz lint install uninstall clean
 .SECONDARY:
 
+# mc-render: the bundled prompt fragments, compiled in (scripts/embed-prompts).
+PROMPTS := $(sort $(wildcard prompts/*.md))
+$(O)/prompts.c: $(PROMPTS) scripts/embed-prompts
+	@mkdir -p $(@D)
+	scripts/embed-prompts $(PROMPTS) > $@.tmp && mv $@.tmp $@
+$(O)/prompts.o: $(O)/prompts.c lib/prompts.h
+	$(CC) $(CFLAGS) -c -o $@ $<
+$(B)/mc-render: $(O)/prompts.o
+
 # mc: the interactive session's line editing.
 $(B)/mc: LDLIBS += $(shell pkg-config --libs libedit)

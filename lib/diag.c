@@ -1,6 +1,7 @@
 /* diag.c: one-line diagnostics on stderr and checked exit. */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -123,6 +124,16 @@ mc_usage_error(const char *fmt, ...)
 	return MC_EXIT_USAGE;
 }
 
+/* Whether stdout is a pipe or socket whose reader went away. An earlier
+ * write that failed with EPIPE leaves only the error flag behind. */
+static int
+reader_gone(void)
+{
+	struct pollfd p = { .fd = STDOUT_FILENO, .events = POLLOUT };
+
+	return poll(&p, 1, 0) == 1 && (p.revents & (POLLERR | POLLHUP)) != 0;
+}
+
 int
 mc_finish(int status)
 {
@@ -130,7 +141,7 @@ mc_finish(int status)
 
 	errno = 0;
 	if (fflush(stdout) == EOF || ferror(stdout))
-		bad = errno ? errno : EIO;
+		bad = errno ? errno : reader_gone() ? EPIPE : EIO;
 	if (fclose(stdout) == EOF && !bad)
 		bad = errno ? errno : EIO;
 	if (bad == EPIPE)

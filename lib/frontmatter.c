@@ -4,15 +4,16 @@
 
 #include "frontmatter.h"
 
-/* The line at p (up to end): its length without the line break, and the
- * offset of the next line. */
+/* The line at p (up to end): its length without the line break (LF or
+ * CRLF), and the offset of the next line. Returns the length; *next is
+ * 0 when the line is the last one and has no LF. */
 static size_t
 line(const char *p, const char *end, size_t *next)
 {
 	const char *nl = memchr(p, '\n', (size_t)(end - p));
 	size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
 
-	*next = nl ? n + 1 : n;
+	*next = nl ? n + 1 : 0;
 	if (n > 0 && p[n - 1] == '\r')
 		n--;
 	return n;
@@ -81,15 +82,18 @@ mc_frontmatter_parse(const char *text, size_t len, struct mc_frontmatter *fm)
 	size_t n, next;
 
 	*fm = (struct mc_frontmatter){ .body = text, .body_len = len };
+	/* Editors on some systems start a UTF-8 file with a byte order mark. */
+	if (len >= 3 && memcmp(p, "\xef\xbb\xbf", 3) == 0)
+		p += 3;
 	n = line(p, end, &next);
-	if (len == 0 || !is_marker(p, n) || next == n)
+	if (!is_marker(p, n) || next == 0)
 		return 0;	/* no frontmatter (a lone "---" with no newline is body) */
 	fm->present = 1;
-	for (p += next; p < end; p += next) {
+	for (p += next; p < end; p = next ? p + next : end) {
 		n = line(p, end, &next);
 		if (is_marker(p, n)) {
 			fm->terminated = 1;
-			fm->body = p + next;
+			fm->body = next ? p + next : end;
 			fm->body_len = (size_t)(end - fm->body);
 			return 0;
 		}

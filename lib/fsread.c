@@ -31,6 +31,8 @@ mc_path_join(const char *dir, const char *name)
 
 	while (n > 1 && dir[n - 1] == '/')
 		n--;
+	if (n == 1 && dir[0] == '/')
+		n = 0;		/* "/name", not "//name" */
 	if (asprintf(&p, "%.*s/%s", (int)n, dir, name) == -1)
 		return NULL;
 	return p;

@@ -1,0 +1,250 @@
+/* confine.c: resolve write targets inside the working directory; replace files atomically. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <bsd/stdlib.h>
+
+#include "confine.h"
+#include "fsread.h"
+#include "json.h"
+
+static int
+fail(char *err, size_t errsz, const char *fmt, const char *a, const char *b)
+{
+	snprintf(err, errsz, fmt, a, b);
+	return -1;
+}
+
+/* Split canonical path p into its directory and last component. */
+static void
+split(const char *p, char **dir, char **name)
+{
+	const char *slash = strrchr(p, '/');
+
+	*dir = slash == p ? strdup("/") : strndup(p, (size_t)(slash - p));
+	*name = strdup(slash + 1);
+	if (*dir == NULL || *name == NULL)
+		mc_oom();
+}
+
+int
+mc_confine_resolve(const char *root, const char *path, int create,
+    char **dirp, char **namep, char *err, size_t errsz)
+{
+	char *work, *cur, *next, *res, *comp, *save, *name, *slash;
+	struct stat st;
+	int inside, rc = -1;
+
+	*dirp = *namep = NULL;
+	if (*path == '\0')
+		return fail(err, errsz, "empty path%s%s", "", "");
+	if ((work = strdup(path)) == NULL ||
+	    (cur = strdup(path[0] == '/' ? "/" : root)) == NULL)
+		mc_oom();
+	if (work[strlen(work) - 1] == '/') {
+		fail(err, errsz, "%s: names a directory, not a file%s", path, "");
+		goto out;
+	}
+	if ((slash = strrchr(work, '/')) != NULL) {
+		*slash = '\0';
+		name = slash + 1;
+	} else {
+		name = work;
+	}
+	if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0) {
+		fail(err, errsz, "%s: names a directory, not a file%s", path, "");
+		goto out;
+	}
+	inside = mc_path_within(cur, root);
+	for (comp = slash ? strtok_r(work, "/", &save) : NULL; comp != NULL;
+	    comp = strtok_r(NULL, "/", &save)) {
+		if (strcmp(comp, ".") == 0)
+			continue;
+		if (strcmp(comp, "..") == 0) {
+			/* cur is canonical, so its lexical parent is the real one. */
+			slash = strrchr(cur, '/');
+			if (slash == cur)
+				slash[1] = '\0';
+			else
+				*slash = '\0';
+			if (inside && !mc_path_within(cur, root)) {
+				fail(err, errsz, "%s: \"..\" leads outside the working directory %s", path, root);
+				goto out;
+			}
+			continue;
+		}
+		if ((next = mc_path_join(cur, comp)) == NULL)
+			mc_oom();
+		if (lstat(next, &st) == -1) {
+			if (errno != ENOENT || !create || !mc_path_within(cur, root)) {
+				if (errno == ENOENT && !mc_path_within(cur, root))
+					fail(err, errsz, "%s: outside the working directory %s", path, root);
+				else
+					fail(err, errsz, "%s: %s", path, strerror(errno));
+				free(next);
+				goto out;
+			}
+			if (mkdir(next, 0777) == -1 && errno != EEXIST) {
+				fail(err, errsz, "%s: cannot create directory: %s", path, strerror(errno));
+				free(next);
+				goto out;
+			}
+		} else if (S_ISLNK(st.st_mode)) {
+			res = realpath(next, NULL);
+			if (res == NULL) {
+				fail(err, errsz, "%s: symbolic link %s is broken", path, comp);
+				free(next);
+				goto out;
+			}
+			free(next);
+			next = res;
+			if (inside && !mc_path_within(next, root)) {
+				fail(err, errsz, "%s: symbolic link leads outside the working directory %s", path, root);
+				free(next);
+				goto out;
+			}
+		} else if (!S_ISDIR(st.st_mode)) {
+			fail(err, errsz, "%s: %s is not a directory", path, comp);
+			free(next);
+			goto out;
+		}
+		free(cur);
+		cur = next;
+		if (mc_path_within(cur, root))
+			inside = 1;
+	}
+	if (!mc_path_within(cur, root)) {
+		fail(err, errsz, "%s: outside the working directory %s", path, root);
+		goto out;
+	}
+	if ((next = mc_path_join(cur, name)) == NULL)
+		mc_oom();
+	if (lstat(next, &st) == -1) {
+		if (errno != ENOENT || !create) {
+			fail(err, errsz, "%s: %s", path, strerror(errno));
+			free(next);
+			goto out;
+		}
+	} else if (S_ISLNK(st.st_mode)) {
+		if ((res = realpath(next, NULL)) == NULL) {
+			fail(err, errsz, "%s: is a symbolic link to a missing file; refusing to follow it%s", path, "");
+			free(next);
+			goto out;
+		}
+		free(next);
+		next = res;
+		if (!mc_path_within(next, root)) {
+			fail(err, errsz, "%s: symbolic link leads outside the working directory %s", path, root);
+			free(next);
+			goto out;
+		}
+		if (stat(next, &st) == -1 || !S_ISREG(st.st_mode)) {
+			fail(err, errsz, "%s: symbolic link to something other than a regular file%s", path, "");
+			free(next);
+			goto out;
+		}
+	} else if (S_ISDIR(st.st_mode)) {
+		fail(err, errsz, "%s: is a directory%s", path, "");
+		free(next);
+		goto out;
+	} else if (!S_ISREG(st.st_mode)) {
+		fail(err, errsz, "%s: not a regular file%s", path, "");
+		free(next);
+		goto out;
+	}
+	split(next, dirp, namep);
+	free(next);
+	rc = 0;
+out:
+	free(work);
+	free(cur);
+	return rc;
+}
+
+static int
+write_all(int fd, const char *p, size_t n)
+{
+	ssize_t k;
+
+	while (n > 0) {
+		if ((k = write(fd, p, n)) == -1) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		p += k;
+		n -= (size_t)k;
+	}
+	return 0;
+}
+
+int
+mc_confine_write(const char *dir, const char *name, const char *data,
+    size_t len, int *created, char *err, size_t errsz)
+{
+	char tmp[300];
+	struct stat st;
+	mode_t mode, mask;
+	int dfd, fd = -1, tries, exists;
+
+	if ((dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1)
+		return fail(err, errsz, "%s: %s", dir, strerror(errno));
+	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+		if (!S_ISREG(st.st_mode)) {
+			fail(err, errsz, "%s: not a regular file%s", name, "");
+			goto fail;
+		}
+		exists = 1;
+		mode = st.st_mode & 07777;
+	} else if (errno == ENOENT) {
+		exists = 0;
+		mask = umask(0);
+		umask(mask);
+		mode = 0666 & ~mask;
+	} else {
+		fail(err, errsz, "%s: %s", name, strerror(errno));
+		goto fail;
+	}
+	for (tries = 0; tries < 100; tries++) {
+		snprintf(tmp, sizeof tmp, ".%.200s.%08x.tmp", name, arc4random());
+		fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+		if (fd != -1 || errno != EEXIST)
+			break;
+	}
+	if (fd == -1) {
+		fail(err, errsz, "%s: cannot create a temporary file: %s", name, strerror(errno));
+		goto fail;
+	}
+	/* Owner first: a chown would clear set-id bits set by the chmod. */
+	if (exists)
+		(void)!fchown(fd, st.st_uid, st.st_gid);	/* best effort */
+	if (write_all(fd, data, len) == -1 || fchmod(fd, mode) == -1 || fsync(fd) == -1) {
+		fail(err, errsz, "%s: %s", name, strerror(errno));
+		goto unlink;
+	}
+	if (close(fd) == -1) {
+		fd = -1;
+		fail(err, errsz, "%s: %s", name, strerror(errno));
+		goto unlink;
+	}
+	fd = -1;
+	if (renameat(dfd, tmp, dfd, name) == -1) {
+		fail(err, errsz, "%s: %s", name, strerror(errno));
+		goto unlink;
+	}
+	close(dfd);
+	*created = !exists;
+	return 0;
+unlink:
+	if (fd != -1)
+		close(fd);
+	unlinkat(dfd, tmp, 0);
+fail:
+	close(dfd);
+	return -1;
+}

@@ -1,0 +1,340 @@
+/* http.c: one HTTP POST over libcurl's multi interface, so that a signal or an idle stream ends it at once. */
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <poll.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <curl/curl.h>
+
+#include "buf.h"
+#include "http.h"
+#include "json.h"
+
+struct xfer {
+	const struct mc_http_req *req;
+	struct mc_http_res *res;
+	CURL *h;
+	struct timespec last;	/* when the last byte arrived */
+	int complete;		/* on_body said the answer is whole */
+	int stopped;		/* on_body said abort */
+	int intr;
+};
+
+static long
+elapsed_ms(const struct timespec *since)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (now.tv_sec - since->tv_sec) * 1000L + (now.tv_nsec - since->tv_nsec) / 1000000L;
+}
+
+static void
+touch(struct xfer *x)
+{
+	clock_gettime(CLOCK_MONOTONIC, &x->last);
+}
+
+static int
+interrupted(const struct xfer *x)
+{
+	return x->req->interrupted != NULL && *x->req->interrupted;
+}
+
+static size_t
+on_header(char *p, size_t size, size_t n, void *arg)
+{
+	struct xfer *x = arg;
+	struct mc_http_res *res = x->res;
+	size_t len = size * n, i, vl;
+	const char *v;
+	char *sp;
+
+	touch(x);
+	if (interrupted(x)) {
+		x->intr = 1;
+		return 0;
+	}
+	while (len > 0 && (p[len - 1] == '\n' || p[len - 1] == '\r'))
+		len--;
+	if (len >= 5 && memcmp(p, "HTTP/", 5) == 0) {
+		/* A new status line (after 100 Continue, say) starts over. */
+		res->reason[0] = res->retry_after[0] = res->retry_after_ms[0] = '\0';
+		sp = memchr(p, ' ', len);
+		if (sp != NULL && (sp = memchr(sp + 1, ' ', len - (sp + 1 - p))) != NULL) {
+			vl = len - (sp + 1 - p);
+			if (vl >= sizeof res->reason)
+				vl = sizeof res->reason - 1;
+			memcpy(res->reason, sp + 1, vl);
+			res->reason[vl] = '\0';
+		}
+		return size * n;
+	}
+	for (i = 0; i < len && p[i] != ':'; i++)
+		;
+	if (i == len)
+		return size * n;
+	v = p + i + 1;
+	vl = len - i - 1;
+	while (vl > 0 && (*v == ' ' || *v == '\t')) {
+		v++;
+		vl--;
+	}
+	if (i == 11 && strncasecmp(p, "retry-after", 11) == 0 && vl < sizeof res->retry_after) {
+		memcpy(res->retry_after, v, vl);
+		res->retry_after[vl] = '\0';
+	} else if (i == 14 && strncasecmp(p, "retry-after-ms", 14) == 0 && vl < sizeof res->retry_after_ms) {
+		memcpy(res->retry_after_ms, v, vl);
+		res->retry_after_ms[vl] = '\0';
+	}
+	return size * n;
+}
+
+static size_t
+on_write(char *p, size_t size, size_t n, void *arg)
+{
+	struct xfer *x = arg;
+	struct mc_http_res *res = x->res;
+	size_t len = size * n, keep;
+	int r;
+
+	touch(x);
+	if (interrupted(x)) {
+		x->intr = 1;
+		return 0;
+	}
+	if (x->complete || x->stopped)
+		return 0;
+	if (res->status == 0)
+		curl_easy_getinfo(x->h, CURLINFO_RESPONSE_CODE, &res->status);
+	if (res->status < 200 || res->status > 299) {
+		keep = MC_HTTP_ERRBODY_MAX - res->errbody.len;
+		if (keep > len)
+			keep = len;
+		if (keep > 0 && mc_buf_add(&res->errbody, p, keep) == -1)
+			mc_oom();
+		return len;
+	}
+	res->got_body = 1;
+	r = x->req->on_body(p, len, x->req->arg);
+	if (interrupted(x)) {
+		x->intr = 1;
+		return 0;
+	}
+	if (r > 0) {
+		x->complete = 1;
+		return 0;
+	}
+	if (r < 0) {
+		x->stopped = 1;
+		return 0;
+	}
+	return len;
+}
+
+static int
+on_progress(void *arg, curl_off_t dt, curl_off_t dn, curl_off_t ut, curl_off_t un)
+{
+	struct xfer *x = arg;
+
+	(void)dt, (void)dn, (void)ut, (void)un;
+	if (interrupted(x)) {
+		x->intr = 1;
+		return 1;
+	}
+	return 0;
+}
+
+int
+mc_http_init(void)
+{
+	return curl_global_init(CURL_GLOBAL_DEFAULT) == CURLE_OK ? 0 : -1;
+}
+
+void
+mc_http_res_free(struct mc_http_res *res)
+{
+	mc_buf_free(&res->errbody);
+}
+
+static void
+drain(int fd)
+{
+	char b[64];
+
+	while (read(fd, b, sizeof b) > 0)
+		;
+}
+
+/* Run the transfer until it ends; returns libcurl's result for it. */
+static CURLcode
+run(struct xfer *x, CURLM *m)
+{
+	struct curl_waitfd wake = { .events = CURL_WAIT_POLLIN };
+	long idle_ms = x->req->idle_timeout * 1000L, wait;
+	CURLcode rc = CURLE_OK;
+	CURLMsg *msg;
+	int running = 1, left;
+
+	wake.fd = x->req->wake_fd;
+	while (running) {
+		if (curl_multi_perform(m, &running) != CURLM_OK)
+			return CURLE_FAILED_INIT;
+		while ((msg = curl_multi_info_read(m, &left)) != NULL)
+			if (msg->msg == CURLMSG_DONE)
+				rc = msg->data.result;
+		if (!running || x->complete || x->stopped)
+			break;
+		if (interrupted(x)) {
+			x->intr = 1;
+			break;
+		}
+		if (idle_ms > 0 && elapsed_ms(&x->last) >= idle_ms) {
+			x->res->result = MC_HTTP_IDLE;
+			break;
+		}
+		if (x->req->on_tick)
+			x->req->on_tick(x->req->arg);
+		wait = 100;
+		if (idle_ms > 0 && idle_ms - elapsed_ms(&x->last) < wait)
+			wait = idle_ms - elapsed_ms(&x->last) + 1;
+		if (wait < 1)
+			wait = 1;
+		if (curl_multi_poll(m, wake.fd >= 0 ? &wake : NULL, wake.fd >= 0 ? 1 : 0,
+		    (int)wait, NULL) != CURLM_OK)
+			return CURLE_FAILED_INIT;
+		if (wake.fd >= 0)
+			drain(wake.fd);
+	}
+	return rc;
+}
+
+int
+mc_http_post(const struct mc_http_req *req, struct mc_http_res *res)
+{
+	struct curl_slist *hl = NULL, *n, *e;
+	struct xfer x = { .req = req, .res = res };
+	char errbuf[CURL_ERROR_SIZE] = "";
+	const char *const *hp;
+	CURLcode rc;
+	CURLM *m;
+	CURL *h;
+
+	memset(res, 0, sizeof *res);
+	if ((h = curl_easy_init()) == NULL)
+		return -1;
+	if ((m = curl_multi_init()) == NULL) {
+		curl_easy_cleanup(h);
+		return -1;
+	}
+	x.h = h;
+	for (hp = req->headers; hp && *hp; hp++) {
+		if ((n = curl_slist_append(hl, *hp)) == NULL)
+			mc_oom();
+		hl = n;
+	}
+	curl_easy_setopt(h, CURLOPT_URL, req->url);
+	curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
+	curl_easy_setopt(h, CURLOPT_POST, 1L);
+	curl_easy_setopt(h, CURLOPT_POSTFIELDS, req->body);
+	curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)req->len);
+	curl_easy_setopt(h, CURLOPT_HTTPHEADER, hl);
+	curl_easy_setopt(h, CURLOPT_USERAGENT, "mc-send/" MC_VERSION);
+	curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT, req->connect_timeout);
+	curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(h, CURLOPT_TCP_KEEPALIVE, 1L);
+	curl_easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf);
+	curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, on_header);
+	curl_easy_setopt(h, CURLOPT_HEADERDATA, &x);
+	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_write);
+	curl_easy_setopt(h, CURLOPT_WRITEDATA, &x);
+	curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, on_progress);
+	curl_easy_setopt(h, CURLOPT_XFERINFODATA, &x);
+	curl_easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
+	curl_multi_add_handle(m, h);
+
+	touch(&x);
+	res->result = MC_HTTP_OK;
+	rc = run(&x, m);
+	if (res->status == 0)
+		curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &res->status);
+	if (x.intr || interrupted(&x))
+		res->result = MC_HTTP_INTR;
+	else if (x.stopped)
+		res->result = MC_HTTP_STOPPED;
+	else if (x.complete || res->result == MC_HTTP_IDLE)
+		;
+	else if (rc != CURLE_OK) {
+		res->result = res->status == 0 ? MC_HTTP_NOCONN : MC_HTTP_CUT;
+		snprintf(res->err, sizeof res->err, "%s", errbuf[0] ? errbuf : curl_easy_strerror(rc));
+	}
+	curl_multi_remove_handle(m, h);
+	curl_easy_cleanup(h);
+	curl_multi_cleanup(m);
+	/* The headers may hold a key: wipe libcurl's copies before freeing them. */
+	for (e = hl; e != NULL; e = e->next)
+		explicit_bzero(e->data, strlen(e->data));
+	curl_slist_free_all(hl);
+	return 0;
+}
+
+int
+mc_http_retryable(long status)
+{
+	return status == 408 || status == 409 || status == 429 || (status >= 500 && status <= 599);
+}
+
+long
+mc_http_retry_after(const char *v, time_t now)
+{
+	const char *p;
+	long long secs = 0;
+	time_t t;
+
+	while (*v == ' ' || *v == '\t')
+		v++;
+	if (*v == '\0')
+		return -1;
+	if (isdigit((unsigned char)*v)) {
+		for (p = v; isdigit((unsigned char)*p); p++)
+			if ((secs = secs * 10 + (*p - '0')) > 86400 * 365)
+				secs = 86400 * 365;
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (*p != '\0')
+			return -1;
+		return (long)(secs * 1000);
+	}
+	if ((t = curl_getdate(v, NULL)) == -1)
+		return -1;
+	if (t <= now)
+		return 0;
+	if (t - now > 86400 * 365)
+		return 86400L * 365 * 1000;
+	return (long)(t - now) * 1000;
+}
+
+long
+mc_http_backoff(int n, long base_ms, long cap_ms)
+{
+	long d = base_ms;
+
+	if (n < 0)
+		n = 0;
+	while (n-- > 0 && d < cap_ms)
+		d = d > LONG_MAX / 2 ? LONG_MAX : d * 2;
+	if (d > cap_ms)
+		d = cap_ms;
+	if (d <= 1)
+		return d;
+	/* Jitter spreads the retries of many clients hit by one outage. */
+	return d / 2 + (long)arc4random_uniform((uint32_t)(d - d / 2 + 1 > (long)UINT32_MAX ?
+	    UINT32_MAX : d - d / 2 + 1));
+}

@@ -1,0 +1,71 @@
+/* http.h: one HTTP POST over libcurl with an idle timeout, interruption and retry timing. */
+#ifndef MC_HTTP_H
+#define MC_HTTP_H
+
+#include <signal.h>
+#include <stddef.h>
+#include <time.h>
+
+#include "buf.h"
+
+#define MC_HTTP_ERRBODY_MAX (1u << 20)	/* kept of an error status's body */
+
+struct mc_http_req {
+	const char *url;
+	const char *body;
+	size_t len;
+	const char *const *headers;	/* NULL-terminated "Name: value" lines */
+	long connect_timeout;		/* seconds */
+	long idle_timeout;		/* seconds without a byte received */
+	/*
+	 * Called with the body of a 2xx answer as it arrives. Return 0 to go
+	 * on, 1 when the answer is complete (the transfer ends there), -1 to
+	 * abort it.
+	 */
+	int (*on_body)(const char *p, size_t n, void *arg);
+	/* Called about ten times a second while waiting (may be NULL). */
+	void (*on_tick)(void *arg);
+	void *arg;
+	/* Set by a signal handler: the transfer stops at once. wake_fd (or -1)
+	 * is the read end of a pipe the handler writes to, so a wait ends. */
+	volatile sig_atomic_t *interrupted;
+	int wake_fd;
+};
+
+enum mc_http_result {
+	MC_HTTP_OK,		/* a whole answer, any status */
+	MC_HTTP_NOCONN,		/* no answer at all: connection, DNS, TLS, timeout */
+	MC_HTTP_CUT,		/* the answer broke off (see got_body) */
+	MC_HTTP_IDLE,		/* nothing arrived for idle_timeout seconds */
+	MC_HTTP_STOPPED,	/* on_body returned -1 */
+	MC_HTTP_INTR,		/* *interrupted was set */
+};
+
+struct mc_http_res {
+	enum mc_http_result result;
+	long status;			/* 0 when no status line came */
+	char reason[128];		/* the status line's reason phrase */
+	char retry_after[128];		/* Retry-After header, "" when none */
+	char retry_after_ms[32];	/* retry-after-ms header (OpenAI) */
+	struct mc_buf errbody;		/* body of a non-2xx answer (bounded) */
+	int got_body;			/* on_body was called */
+	char err[320];			/* libcurl's reason for a failure */
+};
+
+/* Call once at start-up; returns 0 or -1. */
+int mc_http_init(void);
+/* POST req->body to req->url. The result is in res (free with
+ * mc_http_res_free). Returns -1 only when libcurl could not be set up. */
+int mc_http_post(const struct mc_http_req *req, struct mc_http_res *res);
+void mc_http_res_free(struct mc_http_res *res);
+
+/* True for statuses worth another attempt: 408, 409, 429 and 5xx. */
+int mc_http_retryable(long status);
+/* A Retry-After value (delay-seconds or HTTP-date) as milliseconds from
+ * now, or -1 when it is not one. A date in the past is 0. */
+long mc_http_retry_after(const char *value, time_t now);
+/* Exponential backoff with jitter for retry number n (0 = first): a
+ * random delay between half and all of base_ms * 2^n, at most cap_ms. */
+long mc_http_backoff(int n, long base_ms, long cap_ms);
+
+#endif

@@ -1,0 +1,337 @@
+/* items.c: read and check conversation items, one JSON object per line. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "buf.h"
+#include "fsread.h"
+#include "items.h"
+#include "json.h"
+#include "utf8.h"
+
+struct call {
+	const char *id;		/* points into the item array */
+	size_t line;
+	int answered;
+};
+
+struct check {
+	const char *name;
+	size_t line;
+	char *err;
+	size_t errsz;
+	struct call *calls;
+	size_t ncalls;
+	/* An open-addressing index of calls by id (index + 1; 0 is empty), so
+	 * that a session of many calls is not checked in quadratic time. */
+	size_t *slots;
+	size_t nslots;		/* a power of two, at least twice ncalls */
+};
+
+static cJSON *
+fail(struct check *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static cJSON *
+fail(struct check *c, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	n = snprintf(c->err, c->errsz, "%s:%zu: ", c->name, c->line);
+	if (n < 0 || (size_t)n >= c->errsz)
+		return NULL;
+	va_start(ap, fmt);
+	vsnprintf(c->err + n, c->errsz - (size_t)n, fmt, ap);
+	va_end(ap);
+	return NULL;
+}
+
+/* The string member key of obj, copied into out; NULL with err set when
+ * it is missing or not a string. */
+static const char *
+field(struct check *c, const cJSON *obj, const char *type, const char *key, cJSON *out)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+
+	if (v == NULL) {
+		fail(c, "%s: missing \"%s\"", type, key);
+		return NULL;
+	}
+	if (!cJSON_IsString(v)) {
+		fail(c, "%s: \"%s\" must be a string", type, key);
+		return NULL;
+	}
+	mc_json_add_str(out, key, v->valuestring);
+	return v->valuestring;
+}
+
+static size_t
+hash(const char *s)
+{
+	uint64_t h = 14695981039346656037u;	/* FNV-1a */
+
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * 1099511628211u;
+	return (size_t)h;
+}
+
+static struct call *
+find_call(const struct check *c, const char *id)
+{
+	size_t i, m = c->nslots - 1;
+
+	if (c->nslots == 0)
+		return NULL;
+	for (i = hash(id) & m; c->slots[i] != 0; i = (i + 1) & m)
+		if (strcmp(c->calls[c->slots[i] - 1].id, id) == 0)
+			return &c->calls[c->slots[i] - 1];
+	return NULL;
+}
+
+static void
+slot(struct check *c, size_t k)
+{
+	size_t i, m = c->nslots - 1;
+
+	for (i = hash(c->calls[k].id) & m; c->slots[i] != 0; i = (i + 1) & m)
+		;
+	c->slots[i] = k + 1;
+}
+
+/* Remember a call whose id is not yet known. */
+static void
+add_call(struct check *c, const char *id)
+{
+	struct call *calls;
+	size_t k;
+
+	calls = reallocarray(c->calls, c->ncalls + 1, sizeof *c->calls);
+	if (calls == NULL)
+		mc_oom();
+	c->calls = calls;
+	c->calls[c->ncalls++] = (struct call){ id, c->line, 0 };
+	if (c->ncalls * 2 > c->nslots) {
+		free(c->slots);
+		c->nslots = c->nslots ? c->nslots * 2 : 64;
+		if ((c->slots = calloc(c->nslots, sizeof *c->slots)) == NULL)
+			mc_oom();
+		for (k = 0; k < c->ncalls; k++)
+			slot(c, k);
+	} else
+		slot(c, c->ncalls - 1);
+}
+
+/* Check one parsed line and return its reduced form, or NULL. */
+static cJSON *
+item(struct check *c, const cJSON *in)
+{
+	const char *type, *role, *id;
+	struct call *call;
+	cJSON *out;
+
+	if (!cJSON_IsObject(in))
+		return fail(c, "expected a JSON object");
+	if ((type = mc_json_str(in, "type")) == NULL)
+		return fail(c, cJSON_HasObjectItem(in, "type") ?
+		    "\"type\" must be a string" : "missing \"type\"");
+	out = mc_json_new_obj();
+	mc_json_add_str(out, "type", type);
+	if (strcmp(type, "message") == 0) {
+		if ((role = field(c, in, type, "role", out)) == NULL)
+			goto bad;
+		if (strcmp(role, "user") != 0 && strcmp(role, "assistant") != 0) {
+			fail(c, "message: unknown role \"%s\" (expected \"user\" or \"assistant\"; "
+			    "the system prompt comes on standard input)", role);
+			goto bad;
+		}
+		if (field(c, in, type, "content", out) == NULL)
+			goto bad;
+	} else if (strcmp(type, "function_call") == 0) {
+		if ((id = field(c, in, type, "call_id", out)) == NULL ||
+		    field(c, in, type, "name", out) == NULL ||
+		    field(c, in, type, "arguments", out) == NULL)
+			goto bad;
+		if (*id == '\0') {
+			fail(c, "function_call: empty \"call_id\"");
+			goto bad;
+		}
+		if ((call = find_call(c, id)) != NULL) {
+			fail(c, "function_call: call_id \"%s\" already used on line %zu", id, call->line);
+			goto bad;
+		}
+		/* The reduced item owns the string now; keep its address. */
+		add_call(c, mc_json_str(out, "call_id"));
+	} else if (strcmp(type, "function_call_output") == 0) {
+		if ((id = field(c, in, type, "call_id", out)) == NULL ||
+		    field(c, in, type, "output", out) == NULL)
+			goto bad;
+		if ((call = find_call(c, id)) == NULL) {
+			fail(c, "function_call_output: no function_call with call_id \"%s\" before it", id);
+			goto bad;
+		}
+		if (call->answered) {
+			fail(c, "function_call_output: call_id \"%s\" (line %zu) already has an output",
+			    id, call->line);
+			goto bad;
+		}
+		call->answered = 1;
+	} else if (strcmp(type, "session") == 0) {
+		fail(c, "a \"session\" header is allowed only on line 1");
+		goto bad;
+	} else {
+		fail(c, "unknown item type \"%s\" (expected \"message\", \"function_call\" "
+		    "or \"function_call_output\")", type);
+		goto bad;
+	}
+	return out;
+bad:
+	cJSON_Delete(out);
+	return NULL;
+}
+
+static int
+blank(const char *s, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (strchr(" \t\r", s[i]) == NULL)
+			return 0;
+	return 1;
+}
+
+/* True when the JSON text holds the escape \u0000, which cJSON would
+ * silently cut a string at. Backslashes occur only inside strings. */
+static int
+nul_escape(const char *s, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i + 1 < n; i++)
+		if (s[i] == '\\') {
+			if (s[i + 1] == 'u' && n - i >= 6 && memcmp(s + i + 2, "0000", 4) == 0)
+				return 1;
+			i++;
+		}
+	return 0;
+}
+
+/* Parse one line (no newline in it) as a JSON document. */
+static cJSON *
+parse_line(struct check *c, const char *s, size_t n)
+{
+	const char *end = NULL;
+	cJSON *doc;
+
+	if (memchr(s, '\0', n) != NULL)
+		return fail(c, "NUL byte in line");
+	if (!mc_utf8_valid(s, n))
+		return fail(c, "not valid UTF-8");
+	doc = cJSON_ParseWithLengthOpts(s, n, &end, 0);
+	if (doc == NULL) {
+		end = cJSON_GetErrorPtr();
+		if (end == NULL || end < s || end > s + n)
+			end = s + n;
+		return fail(c, "invalid JSON at column %zu", (size_t)(end - s) + 1);
+	}
+	if (nul_escape(s, n)) {
+		cJSON_Delete(doc);
+		return fail(c, "a string holds a NUL character (\\u0000)");
+	}
+	while (end < s + n && strchr(" \t\r", *end) != NULL)
+		end++;
+	if (end < s + n) {
+		cJSON_Delete(doc);
+		return fail(c, "invalid JSON: unexpected data after the object at column %zu",
+		    (size_t)(end - s) + 1);
+	}
+	return doc;
+}
+
+cJSON *
+mc_items_parse(const char *name, const char *s, size_t len, char *err, size_t errsz)
+{
+	struct check c = { name, 0, err, errsz, NULL, 0, NULL, 0 };
+	const char *p = s, *end = s + len, *nl;
+	cJSON *items = mc_json_new_arr(), *doc, *it;
+	size_t n;
+
+	for (; p < end; p = nl + 1) {
+		if ((nl = memchr(p, '\n', (size_t)(end - p))) == NULL)
+			nl = end;
+		n = (size_t)(nl - p);
+		c.line++;
+		if (blank(p, n))
+			continue;
+		if ((doc = parse_line(&c, p, n)) == NULL)
+			goto bad;
+		if (c.line == 1 && cJSON_IsObject(doc) &&
+		    strcmp(mc_json_str(doc, "type") ? mc_json_str(doc, "type") : "", "session") == 0) {
+			cJSON_Delete(doc);
+			continue;
+		}
+		it = item(&c, doc);
+		cJSON_Delete(doc);
+		if (it == NULL)
+			goto bad;
+		mc_json_push(items, it);
+	}
+	free(c.calls);
+	free(c.slots);
+	return items;
+bad:
+	free(c.calls);
+	free(c.slots);
+	cJSON_Delete(items);
+	return NULL;
+}
+
+cJSON *
+mc_items_load(const char *path, char *err, size_t errsz)
+{
+	struct mc_buf b = {0};
+	struct stat st;
+	cJSON *items;
+	int fd, e;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1) {
+		snprintf(err, errsz, "%s: %s", path, strerror(errno));
+		return NULL;
+	}
+	e = fstat(fd, &st) == -1 ? errno : S_ISDIR(st.st_mode) ? EISDIR : 0;
+	if (e != 0) {
+		snprintf(err, errsz, "%s: %s", path, strerror(e));
+		close(fd);
+		return NULL;
+	}
+	if (mc_fd_slurp(fd, MC_ITEMS_MAX, &b) == -1) {
+		if (errno == EFBIG)
+			snprintf(err, errsz, "%s: over the %u-byte limit for an items file",
+			    path, MC_ITEMS_MAX);
+		else
+			snprintf(err, errsz, "%s: %s", path, strerror(errno));
+		close(fd);
+		mc_buf_free(&b);
+		return NULL;
+	}
+	close(fd);
+	items = mc_items_parse(path, b.data ? b.data : "", b.len, err, errsz);
+	mc_buf_free(&b);
+	return items;
+}
+
+void
+mc_items_add_message(cJSON *items, const char *role, const char *text)
+{
+	cJSON *m = mc_json_push(items, mc_json_new_obj());
+
+	mc_json_add_str(m, "type", "message");
+	mc_json_add_str(m, "role", role);
+	mc_json_add_str(m, "content", text);
+}

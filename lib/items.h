@@ -1,0 +1,30 @@
+/* items.h: conversation items (JSON Lines, also the session file): reading and checking them. */
+#ifndef MC_ITEMS_H
+#define MC_ITEMS_H
+
+#include <stddef.h>
+
+#include <cJSON.h>
+
+#define MC_ITEMS_MAX (64u << 20)	/* largest items file read */
+
+/*
+ * Check the JSON Lines text s (len bytes) read from name. Blank lines are
+ * skipped; a {"type":"session",...} header is skipped on line 1 only. Each
+ * other line must be one of
+ *   {"type":"message","role":"user"|"assistant","content":STRING}
+ *   {"type":"function_call","call_id":S,"name":S,"arguments":S}
+ *   {"type":"function_call_output","call_id":S,"output":S}
+ * with every call_id of an output belonging to an earlier function_call.
+ * Returns an array of the items reduced to those members, in that order;
+ * or NULL with "NAME:LINE: reason" in err.
+ */
+cJSON *mc_items_parse(const char *name, const char *s, size_t len, char *err, size_t errsz);
+
+/* Read the file at path (at most MC_ITEMS_MAX bytes) and check it as above. */
+cJSON *mc_items_load(const char *path, char *err, size_t errsz);
+
+/* Append {"type":"message","role":role,"content":text} to items. */
+void mc_items_add_message(cJSON *items, const char *role, const char *text);
+
+#endif

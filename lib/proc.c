@@ -1,0 +1,329 @@
+/* proc.c: run a command in its own process group, with a timeout, leaving nothing behind. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fsread.h"
+#include "json.h"
+#include "proc.h"
+
+#define GRACE_MS 1000		/* between SIGTERM and SIGKILL */
+#define DRAIN_MS 1000		/* output still arriving from escaped processes */
+
+/* The signal handler can reach only globals: the write end of a self-pipe
+ * that wakes the poll loop, and whether we were told to stop. */
+static volatile sig_atomic_t sig_wfd = -1;
+static volatile sig_atomic_t got_stop;
+
+static const int caught[] = { SIGCHLD, SIGINT, SIGTERM, SIGHUP };
+#define NCAUGHT (sizeof caught / sizeof caught[0])
+
+static void
+on_signal(int sig)
+{
+	int saved = errno;
+
+	if (sig != SIGCHLD)
+		got_stop = 1;
+	if (sig_wfd != -1)
+		(void)!write(sig_wfd, "", 1);
+	errno = saved;
+}
+
+static long long
+now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void __attribute__((noreturn))
+child(const char *path, char *const argv[], int ofd, int efd, int xfd)
+{
+	static const int reset[] = { SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGQUIT };
+	sigset_t none;
+	size_t i;
+	int fd, e;
+
+	setpgid(0, 0);
+	/* mc_init ignores SIGPIPE, and ignored signals survive exec: a
+	 * `yes | head` in the command would otherwise never end. */
+	for (i = 0; i < sizeof reset / sizeof reset[0]; i++)
+		signal(reset[i], SIG_DFL);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	if ((fd = open("/dev/null", O_RDONLY)) == -1 || dup2(fd, 0) == -1 ||
+	    dup2(ofd, 1) == -1 || dup2(efd >= 0 ? efd : ofd, 2) == -1) {
+		e = errno;
+		(void)!write(xfd, &e, sizeof e);
+		_exit(127);
+	}
+	/* Descriptors inherited from whoever started us stay out of the command. */
+	(void)close_range(3, ~0U, CLOSE_RANGE_CLOEXEC);
+	execv(path, argv);
+	e = errno;
+	(void)!write(xfd, &e, sizeof e);
+	_exit(127);
+}
+
+/* Wait up to ms for output or a signal; collect what arrives. */
+static void
+wait_io(int fds[2], struct mc_clip *clips[2], int sfd, long long ms)
+{
+	struct pollfd p[3];
+	char buf[65536];
+	int map[3], n = 0, i;
+	ssize_t k;
+
+	for (i = 0; i < 2; i++)
+		if (fds[i] != -1) {
+			map[n] = i;
+			p[n++] = (struct pollfd){ .fd = fds[i], .events = POLLIN };
+		}
+	p[n++] = (struct pollfd){ .fd = sfd, .events = POLLIN };
+	if (ms < 0)
+		ms = 0;
+	if (poll(p, (nfds_t)n, ms > INT_MAX ? INT_MAX : (int)ms) <= 0)
+		return;
+	for (i = 0; i < n - 1; i++) {
+		if (p[i].revents == 0)
+			continue;
+		k = read(p[i].fd, buf, sizeof buf);
+		if (k > 0) {
+			if (mc_clip_add(clips[map[i]], buf, (size_t)k) == -1)
+				mc_oom();
+		} else if (k == 0 || (errno != EAGAIN && errno != EINTR)) {
+			close(fds[map[i]]);
+			fds[map[i]] = -1;
+		}
+	}
+	while (read(sfd, buf, sizeof buf) > 0)
+		;
+}
+
+static int
+leader_done(pid_t pid)
+{
+	siginfo_t si;
+
+	memset(&si, 0, sizeof si);
+	/* WNOWAIT: the zombie keeps the process group id from being reused
+	 * until the whole group has been signalled. */
+	return waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+	    si.si_pid == pid;
+}
+
+/* Stop everything in group pid and reap it (the leader's status into r). */
+static void
+stop_group(pid_t pid, int fds[2], struct mc_clip *clips[2], int sfd, struct mc_proc *r)
+{
+	long long grace = now_ms() + GRACE_MS;
+	int killed = 0, st;
+	pid_t w;
+
+	kill(-pid, SIGTERM);
+	for (;;) {
+		w = waitpid(-pid, &st, WNOHANG);
+		if (w == pid) {
+			r->status = st;
+			r->reaped = 1;
+			continue;
+		}
+		if (w > 0) {
+			/* A member that was still running when the command ended;
+			 * one that had finished on its own is no leftover. */
+			if (WIFSIGNALED(st) && (WTERMSIG(st) == SIGTERM || WTERMSIG(st) == SIGKILL))
+				r->leftovers = 1;
+			continue;
+		}
+		if (w == -1 && errno == EINTR)
+			continue;
+		if (w == -1)
+			break;		/* ECHILD: the group is gone */
+		if (!killed && now_ms() >= grace) {
+			kill(-pid, SIGKILL);
+			killed = 1;
+		}
+		wait_io(fds, clips, sfd, killed ? 50 : grace - now_ms());
+	}
+}
+
+int
+mc_proc_run(const char *path, char *const argv[], unsigned timeout_s, struct mc_clip *out,
+    struct mc_clip *err, struct mc_proc *r)
+{
+	int op[2] = { -1, -1 }, ep[2] = { -1, -1 }, xp[2] = { -1, -1 }, sp[2] = { -1, -1 };
+	struct sigaction sa, old[NCAUGHT];
+	struct mc_clip *clips[2] = { out, err };
+	int fds[2], e, saved, normal;
+	long long deadline;
+	size_t i;
+	ssize_t k;
+	pid_t pid;
+
+	*r = (struct mc_proc){0};
+	/* Orphans of the command are reparented to us, so they can be reaped. */
+	(void)prctl(PR_SET_CHILD_SUBREAPER, 1);
+	if (pipe2(op, O_CLOEXEC) == -1 || (err && pipe2(ep, O_CLOEXEC) == -1) ||
+	    pipe2(xp, O_CLOEXEC) == -1 || pipe2(sp, O_CLOEXEC | O_NONBLOCK) == -1)
+		goto fail;
+	got_stop = 0;
+	sig_wfd = sp[1];
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sa.sa_flags = SA_RESTART | SA_NOCLDSTOP;
+	for (i = 0; i < NCAUGHT; i++)
+		sigaction(caught[i], &sa, &old[i]);
+
+	if ((pid = fork()) == -1) {
+		saved = errno;
+		goto restore;
+	}
+	if (pid == 0)
+		child(path, argv, op[1], ep[1], xp[1]);
+	setpgid(pid, pid);	/* also here: no race with the kill below */
+	close(op[1]);
+	op[1] = -1;
+	if (ep[1] != -1) {
+		close(ep[1]);
+		ep[1] = -1;
+	}
+	close(xp[1]);
+	xp[1] = -1;
+	while ((k = read(xp[0], &e, sizeof e)) == -1 && errno == EINTR)
+		;
+	if (k == (ssize_t)sizeof e) {
+		while (waitpid(pid, NULL, 0) == -1 && errno == EINTR)
+			;
+		r->exec_err = e;
+		saved = e;
+		goto restore;
+	}
+	fds[0] = op[0];
+	fds[1] = ep[0];
+	for (i = 0; i < 2; i++)
+		if (fds[i] != -1)
+			fcntl(fds[i], F_SETFL, fcntl(fds[i], F_GETFL) | O_NONBLOCK);
+
+	deadline = now_ms() + (long long)timeout_s * 1000;
+	for (;;) {
+		if (leader_done(pid))
+			break;
+		if (got_stop) {
+			r->interrupted = 1;
+			break;
+		}
+		if (now_ms() >= deadline) {
+			r->timed_out = 1;
+			break;
+		}
+		wait_io(fds, clips, sp[0], deadline - now_ms());
+	}
+	normal = !r->interrupted && !r->timed_out;
+	stop_group(pid, fds, clips, sp[0], r);
+	if (!normal)
+		r->leftovers = 0;
+	deadline = now_ms() + DRAIN_MS;
+	while ((fds[0] != -1 || fds[1] != -1) && now_ms() < deadline)
+		wait_io(fds, clips, sp[0], deadline - now_ms());
+	for (i = 0; i < 2; i++)
+		if (fds[i] != -1)
+			close(fds[i]);
+	op[0] = ep[0] = -1;
+	saved = 0;
+restore:
+	for (i = 0; i < NCAUGHT; i++)
+		sigaction(caught[i], &old[i], NULL);
+	sig_wfd = -1;
+	goto close;
+fail:
+	saved = errno;
+close:
+	for (i = 0; i < 2; i++) {
+		if (op[i] != -1)
+			close(op[i]);
+		if (ep[i] != -1)
+			close(ep[i]);
+		if (xp[i] != -1)
+			close(xp[i]);
+		if (sp[i] != -1)
+			close(sp[i]);
+	}
+	if (saved) {
+		errno = saved;
+		return -1;
+	}
+	return 0;
+}
+
+static int
+executable(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0;
+}
+
+char *
+mc_proc_which(const char *name)
+{
+	const char *path = getenv("PATH"), *p, *colon;
+	char *dir, *full;
+
+	if (path == NULL)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	for (p = path;; p = colon + 1) {
+		colon = strchr(p, ':');
+		if (colon == NULL)
+			colon = p + strlen(p);
+		if (colon == p)
+			dir = strdup(".");
+		else
+			dir = strndup(p, (size_t)(colon - p));
+		if (dir == NULL)
+			mc_oom();
+		full = mc_path_join(dir, name);
+		free(dir);
+		if (full == NULL)
+			mc_oom();
+		if (executable(full))
+			return full;
+		free(full);
+		if (*colon == '\0')
+			return NULL;
+	}
+}
+
+char *
+mc_proc_sibling(const char *name)
+{
+	char self[PATH_MAX], *slash, *full;
+	ssize_t n;
+
+	n = readlink("/proc/self/exe", self, sizeof self - 1);
+	if (n > 0) {
+		self[n] = '\0';
+		if ((slash = strrchr(self, '/')) != NULL) {
+			*slash = '\0';
+			if ((full = mc_path_join(*self ? self : "/", name)) == NULL)
+				mc_oom();
+			if (executable(full))
+				return full;
+			free(full);
+		}
+	}
+	return mc_proc_which(name);
+}

@@ -1,0 +1,37 @@
+/* proc.h: run a command in its own process group with a timeout, output collected. */
+#ifndef MC_PROC_H
+#define MC_PROC_H
+
+#include "clip.h"
+
+struct mc_proc {
+	int status;		/* wait status of the command, when reaped */
+	int reaped;		/* status is valid */
+	int timed_out;		/* the timeout expired; the group was killed */
+	int interrupted;	/* SIGINT, SIGTERM or SIGHUP reached us; the group was killed */
+	int leftovers;		/* processes left in the group when the command ended were stopped */
+	int exec_err;		/* errno of a failed exec (0: it ran) */
+};
+
+/*
+ * Run the program at path (no PATH search, no shell) with arguments argv
+ * (argv[0] is the name it sees) and stdin on /dev/null,
+ * in a new process group, its signal dispositions reset to the defaults.
+ * stdout goes to out; stderr to err, or to out as well when err is NULL.
+ * When the command ends, or after timeout_s seconds, or on SIGINT, SIGTERM
+ * or SIGHUP to this process, everything still in the group gets SIGTERM
+ * and, after a short grace, SIGKILL, and is reaped: nothing is left behind.
+ * This process becomes a child subreaper for that. Returns 0, or -1 with
+ * errno when the command could not be started at all.
+ */
+int mc_proc_run(const char *path, char *const argv[], unsigned timeout_s, struct mc_clip *out,
+    struct mc_clip *err, struct mc_proc *r);
+
+/* The first executable NAME in $PATH, malloc'ed, or NULL. */
+char *mc_proc_which(const char *name);
+
+/* NAME in the directory of this process's own executable when it is
+ * executable there, else the first on $PATH; malloc'ed, or NULL. */
+char *mc_proc_sibling(const char *name);
+
+#endif

@@ -1,0 +1,309 @@
+/* request.c: map conversation items and tools onto each provider API, and the cache key. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sha256.h>
+
+#include "json.h"
+#include "request.h"
+
+static cJSON *
+tools_fail(char *err, size_t errsz, const char *name, int i, const char *what)
+{
+	snprintf(err, errsz, "%s: [%d]%s", name, i, what);
+	return NULL;
+}
+
+cJSON *
+mc_request_tools(const char *name, const char *s, size_t len,
+    const struct mc_settings *st, char *err, size_t errsz)
+{
+	char why[256];
+	cJSON *doc, *out, *t, *o, *v, *u;
+	const char *tn;
+	int i = 0;
+
+	if ((doc = mc_json_parse(s, len, why, sizeof why)) == NULL) {
+		snprintf(err, errsz, "%s: %s", name, why);
+		return NULL;
+	}
+	if (!cJSON_IsArray(doc)) {
+		snprintf(err, errsz, "%s: expected a JSON array of tools", name);
+		cJSON_Delete(doc);
+		return NULL;
+	}
+	out = mc_json_new_arr();
+	cJSON_ArrayForEach(t, doc) {
+		if (!cJSON_IsObject(t)) {
+			tools_fail(err, errsz, name, i, ": expected an object");
+			goto bad;
+		}
+		if ((tn = mc_json_str(t, "name")) == NULL || *tn == '\0') {
+			tools_fail(err, errsz, name, i, cJSON_HasObjectItem(t, "name") ?
+			    ".name: expected a non-empty string" : ": missing \"name\"");
+			goto bad;
+		}
+		if ((v = cJSON_GetObjectItemCaseSensitive(t, "description")) != NULL &&
+		    !cJSON_IsString(v)) {
+			tools_fail(err, errsz, name, i, ".description: expected a string");
+			goto bad;
+		}
+		if ((v = cJSON_GetObjectItemCaseSensitive(t, "parameters")) != NULL &&
+		    !cJSON_IsObject(v)) {
+			tools_fail(err, errsz, name, i, ".parameters: expected a JSON Schema object");
+			goto bad;
+		}
+		if ((v = cJSON_GetObjectItemCaseSensitive(t, "strict")) != NULL &&
+		    !cJSON_IsBool(v)) {
+			tools_fail(err, errsz, name, i, ".strict: expected true or false");
+			goto bad;
+		}
+		cJSON_ArrayForEach(u, out)
+			if (strcmp(mc_json_str(u, "name"), tn) == 0) {
+				snprintf(err, errsz, "%s: [%d].name: tool \"%s\" is defined twice",
+				    name, i, tn);
+				goto bad;
+			}
+		i++;
+		if (st != NULL && mc_settings_listed(st, "tools.disabled", tn))
+			continue;
+		o = mc_json_push(out, mc_json_new_obj());
+		mc_json_add_str(o, "name", tn);
+		if ((v = cJSON_GetObjectItemCaseSensitive(t, "description")) != NULL)
+			mc_json_add(o, "description", cJSON_Duplicate(v, 1));
+		if ((v = cJSON_GetObjectItemCaseSensitive(t, "parameters")) != NULL)
+			mc_json_add(o, "parameters", cJSON_Duplicate(v, 1));
+		if ((v = cJSON_GetObjectItemCaseSensitive(t, "strict")) != NULL)
+			mc_json_add(o, "strict", cJSON_Duplicate(v, 1));
+	}
+	cJSON_Delete(doc);
+	return out;
+bad:
+	cJSON_Delete(doc);
+	cJSON_Delete(out);
+	return NULL;
+}
+
+static cJSON *
+dup_member(const cJSON *obj, const char *key)
+{
+	cJSON *v = cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(obj, key), 1);
+
+	if (v == NULL)
+		mc_oom();
+	return v;
+}
+
+/* A tool without parameters takes none; Responses requires the member. */
+static cJSON *
+parameters(const cJSON *tool)
+{
+	cJSON *p;
+
+	if (cJSON_HasObjectItem(tool, "parameters"))
+		return dup_member(tool, "parameters");
+	p = mc_json_new_obj();
+	mc_json_add_str(p, "type", "object");
+	mc_json_add(p, "properties", mc_json_new_obj());
+	return p;
+}
+
+static cJSON *
+chat_tool(const cJSON *t)
+{
+	cJSON *o = mc_json_new_obj(), *f;
+
+	mc_json_add_str(o, "type", "function");
+	f = mc_json_add(o, "function", mc_json_new_obj());
+	mc_json_add_str(f, "name", mc_json_str(t, "name"));
+	if (cJSON_HasObjectItem(t, "description"))
+		mc_json_add(f, "description", dup_member(t, "description"));
+	mc_json_add(f, "parameters", parameters(t));
+	if (cJSON_HasObjectItem(t, "strict"))
+		mc_json_add(f, "strict", dup_member(t, "strict"));
+	return o;
+}
+
+/* Responses makes strict the default, which most tool schemas do not
+ * satisfy; it is sent as false unless the tool asks for it. */
+static cJSON *
+responses_tool(const cJSON *t)
+{
+	cJSON *o = mc_json_new_obj();
+
+	mc_json_add_str(o, "type", "function");
+	mc_json_add_str(o, "name", mc_json_str(t, "name"));
+	if (cJSON_HasObjectItem(t, "description"))
+		mc_json_add(o, "description", dup_member(t, "description"));
+	mc_json_add(o, "parameters", parameters(t));
+	if (cJSON_HasObjectItem(t, "strict"))
+		mc_json_add(o, "strict", dup_member(t, "strict"));
+	else
+		mc_json_add(o, "strict", cJSON_CreateFalse());
+	return o;
+}
+
+static cJSON *
+chat_messages(const struct mc_provider *p, const struct mc_request *r)
+{
+	cJSON *msgs = mc_json_new_arr(), *m, *assistant = NULL, *calls, *c, *f;
+	const cJSON *it;
+	const char *type;
+
+	if (r->system != NULL && *r->system != '\0') {
+		m = mc_json_push(msgs, mc_json_new_obj());
+		mc_json_add_str(m, "role", p->system_role);
+		mc_json_add_str(m, "content", r->system);
+	}
+	cJSON_ArrayForEach(it, r->items) {
+		type = mc_json_str(it, "type");
+		if (strcmp(type, "message") == 0) {
+			m = mc_json_push(msgs, mc_json_new_obj());
+			mc_json_add(m, "role", dup_member(it, "role"));
+			mc_json_add(m, "content", dup_member(it, "content"));
+			assistant = strcmp(mc_json_str(it, "role"), "assistant") == 0 ? m : NULL;
+		} else if (strcmp(type, "function_call") == 0) {
+			/* Calls belong to the assistant turn they follow; a call
+			 * with no such turn gets one without text. */
+			if (assistant == NULL) {
+				assistant = mc_json_push(msgs, mc_json_new_obj());
+				mc_json_add_str(assistant, "role", "assistant");
+				mc_json_add(assistant, "content", cJSON_CreateNull());
+			}
+			calls = mc_json_arr_ensure(assistant, "tool_calls");
+			c = mc_json_push(calls, mc_json_new_obj());
+			mc_json_add(c, "id", dup_member(it, "call_id"));
+			mc_json_add_str(c, "type", "function");
+			f = mc_json_add(c, "function", mc_json_new_obj());
+			mc_json_add(f, "name", dup_member(it, "name"));
+			mc_json_add(f, "arguments", dup_member(it, "arguments"));
+		} else {
+			m = mc_json_push(msgs, mc_json_new_obj());
+			mc_json_add_str(m, "role", "tool");
+			mc_json_add(m, "tool_call_id", dup_member(it, "call_id"));
+			mc_json_add(m, "content", dup_member(it, "output"));
+			assistant = NULL;
+		}
+	}
+	return msgs;
+}
+
+static cJSON *
+responses_input(const struct mc_request *r)
+{
+	cJSON *in = mc_json_new_arr();
+	const cJSON *it;
+
+	/* The neutral items are already Responses input items. */
+	cJSON_ArrayForEach(it, r->items)
+		mc_json_push(in, cJSON_Duplicate(it, 1));
+	return in;
+}
+
+cJSON *
+mc_request_body(const struct mc_provider *p, const struct mc_request *r)
+{
+	int chat = strcmp(p->api, "chat") == 0;
+	cJSON *b = mc_json_new_obj(), *tools, *so;
+	const cJSON *t;
+
+	mc_json_add_str(b, "model", p->model);
+	if (chat)
+		mc_json_add(b, "messages", chat_messages(p, r));
+	else {
+		if (r->system != NULL && *r->system != '\0')
+			mc_json_add_str(b, "instructions", r->system);
+		mc_json_add(b, "input", responses_input(r));
+	}
+	if (r->tools != NULL && cJSON_GetArraySize(r->tools) > 0) {
+		tools = mc_json_add(b, "tools", mc_json_new_arr());
+		cJSON_ArrayForEach(t, r->tools)
+			mc_json_push(tools, chat ? chat_tool(t) : responses_tool(t));
+	}
+	if (r->max_output_tokens > 0)
+		mc_json_add_num(b, chat ? p->chat_max_tokens : "max_output_tokens",
+		    (double)r->max_output_tokens);
+	if (!chat)
+		mc_json_add(b, "store", cJSON_CreateFalse());
+	if (r->stream) {
+		mc_json_add(b, "stream", cJSON_CreateTrue());
+		if (chat) {
+			so = mc_json_add(b, "stream_options", mc_json_new_obj());
+			mc_json_add(so, "include_usage", cJSON_CreateTrue());
+		}
+	}
+	return b;
+}
+
+static void
+field(SHA2_CTX *ctx, const char *s)
+{
+	uint8_t n[8];
+	uint64_t len = s != NULL ? strlen(s) : 0;
+	int i;
+
+	for (i = 7; i >= 0; i--, len >>= 8)
+		n[i] = (uint8_t)(len & 0xff);
+	SHA256Update(ctx, n, sizeof n);
+	if (s != NULL)
+		SHA256Update(ctx, (const uint8_t *)s, strlen(s));
+}
+
+void
+mc_request_cache_key(const struct mc_provider *p, const char *system,
+    const cJSON *items, char hex[65])
+{
+	static const char *const members[] = {
+		"role", "content", "call_id", "name", "arguments", "output"
+	};
+	const cJSON *it, *v;
+	char count[32];
+	SHA2_CTX ctx;
+	size_t i;
+
+	SHA256Init(&ctx);
+	field(&ctx, "mc-request cache key 1");
+	field(&ctx, p->name);
+	field(&ctx, p->model);
+	field(&ctx, system);
+	snprintf(count, sizeof count, "%d", cJSON_GetArraySize(items));
+	field(&ctx, count);
+	/* Each item: its type, then each member it has, as name and value. */
+	cJSON_ArrayForEach(it, items) {
+		field(&ctx, mc_json_str(it, "type"));
+		for (i = 0; i < sizeof members / sizeof members[0]; i++)
+			if ((v = cJSON_GetObjectItemCaseSensitive(it, members[i])) != NULL) {
+				field(&ctx, members[i]);
+				field(&ctx, cJSON_IsString(v) ? v->valuestring : "");
+			}
+		field(&ctx, "");
+	}
+	SHA256End(&ctx, hex);
+}
+
+cJSON *
+mc_request_envelope(const struct mc_provider *p, const struct mc_request *r)
+{
+	cJSON *e = mc_json_new_obj();
+	char key[65], *url;
+	size_t n;
+
+	n = strlen(p->base_url) + sizeof "/chat/completions";
+	if ((url = malloc(n)) == NULL)
+		mc_oom();
+	snprintf(url, n, "%s/%s", p->base_url,
+	    strcmp(p->api, "chat") == 0 ? "chat/completions" : "responses");
+	mc_request_cache_key(p, r->system, r->items, key);
+	mc_json_add_num(e, "version", 1);
+	mc_json_add_str(e, "provider", p->name);
+	mc_json_add_str(e, "api", p->api);
+	mc_json_add_str(e, "url", url);
+	mc_json_add(e, "api_key_env", p->api_key_env != NULL ?
+	    cJSON_CreateString(p->api_key_env) : cJSON_CreateNull());
+	mc_json_add_str(e, "cache_key", key);
+	mc_json_add(e, "body", mc_request_body(p, r));
+	free(url);
+	return e;
+}

@@ -1,0 +1,96 @@
+/* sse.h: server-sent events and the two OpenAI answer dialects, decoded into normalized events. */
+#ifndef MC_SSE_H
+#define MC_SSE_H
+
+#include <stddef.h>
+
+#include "buf.h"
+
+#define MC_SSE_MAX (64u << 20)	/* largest single event, or non-streamed answer */
+
+enum mc_api { MC_API_CHAT, MC_API_RESPONSES };
+
+/*
+ * The SSE framing alone: bytes in, (event name, data) out. CR, LF and
+ * CRLF end lines (a CRLF may be split across feeds), ':' lines are
+ * comments, data lines are joined with '\n', a leading BOM is skipped.
+ * The legacy "error:" field of older llama.cpp servers is reported as an
+ * event named "error" carrying the field's value as data.
+ */
+typedef int (*mc_sse_fn)(const char *event, const char *data, size_t len, void *arg);
+
+struct mc_sse {
+	struct mc_buf line, event, data;
+	int has_data;
+	int cr;			/* the last byte was CR */
+	int first;		/* the first line is still being read (BOM) */
+	size_t max;
+};
+
+void mc_sse_init(struct mc_sse *x);
+/* Returns 0, -1 when the callback returned non-zero (its value is kept in
+ * *rc), or -2 when a line or event is over x->max bytes. */
+int mc_sse_feed(struct mc_sse *x, const char *p, size_t n, mc_sse_fn fn, void *arg, int *rc);
+/* At end of input: an unterminated last line and event are dispatched. */
+int mc_sse_finish(struct mc_sse *x, mc_sse_fn fn, void *arg, int *rc);
+void mc_sse_free(struct mc_sse *x);
+
+enum mc_event_type {
+	MC_EVENT_TEXT,		/* text, len: a piece of the answer */
+	MC_EVENT_TOOL_CALL,	/* call_id, name, arguments: one whole call */
+	MC_EVENT_USAGE,		/* input_tokens, output_tokens */
+	MC_EVENT_DONE,		/* finish_reason */
+	MC_EVENT_ERROR,		/* message, code (or NULL), status (or 0), local */
+};
+
+struct mc_event {
+	enum mc_event_type type;
+	const char *text;
+	size_t len;
+	const char *call_id, *name, *arguments;
+	long long input_tokens, output_tokens;
+	const char *finish_reason;
+	const char *message, *code;
+	int status;
+	int local;	/* the error was found here (a cut, bad data), not sent */
+};
+
+/* Return 0 to go on; anything else stops the stream (mc_stream_feed
+ * returns -1). */
+typedef int (*mc_event_fn)(const struct mc_event *ev, void *arg);
+
+struct mc_stream;
+
+/*
+ * A decoder for one answer of the given API. It takes the body as it
+ * arrives: an SSE stream, or (when its first byte is '{') one JSON
+ * document. Events come out in this order: text and tool_call as they
+ * complete, then usage (when the provider sent it), then done; or an
+ * error at any point, after which nothing more is reported. The
+ * provider name only appears in messages.
+ */
+struct mc_stream *mc_stream_new(enum mc_api api, mc_event_fn fn, void *arg);
+/* Returns 0 to go on, 1 once the answer has ended (done or error
+ * reported; later bytes are ignored), -1 when the callback stopped it. */
+int mc_stream_feed(struct mc_stream *s, const char *p, size_t n);
+/* At end of the body: reports the end, or the error of an answer cut
+ * short. Returns as mc_stream_feed. */
+int mc_stream_end(struct mc_stream *s);
+/* True once an error event was reported. */
+int mc_stream_failed(const struct mc_stream *s);
+/* True once any byte of the body was fed. */
+int mc_stream_started(const struct mc_stream *s);
+void mc_stream_free(struct mc_stream *s);
+
+/*
+ * The provider's own message in an error body: {"error":{"message",
+ * "code"}}, {"error":"text"}, {"message"}, {"detail"}, a legacy
+ * {"content"}, an SSE "data:" line holding one of those, or plain text
+ * (its first line). code gets a string code ("" when none), *status an
+ * HTTP-like integer code (0 when none). Returns 0, or -1 when the body
+ * held no message (msg is then "").
+ */
+int mc_error_parse(const char *body, size_t len, char *msg, size_t msgsz,
+    char *code, size_t codesz, int *status);
+
+#endif

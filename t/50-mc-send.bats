@@ -1,0 +1,618 @@
+#!/usr/bin/env bats
+# mc-send: SPEC §5, driven against the scripted fake provider.
+
+load helper
+load fake
+
+KEY=sk-test-Zq8Wv3Tn5Rb7Yx1Kc4Hm
+CHAT_TEXT='The project builds with `make`; run `make test` to execute the suite.
+
+Tests live in `tests/`.'
+RESP_TEXT='Run `make test` from the project root; it builds and runs every test in `tests/`.'
+CALL1='{"type":"function_call","call_id":"call_Vb3kQ9xLm2TzR7pYw4NcA1sE","name":"read_file","arguments":"{\"path\":\"README.md\",\"max_bytes\":40000}"}'
+CALL2='{"type":"function_call","call_id":"call_Hq8Zt1uWd5KfJ3oXn6GbP0yC","name":"read_file","arguments":"{\"path\":\"Makefile\",\"max_bytes\":8000}"}'
+
+setup_file_local() {
+	export FAKE_API_KEY=$KEY
+	export MC_RETRY_BASE_MS=1
+}
+
+# serve ENTRY...: start the fake with these script entries
+serve() {
+	local IFS=,
+	fake_start "[$*]"
+}
+
+# sse FIXTURE [EXTRA]: a script entry replaying a fixture in 7-byte chunks
+sse() {
+	printf '{"sse_file":"%s","chunk":7%s}' "$FAKE_FIXTURES/$1" "${2:+,$2}"
+}
+
+# envelope API [BODY]: write env.json for the fake
+envelope() {
+	fake_envelope "$@" > "$BATS_TEST_TMPDIR/env.json"
+}
+
+# send ARGS...: run mc-send on env.json
+send() {
+	run --separate-stderr mc-send "$@" < "$BATS_TEST_TMPDIR/env.json"
+}
+
+# ---- interface ----
+
+@test "--help and --version go to stdout" {
+	run --separate-stderr mc-send --help
+	assert_success
+	assert_line --index 0 --partial "usage: mc-send"
+	assert_equal "$stderr" ""
+	run --separate-stderr mc-send --version
+	assert_success
+	assert_output --regexp '^mc-send \(mc\) [0-9]'
+}
+
+@test "usage errors exit 2 before any request" {
+	serve "$(sse chat-stream-text.sse)"
+	envelope chat
+	send --events --items
+	assert_failure 2
+	assert_equal "$stderr" "mc-send: --events and --items cannot be used together
+Try 'mc-send --help' for more information."
+	send --retries -1
+	assert_failure 2
+	assert_regex "$stderr" "^mc-send: --retries: -1 is too small"
+	send --idle-timeout x
+	assert_failure 2
+	send extra
+	assert_failure 2
+	send --bogus
+	assert_failure 2
+	assert_equal "$(fake_count)" 0
+}
+
+@test "empty stdin and invalid JSON are refused" {
+	run --separate-stderr mc-send < /dev/null
+	assert_failure 1
+	assert_equal "$stderr" "mc-send: no envelope on stdin"
+	run --separate-stderr mc-send <<< '{"version":'
+	assert_failure 1
+	assert_equal "$stderr" "mc-send: envelope: invalid JSON at line 1, column 12"
+}
+
+@test "an envelope missing any field is refused, naming the field" {
+	serve "$(sse chat-stream-text.sse)"
+	envelope chat
+	for f in version provider api url api_key_env cache_key body; do
+		jq -c "del(.$f)" "$BATS_TEST_TMPDIR/env.json" > "$BATS_TEST_TMPDIR/bad.json"
+		run --separate-stderr mc-send < "$BATS_TEST_TMPDIR/bad.json"
+		assert_failure 1
+		assert_equal "$output" ""
+		assert_regex "$stderr" "^mc-send: envelope: $f: missing"
+	done
+	assert_equal "$(fake_count)" 0
+}
+
+@test "an envelope with an invalid field is refused, naming the field" {
+	serve "$(sse chat-stream-text.sse)"
+	envelope chat
+	for bad in '.version = 2' '.provider = ""' '.api = "completions"' '.url = "ftp://x"' \
+	    '.url = 7' '.api_key_env = "A B"' '.cache_key = "xyz"' '.body = []' '.body.stream = "yes"'; do
+		jq -c "$bad" "$BATS_TEST_TMPDIR/env.json" > "$BATS_TEST_TMPDIR/bad.json"
+		run --separate-stderr mc-send < "$BATS_TEST_TMPDIR/bad.json"
+		assert_failure 1
+		field=${bad%% =*}
+		assert_regex "$stderr" "^mc-send: envelope: ${field#.}: "
+	done
+	assert_equal "$(fake_count)" 0
+}
+
+@test "the key variable must be set" {
+	serve "$(sse chat-stream-text.sse)"
+	envelope chat
+	unset FAKE_API_KEY
+	send
+	assert_failure 1
+	assert_equal "$stderr" "mc-send: FAKE_API_KEY is not set (the envelope's api_key_env)"
+	assert_equal "$(fake_count)" 0
+}
+
+# ---- the request ----
+
+@test "POSTs the body with the key as a bearer token" {
+	serve "$(sse chat-stream-text.sse)"
+	envelope chat '{"model":"m","messages":[{"role":"user","content":"é ✓"}],"stream":true}'
+	send
+	assert_success
+	assert_equal "$(fake_request 1 .method)" POST
+	assert_equal "$(fake_request 1 .path)" /v1/chat/completions
+	assert_equal "$(fake_request 1 .headers.authorization)" "Bearer $KEY"
+	assert_equal "$(fake_request 1 .headers.accept)" "text/event-stream"
+	assert_equal "$(fake_request 1 '.headers["content-type"]')" "application/json"
+	assert_equal "$(fake_request 1 | jq -c .body)" '{"model":"m","messages":[{"role":"user","content":"é ✓"}],"stream":true}'
+}
+
+@test "api_key_env null sends no Authorization header" {
+	serve "$(sse chat-stream-text.sse)"
+	FAKE_KEY_ENV= envelope chat
+	send
+	assert_success
+	assert_equal "$(fake_request 1 '.headers.authorization // "none"')" none
+}
+
+# ---- output modes and dialects ----
+
+@test "text: chat stream in small chunks, written as it arrives" {
+	serve "$(sse chat-stream-text.sse)"
+	envelope chat
+	send
+	assert_success
+	assert_equal "$stderr" ""
+	assert_equal "$output" "$CHAT_TEXT"
+}
+
+@test "text: the output ends with one newline" {
+	serve "$(sse chat-stream-text.sse)"
+	envelope chat
+	mc-send < "$BATS_TEST_TMPDIR/env.json" > "$BATS_TEST_TMPDIR/out"
+	printf '%s\n' "$CHAT_TEXT" | cmp - "$BATS_TEST_TMPDIR/out"
+}
+
+@test "text: responses stream in small chunks" {
+	serve "$(sse responses-stream-text.sse)"
+	envelope responses
+	send
+	assert_success
+	assert_equal "$stderr" ""
+	assert_equal "$output" "$RESP_TEXT"
+	assert_equal "$(fake_request 1 .path)" /v1/responses
+}
+
+@test "text: one byte at a time, CRLF line ends" {
+	serve "$(sse chat-stream-text.sse '"chunk":1,"newline":"crlf"')" \
+	    "$(sse responses-stream-text.sse '"chunk":1,"newline":"crlf"')"
+	envelope chat
+	send
+	assert_success
+	assert_equal "$output" "$CHAT_TEXT"
+	envelope responses
+	send
+	assert_success
+	assert_equal "$output" "$RESP_TEXT"
+}
+
+@test "text: CR line ends and a stream with no length (closed at the end)" {
+	serve "$(sse chat-stream-text.sse '"newline":"cr","framing":"close"')"
+	envelope chat
+	send
+	assert_success
+	assert_equal "$output" "$CHAT_TEXT"
+}
+
+@test "comments, keep-alives and multi-line data" {
+	serve '{"sse":": hello\n\n: OPENROUTER PROCESSING\n\ndata: {\"choices\":[{\"index\":0,\ndata:  \"delta\":{\"content\":\"multi\"}}]}\n\n:ping\ndata: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\" line\"}}]}\n\ndata: [DONE]\n\n","chunk":3}'
+	envelope chat
+	send
+	assert_success
+	assert_equal "$output" "multi line"
+}
+
+@test "reasoning never leaks into the text" {
+	serve '{"events":[{"choices":[{"index":0,"delta":{"role":"assistant","reasoning_content":"SECRET1"}}]},{"choices":[{"index":0,"delta":{"reasoning":"SECRET2","content":"ok"}}]},{"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}],"done":true}' \
+	    '{"events":[["response.reasoning_summary_text.delta",{"type":"response.reasoning_summary_text.delta","delta":"SECRET3"}],["response.output_text.delta",{"type":"response.output_text.delta","delta":"fine"}],["response.completed",{"type":"response.completed","response":{"status":"completed","output":[]}}]]}'
+	envelope chat
+	send --items
+	assert_success
+	assert_equal "$output" '{"type":"message","role":"assistant","content":"ok"}'
+	envelope responses
+	send
+	assert_success
+	assert_equal "$output" fine
+}
+
+@test "--events: chat parallel tool calls in many fragments" {
+	serve "$(sse chat-stream-toolcall.sse '"chunk":3')"
+	envelope chat
+	send --events
+	assert_success
+	assert_equal "$stderr" ""
+	assert_equal "$output" '{"type":"tool_call","call_id":"call_Vb3kQ9xLm2TzR7pYw4NcA1sE","name":"read_file","arguments":"{\"path\":\"README.md\",\"max_bytes\":40000}"}
+{"type":"tool_call","call_id":"call_Hq8Zt1uWd5KfJ3oXn6GbP0yC","name":"read_file","arguments":"{\"path\":\"Makefile\",\"max_bytes\":8000}"}
+{"type":"usage","input_tokens":388,"output_tokens":52}
+{"type":"done","finish_reason":"tool_calls"}'
+}
+
+@test "--events: responses parallel tool calls in many fragments" {
+	serve "$(sse responses-stream-toolcall.sse '"chunk":3')"
+	envelope responses
+	send --events
+	assert_success
+	assert_equal "$output" '{"type":"tool_call","call_id":"call_Vb3kQ9xLm2TzR7pYw4NcA1sE","name":"read_file","arguments":"{\"path\":\"README.md\",\"max_bytes\":40000}"}
+{"type":"tool_call","call_id":"call_Hq8Zt1uWd5KfJ3oXn6GbP0yC","name":"read_file","arguments":"{\"path\":\"Makefile\",\"max_bytes\":8000}"}
+{"type":"usage","input_tokens":402,"output_tokens":84}
+{"type":"done","finish_reason":"tool_calls"}'
+}
+
+@test "--events: text deltas, usage and done" {
+	serve "$(sse responses-stream-text.sse)"
+	envelope responses
+	send --events
+	assert_success
+	assert_equal "$(jqo -s -j 'map(select(.type == "text") | .delta) | add')" "$RESP_TEXT"
+	assert_equal "$(jqo -s -c '.[-2:]')" '[{"type":"usage","input_tokens":436,"output_tokens":19},{"type":"done","finish_reason":"stop"}]'
+}
+
+@test "--events: a truncated answer is done with finish_reason length" {
+	serve '{"answer":{"api":"chat","text":"cut short","finish_reason":"length"}}' \
+	    '{"answer":{"api":"responses","text":"cut short","finish_reason":"length"}}'
+	envelope chat
+	send --events
+	assert_success
+	assert_equal "$(jqo -s -c '.[-1]')" '{"type":"done","finish_reason":"length"}'
+	envelope responses
+	send --events
+	assert_success
+	assert_equal "$(jqo -s -c '.[-1]')" '{"type":"done","finish_reason":"length"}'
+}
+
+@test "--items: the message, then each call in order" {
+	serve '{"answer":{"api":"chat","text":"Let me look.","calls":[{"call_id":"c1","name":"read","arguments":"{\"path\":\"a.c\"}"},{"call_id":"c2","name":"bash","arguments":"{\"cmd\":\"ls -l\"}"}]}}' \
+	    '{"answer":{"api":"responses","text":"Let me look.","calls":[{"call_id":"c1","name":"read","arguments":"{\"path\":\"a.c\"}"},{"call_id":"c2","name":"bash","arguments":"{\"cmd\":\"ls -l\"}"}]}}'
+	want='{"type":"message","role":"assistant","content":"Let me look."}
+{"type":"function_call","call_id":"c1","name":"read","arguments":"{\"path\":\"a.c\"}"}
+{"type":"function_call","call_id":"c2","name":"bash","arguments":"{\"cmd\":\"ls -l\"}"}'
+	envelope chat
+	send --items
+	assert_success
+	assert_equal "$output" "$want"
+	envelope responses
+	send --items
+	assert_success
+	assert_equal "$output" "$want"
+}
+
+@test "--items: no message item when the answer has no text" {
+	serve "$(sse chat-stream-toolcall.sse)" "$(sse responses-stream-toolcall.sse)"
+	envelope chat
+	send --items
+	assert_success
+	assert_equal "$output" "$CALL1
+$CALL2"
+	envelope responses
+	send --items
+	assert_success
+	assert_equal "$output" "$CALL1
+$CALL2"
+}
+
+@test "--items-out: text streamed and the items written to a file" {
+	serve "$(sse chat-stream-text.sse)" "$(sse responses-stream-toolcall.sse)"
+	envelope chat
+	send --items-out "$BATS_TEST_TMPDIR/items"
+	assert_success
+	assert_equal "$output" "$CHAT_TEXT"
+	assert_equal "$(jq -r .content "$BATS_TEST_TMPDIR/items")" "$CHAT_TEXT"
+	assert_equal "$(jq -c 'del(.content)' "$BATS_TEST_TMPDIR/items")" '{"type":"message","role":"assistant"}'
+	envelope responses
+	send --events --items-out "$BATS_TEST_TMPDIR/items"
+	assert_success
+	assert_equal "$(jqo -s length)" 4
+	assert_equal "$(cat "$BATS_TEST_TMPDIR/items")" "$CALL1
+$CALL2"
+}
+
+@test "--items-out: left empty when the exchange fails" {
+	serve '{"answer":{"api":"chat","text":"partial answer here"},"cut_after":400}'
+	envelope chat
+	echo stale > "$BATS_TEST_TMPDIR/items"
+	send --items-out "$BATS_TEST_TMPDIR/items"
+	assert_failure 1
+	assert_equal "$(cat "$BATS_TEST_TMPDIR/items")" ""
+}
+
+@test "non-streamed answers: chat and responses JSON" {
+	serve '{"answer":{"api":"chat","stream":false,"text":"plain","calls":[{"call_id":"c1","name":"f","arguments":"{}"}],"usage":[3,4]}}' \
+	    '{"answer":{"api":"responses","stream":false,"text":"plain","calls":[{"call_id":"c1","name":"f","arguments":"{}"}],"usage":[3,4]}}'
+	want='{"type":"text","delta":"plain"}
+{"type":"tool_call","call_id":"c1","name":"f","arguments":"{}"}
+{"type":"usage","input_tokens":3,"output_tokens":4}
+{"type":"done","finish_reason":"tool_calls"}'
+	envelope chat '{"model":"m","messages":[],"stream":false}'
+	send --events
+	assert_success
+	assert_equal "$output" "$want"
+	assert_equal "$(fake_request 1 .headers.accept)" application/json
+	envelope responses '{"model":"m","input":[]}'
+	send --events
+	assert_success
+	assert_equal "$output" "$want"
+}
+
+# ---- errors ----
+
+@test "401: the provider's message, exit 1, no retry" {
+	serve "{\"status\":401,\"body_file\":\"$FAKE_FIXTURES/error-401.json\"}" "$(sse chat-stream-text.sse)"
+	envelope chat
+	send
+	assert_failure 1
+	assert_equal "$output" ""
+	assert_equal "$stderr" "mc-send: HTTP 401 from fake: Incorrect API key provided: sk-proj-****************************************************7Q2a. You can find your API key at https://platform.openai.com/account/api-keys."
+	assert_equal "$(fake_count)" 1
+}
+
+@test "--events: an HTTP error is an error event too" {
+	serve "{\"status\":401,\"body_file\":\"$FAKE_FIXTURES/error-401.json\"}"
+	envelope chat
+	send --events
+	assert_failure 1
+	assert_equal "$(jqo -c '{type, status, code}')" '{"type":"error","status":401,"code":"invalid_api_key"}'
+	assert_equal "$(jqo .message)" "HTTP 401 from fake: Incorrect API key provided: sk-proj-****************************************************7Q2a. You can find your API key at https://platform.openai.com/account/api-keys."
+}
+
+@test "error bodies: integer code, no wrapper, a plain string, text, nothing" {
+	serve '{"status":400,"json":{"error":{"message":"bad model","code":400}}}' \
+	    '{"status":404,"json":{"message":"no such route","code":"not_found"}}' \
+	    '{"status":403,"json":{"error":"forbidden here"}}' \
+	    '{"status":422,"json":{"detail":[{"loc":["body","model"],"msg":"field required","type":"missing"}]}}' \
+	    '{"status":400,"body":"<html>\n<h1>Bad Request</h1>\n</html>","headers":{"Content-Type":"text/html"}}' \
+	    '{"status":404}'
+	envelope chat
+	for want in "HTTP 400 from fake: bad model" "HTTP 404 from fake: no such route" \
+	    "HTTP 403 from fake: forbidden here" "HTTP 422 from fake: field required" \
+	    "HTTP 400 from fake: <html>" "HTTP 404 from fake: Not Found"; do
+		send --retries 0
+		assert_failure 1
+		assert_equal "$stderr" "mc-send: $want"
+	done
+}
+
+@test "an error object inside a 200 stream (OpenAI) ends with exit 1 after the text" {
+	serve '{"events":[{"choices":[{"index":0,"delta":{"content":"Hello"}}]},{"error":{"message":"The server had an error while processing your request.","type":"server_error","param":null,"code":null}}]}'
+	envelope chat
+	send
+	assert_failure 1
+	assert_equal "$output" "Hello"
+	assert_equal "$stderr" "mc-send: error from fake: The server had an error while processing your request."
+	assert_equal "$(fake_count)" 1
+}
+
+@test "an OpenRouter error chunk with finish_reason error" {
+	serve '{"events":[{"id":"gen-1","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"Hi"}}]},{"id":"gen-1","object":"chat.completion.chunk","provider":"X","error":{"code":502,"message":"Provider disconnected"},"choices":[{"index":0,"delta":{"content":""},"finish_reason":"error"}]}]}'
+	envelope chat
+	send --events
+	assert_failure 1
+	assert_equal "$(jqo -s -c '.[-1]')" '{"type":"error","status":502,"message":"Provider disconnected"}'
+	assert_equal "$stderr" "mc-send: error from fake: Provider disconnected"
+}
+
+@test "a legacy error: field (older llama.cpp)" {
+	serve '{"sse":"data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"par\"}}]}\n\nerror: {\"code\":500,\"message\":\"slot unavailable\",\"type\":\"server_error\"}\n\n"}'
+	envelope chat
+	send
+	assert_failure 1
+	assert_equal "$output" par
+	assert_equal "$stderr" "mc-send: error from fake: slot unavailable"
+}
+
+@test "responses: an error event and response.failed" {
+	serve '{"events":[["response.output_text.delta",{"type":"response.output_text.delta","delta":"A"}],["error",{"type":"error","code":"rate_limit_exceeded","message":"Too many tokens","param":null}]]}' \
+	    '{"events":[["response.failed",{"type":"response.failed","response":{"status":"failed","error":{"code":"server_error","message":"The model failed"}}}]]}'
+	envelope responses
+	send --events
+	assert_failure 1
+	assert_equal "$(jqo -s -c '.')" '[{"type":"text","delta":"A"},{"type":"error","code":"rate_limit_exceeded","message":"Too many tokens"}]'
+	assert_equal "$stderr" "mc-send: error from fake: Too many tokens"
+	send
+	assert_failure 1
+	assert_equal "$stderr" "mc-send: error from fake: The model failed"
+}
+
+@test "a JSON error with status 200 to a streaming request" {
+	serve '{"json":{"error":{"message":"quota exceeded","code":"insufficient_quota"}}}'
+	envelope chat
+	send
+	assert_failure 1
+	assert_equal "$stderr" "mc-send: error from fake: quota exceeded"
+}
+
+# ---- reliability ----
+
+@test "429 with Retry-After: retried after the wait, then the answer" {
+	serve "{\"status\":429,\"headers\":{\"Retry-After\":\"1\"},\"body_file\":\"$FAKE_FIXTURES/error-429.json\"}" \
+	    "$(sse chat-stream-text.sse)"
+	envelope chat
+	MC_RETRY_BASE_MS=0 send
+	assert_success
+	assert_equal "$output" "$CHAT_TEXT"
+	assert_regex "$stderr" "^mc-send: warning: HTTP 429 from fake: Rate limit reached for gpt-4.1-mini .*; retry 1 of 3 in 1.0 s$"
+	assert_equal "$(fake_count)" 2
+	# The second request came no sooner than Retry-After said.
+	t1=$(fake_request 1 .time) t2=$(fake_request 2 .time)
+	run jq -n "$t2 - $t1 >= 0.95"
+	assert_output true
+}
+
+@test "Retry-After as an HTTP date, and retry-after-ms" {
+	serve '{"status":503,"headers":{"Retry-After":"Wed, 21 Oct 2015 07:28:00 GMT"},"json":{"error":{"message":"later"}}}' \
+	    '{"status":429,"headers":{"retry-after-ms":"20","Retry-After":"30"},"json":{"error":{"message":"soon"}}}' \
+	    "$(sse chat-stream-text.sse)"
+	envelope chat
+	send
+	assert_success
+	assert_equal "$(echo "$stderr" | sed -n 1p)" "mc-send: warning: HTTP 503 from fake: later; retry 1 of 3 in 0.0 s"
+	assert_equal "$(echo "$stderr" | sed -n 2p)" "mc-send: warning: HTTP 429 from fake: soon; retry 2 of 3 in 0.0 s"
+}
+
+@test "Retry-After is capped by --retry-max-wait" {
+	serve '{"status":429,"headers":{"Retry-After":"3600"},"json":{"error":{"message":"wait an hour"}}}' \
+	    "$(sse chat-stream-text.sse)"
+	envelope chat
+	send --retry-max-wait 0 -q
+	assert_success
+	assert_equal "$stderr" ""
+	assert_equal "$(fake_count)" 2
+}
+
+@test "persistent 5xx: gives up after --retries" {
+	serve "{\"status\":500,\"body_file\":\"$FAKE_FIXTURES/error-500.json\",\"times\":5}"
+	envelope chat
+	send --retries 2
+	assert_failure 1
+	assert_equal "$(fake_count)" 3
+	assert_equal "$(echo "$stderr" | grep -c warning)" 2
+	assert_equal "$(echo "$stderr" | tail -n 1)" "mc-send: HTTP 500 from fake: The server had an error while processing your request. Sorry about that!"
+}
+
+@test "a stream cut mid-answer is an error after the text, not retried" {
+	serve '{"answer":{"api":"chat","text":"one two three four five six seven eight nine ten"},"cut_after":900,"chunk":50}' \
+	    "$(sse chat-stream-text.sse)"
+	envelope chat
+	send
+	assert_failure 1
+	assert_regex "$output" '^one two'
+	[ "$output" != "one two three four five six seven eight nine ten" ]
+	assert_regex "$stderr" '^mc-send: the answer from fake was cut: '
+	assert_equal "$(fake_count)" 1
+}
+
+@test "a stream that ends without [DONE] or response.completed is an error" {
+	serve '{"answer":{"api":"chat","text":"one two three four five six seven eight nine ten"},"cut_after":900,"framing":"close"}' \
+	    '{"answer":{"api":"responses","text":"one two three four five six seven eight nine ten"},"cut_after":2000,"framing":"close"}'
+	envelope chat
+	send
+	assert_failure 1
+	assert_regex "$output" '^one two'
+	assert_equal "$stderr" "mc-send: the stream ended before [DONE]"
+	envelope responses
+	send --events
+	assert_failure 1
+	assert_equal "$(jqo -s -c '.[-1]')" '{"type":"error","message":"the stream ended before response.completed"}'
+	assert_equal "$stderr" "mc-send: the stream ended before response.completed"
+	assert_equal "$(fake_count)" 2
+}
+
+@test "a stall ends with the idle timeout, not retried after text" {
+	serve '{"answer":{"api":"chat","text":"slow answer that stalls"},"stall_after":600,"stall":30}' \
+	    "$(sse chat-stream-text.sse)"
+	envelope chat
+	send --idle-timeout 1
+	assert_failure 1
+	assert_regex "$output" '^slow'
+	assert_equal "$stderr" "mc-send: nothing from fake for 1 seconds (--idle-timeout)"
+	assert_equal "$(fake_count)" 1
+}
+
+@test "no answer before the idle timeout is retried" {
+	serve '{"delay":30}' "$(sse chat-stream-text.sse)"
+	envelope chat
+	send --idle-timeout 1
+	assert_success
+	assert_equal "$output" "$CHAT_TEXT"
+	assert_equal "$stderr" "mc-send: warning: nothing from fake for 1 seconds (--idle-timeout); retry 1 of 3 in 0.0 s"
+	assert_equal "$(fake_count)" 2
+}
+
+@test "nothing listening: cannot reach, after the retries" {
+	serve
+	url=$FAKE_URL
+	fake_stop
+	FAKE_URL=$url envelope chat
+	send --retries 1
+	assert_failure 1
+	assert_equal "$(echo "$stderr" | grep -c 'warning: cannot reach fake')" 1
+	assert_regex "$(echo "$stderr" | tail -n 1)" '^mc-send: cannot reach fake: '
+}
+
+@test "SIGINT stops the transfer at once: exit 130, nothing more" {
+	serve '{"answer":{"api":"chat","text":"before the stall"},"stall_after":700,"stall":60}'
+	envelope chat
+	mc-send --items-out "$BATS_TEST_TMPDIR/items" < "$BATS_TEST_TMPDIR/env.json" \
+	    > "$BATS_TEST_TMPDIR/out" 2> "$BATS_TEST_TMPDIR/err" &
+	pid=$!
+	for ((i = 0; i < 200; i++)); do
+		grep -q before "$BATS_TEST_TMPDIR/out" 2>/dev/null && break
+		sleep 0.05
+	done
+	before=$(cat "$BATS_TEST_TMPDIR/out")
+	kill -INT "$pid"
+	status=0
+	wait "$pid" || status=$?
+	assert_equal "$status" 130
+	assert_regex "$before" '^before'
+	assert_equal "$(cat "$BATS_TEST_TMPDIR/out")" "$before"
+	assert_equal "$(cat "$BATS_TEST_TMPDIR/err")" ""
+	assert_equal "$(cat "$BATS_TEST_TMPDIR/items")" ""
+}
+
+@test "SIGINT while waiting to retry: exit 130" {
+	serve '{"status":429,"headers":{"Retry-After":"60"},"json":{"error":{"message":"later"}}}'
+	envelope chat
+	mc-send < "$BATS_TEST_TMPDIR/env.json" > "$BATS_TEST_TMPDIR/out" 2> "$BATS_TEST_TMPDIR/err" &
+	pid=$!
+	for ((i = 0; i < 200; i++)); do
+		grep -q retry "$BATS_TEST_TMPDIR/err" 2>/dev/null && break
+		sleep 0.05
+	done
+	kill -INT "$pid"
+	status=0
+	wait "$pid" || status=$?
+	assert_equal "$status" 130
+	assert_equal "$(cat "$BATS_TEST_TMPDIR/out")" ""
+}
+
+@test "a reader that goes away ends mc-send quietly" {
+	serve '{"answer":{"api":"chat","text":"a long answer with many words to write out"},"chunk":40}'
+	envelope chat
+	run --separate-stderr bash -c 'set -o pipefail; mc-send < "$1" | head -c 3' _ "$BATS_TEST_TMPDIR/env.json"
+	assert_success
+	assert_output "a l"
+	assert_equal "$stderr" ""
+}
+
+@test "a failed write to stdout is an error" {
+	serve "$(sse chat-stream-text.sse)"
+	envelope chat
+	run --separate-stderr bash -c 'mc-send < "$1" > /dev/full' _ "$BATS_TEST_TMPDIR/env.json"
+	assert_failure 1
+	assert_equal "$stderr" "mc-send: stdout: No space left on device"
+}
+
+# ---- the key ----
+
+@test "the key never appears in any output, even when the provider echoes it" {
+	serve "{\"status\":401,\"json\":{\"error\":{\"message\":\"Bad key $KEY given\",\"code\":\"invalid_api_key\"}}}" \
+	    "{\"events\":[{\"choices\":[{\"index\":0,\"delta\":{\"content\":\"x\"}}]},{\"error\":{\"message\":\"echo $KEY\"}}]}" \
+	    "{\"status\":429,\"headers\":{\"Retry-After\":\"0\"},\"json\":{\"error\":{\"message\":\"$KEY\"}}}" \
+	    '{"answer":{"api":"chat","text":"fine","calls":[{"call_id":"c","name":"n","arguments":"{}"}]}}'
+	envelope chat
+	all=
+	send --events
+	assert_failure 1
+	all+="$output$stderr"
+	assert_equal "$stderr" "mc-send: HTTP 401 from fake: Bad key [redacted] given"
+	send --items-out "$BATS_TEST_TMPDIR/items"
+	assert_failure 1
+	all+="$output$stderr$(cat "$BATS_TEST_TMPDIR/items")"
+	assert_equal "$stderr" "mc-send: error from fake: echo [redacted]"
+	send --items --items-out "$BATS_TEST_TMPDIR/items"
+	assert_success
+	all+="$output$stderr$(cat "$BATS_TEST_TMPDIR/items")"
+	assert_equal "$(fake_request 4 .headers.authorization)" "Bearer $KEY"
+	[ -n "$all" ]
+	[[ "$all" != *"$KEY"* ]]
+	[[ "$all" != *"${KEY:3:12}"* ]]
+}
+
+@test "the key is not in the process arguments" {
+	serve '{"answer":{"api":"chat","text":"slow"},"stall_after":300,"stall":60}'
+	envelope chat
+	mc-send < "$BATS_TEST_TMPDIR/env.json" > "$BATS_TEST_TMPDIR/out" 2>&1 &
+	pid=$!
+	for ((i = 0; i < 200; i++)); do
+		grep -q slow "$BATS_TEST_TMPDIR/out" 2>/dev/null && break
+		sleep 0.05
+	done
+	args=$(tr '\0' ' ' < "/proc/$pid/cmdline")
+	kill -INT "$pid"
+	wait "$pid" || true
+	[[ "$args" == mc-send* ]]
+	[[ "$args" != *"$KEY"* ]]
+}

@@ -1,0 +1,726 @@
+#!/usr/bin/env bats
+# mc-tool: SPEC §9, the agent's tools (list, call and each tool).
+
+load helper
+
+# call NAME ARGS [OPTION...]: run one function_call with ARGS (a JSON text)
+# through `mc-tool call OPTION...`; the output text is then in $out.
+call() {
+	local name=$1 args=$2
+	shift 2
+	jq -cn --arg n "$name" --arg a "$args" \
+		'{type:"function_call",call_id:"c1",name:$n,arguments:$a}' >"$BATS_TEST_TMPDIR/item"
+	run --separate-stderr mc-tool call "$@" <"$BATS_TEST_TMPDIR/item"
+	out=$(printf '%s' "$output" | jq -j .output)
+}
+
+# A path outside the working directory for escape attempts.
+outside() {
+	mkdir -p "$BATS_TEST_TMPDIR/outside"
+	printf '%s' "$BATS_TEST_TMPDIR/outside"
+}
+
+# --- list ---
+
+@test "list: the six tools, each a name, a description and an object schema" {
+	run --separate-stderr mc-tool list
+	assert_success
+	assert_equal "$stderr" ""
+	assert_equal "$(jqo -c '[.[].name]')" '["read","write","edit","bash","grep","find"]'
+	assert_equal "$(jqo '[.[] | select((.description | length) > 40)] | length')" 6
+	assert_equal "$(jqo '[.[] | select(.parameters.type == "object" and .parameters.additionalProperties == false)] | length')" 6
+	assert_equal "$(jqo -c '.[] | select(.name == "edit") | .parameters.required')" '["path","old_string","new_string"]'
+	assert_equal "$(jqo -c '.[] | select(.name == "read") | .parameters.properties.limit')" \
+		"$(jqo -c '.[] | select(.name == "read") | .parameters.properties.limit | {type:"integer",description,minimum:1,maximum:2000}')"
+	assert_equal "$(jqo '.[] | select(.name == "bash") | .parameters.properties.timeout_s.type')" integer
+	assert_equal "$(jqo '.[] | select(.name == "edit") | .parameters.properties.replace_all.type')" boolean
+	# Every schema property has a type and a description.
+	assert_equal "$(jqo '[.[].parameters.properties[] | select(.type == null or .description == null)] | length')" 0
+	assert_equal "${#lines[@]}" 1
+}
+
+@test "list --pretty: the same array, indented" {
+	run --separate-stderr mc-tool list
+	compact=$output
+	run --separate-stderr mc-tool list --pretty
+	assert_success
+	[ "${#lines[@]}" -gt 10 ]
+	assert_equal "$(jqo -c .)" "$(printf '%s' "$compact" | jq -c .)"
+}
+
+@test "list: tools.disabled tools are absent" {
+	settings '{"tools":{"disabled":["bash","write"]}}'
+	run --separate-stderr mc-tool list
+	assert_success
+	assert_equal "$(jqo -c '[.[].name]')" '["read","edit","grep","find"]'
+}
+
+@test "invalid settings: exit 1 naming the file and the setting" {
+	settings '{"tools":{"disabled":"bash"}}'
+	run --separate-stderr mc-tool list
+	assert_failure 1
+	assert_equal "$output" ""
+	assert_equal "$stderr" "mc-tool: $MC_HOME/settings.json: tools.disabled: expected an array of strings"
+}
+
+@test "usage errors: exit 2 before anything runs" {
+	for args in "" "frob" "list extra" "list -C ." "list --touched-out f" "call --pretty" "--bogus list" "call --touched-out="; do
+		# shellcheck disable=SC2086
+		run --separate-stderr mc-tool $args </dev/null
+		assert_failure 2
+		assert_equal "$output" ""
+		assert_regex "$stderr" "^mc-tool: "
+	done
+	[ ! -e f ]
+}
+
+@test "--help and --version" {
+	run --separate-stderr mc-tool --help
+	assert_success
+	assert_line --index 0 "usage: mc-tool [-q] list [--pretty]"
+	assert_equal "$stderr" ""
+	run --separate-stderr mc-tool --version
+	assert_success
+	assert_regex "$output" '^mc-tool \(mc\) [0-9]'
+}
+
+# --- call: the protocol ---
+
+@test "call: one function_call_output line with the call_id" {
+	printf 'x\n' >a.txt
+	printf '%s\n' '{"type":"function_call","call_id":"call_9","name":"read","arguments":"{\"path\":\"a.txt\"}","id":"fc_1"}' >item
+	run --separate-stderr mc-tool call <item
+	assert_success
+	assert_equal "$stderr" ""
+	assert_equal "${#lines[@]}" 1
+	assert_equal "$(jqo -c 'keys')" '["call_id","output","type"]'
+	assert_equal "$(jqo .type)" function_call_output
+	assert_equal "$(jqo .call_id)" call_9
+}
+
+@test "call: stdin that is not a function_call item is exit 1" {
+	run --separate-stderr mc-tool call </dev/null
+	assert_failure 1
+	assert_equal "$output" ""
+	assert_equal "$stderr" "mc-tool: stdin: expected a function_call item, got nothing"
+	run --separate-stderr mc-tool call <<<'{"type":"function_call",'
+	assert_failure 1
+	assert_regex "$stderr" '^mc-tool: stdin: invalid JSON at line [0-9]+, column [0-9]+$'
+	run --separate-stderr mc-tool call <<<'{"type":"message","role":"user","content":"hi"}'
+	assert_failure 1
+	assert_equal "$stderr" 'mc-tool: stdin: expected an item of type "function_call"'
+	run --separate-stderr mc-tool call <<<'{"type":"function_call","name":"read","arguments":"{}"}'
+	assert_failure 1
+	assert_equal "$output" ""
+	assert_regex "$stderr" 'call_id'
+}
+
+@test "call: an unknown tool is exit 1, with an output the model can read" {
+	call frobnicate '{}'
+	assert_failure 1
+	assert_equal "$stderr" "mc-tool: unknown tool: frobnicate"
+	assert_equal "$out" 'error: there is no tool named "frobnicate"; the tools are: read, write, edit, bash, grep, find'
+}
+
+@test "call: a disabled tool is refused at dispatch, exit 1, nothing run" {
+	settings '{"tools":{"disabled":["write","bash"]}}'
+	call write '{"path":"new.txt","content":"x"}'
+	assert_failure 1
+	assert_equal "$stderr" "mc-tool: tool disabled by tools.disabled in $MC_HOME/settings.json: write"
+	assert_equal "$out" 'error: the write tool is disabled in this session; the tools are: read, edit, grep, find'
+	[ ! -e new.txt ]
+	call bash '{"command":"touch ran"}'
+	assert_failure 1
+	[ ! -e ran ]
+	call read '{"path":"nothing"}'
+	assert_success
+}
+
+@test "call: bad arguments are exit 0 with an output explaining the problem" {
+	call read '{"path":'
+	assert_success
+	assert_equal "$stderr" ""
+	assert_regex "$out" '^error: the arguments of this read call are not valid JSON \(invalid JSON at line 1, column [0-9]+\); send one JSON object, e\.g\. \{"path":\.\.\.\}$'
+	call read '["a"]'
+	assert_success
+	assert_equal "$out" "error: the arguments of this read call must be a JSON object"
+	call read '{}'
+	assert_success
+	assert_equal "$out" 'error: read needs the argument "path"'
+	call read ''
+	assert_success
+	assert_equal "$out" 'error: read needs the argument "path"'
+	call read '{"path":3}'
+	assert_equal "$out" 'error: read: argument "path" must be a string'
+	call read '{"path":"a","limit":0}'
+	assert_equal "$out" 'error: read: argument "limit" must be an integer from 1 to 2000'
+	call read '{"path":"a","offset":1.5}'
+	assert_equal "$out" 'error: read: argument "offset" must be an integer of at least 1'
+	call edit '{"path":"a","old_string":"x","new_string":"y","replace_all":"yes"}'
+	assert_equal "$out" 'error: edit: argument "replace_all" must be true or false'
+	call read '{"file_path":"a"}'
+	assert_success
+	assert_equal "$out" 'error: read has no argument "file_path"; its arguments are path, offset, limit'
+}
+
+@test "call: optional arguments given as null count as absent" {
+	printf 'one\n' >a.txt
+	call read '{"path":"a.txt","offset":null,"limit":null}'
+	assert_success
+	assert_equal "$out" "$(printf '     1\tone')"
+}
+
+@test "call -C DIR: the call runs in DIR; a missing DIR is exit 1" {
+	mkdir -p sub
+	printf 'in sub\n' >sub/f
+	call read '{"path":"f"}' -C sub
+	assert_success
+	assert_equal "$out" "$(printf '     1\tin sub')"
+	call bash '{"command":"pwd"}' -C sub
+	assert_equal "$out" "$(printf '%s\n[exit status 0]' "$(cd sub && pwd -P)")"
+	call read '{"path":"f"}' -C nowhere
+	assert_failure 1
+	assert_equal "$output" ""
+	assert_equal "$stderr" "mc-tool: nowhere: No such file or directory"
+}
+
+# --- read ---
+
+@test "read: numbered lines" {
+	printf 'alpha\n\tbeta\n\ngamma' >a.txt
+	call read '{"path":"a.txt"}'
+	assert_success
+	assert_equal "$stderr" ""
+	assert_equal "$out" "$(printf '     1\talpha\n     2\t\tbeta\n     3\t\n     4\tgamma')"
+}
+
+@test "read: offset and limit, with a note saying how to read on" {
+	seq 1 10 >n.txt
+	call read '{"path":"n.txt","offset":3,"limit":2}'
+	assert_success
+	assert_equal "$out" "$(printf '     3\t3\n     4\t4\n\n[Showing lines 3-4 of 10. To read on, call read with offset=5.]')"
+	call read '{"path":"n.txt","offset":9}'
+	assert_equal "$out" "$(printf '     9\t9\n    10\t10')"
+	call read '{"path":"n.txt","offset":11}'
+	assert_success
+	assert_equal "$out" "error: offset 11 is past the end of n.txt, which has 10 lines"
+}
+
+@test "read: at most 2000 lines per call" {
+	seq 1 2500 >n.txt
+	call read '{"path":"n.txt"}'
+	assert_success
+	assert_equal "$(printf '%s\n' "$out" | grep -c '^ *[0-9]*	')" 2000
+	assert_equal "$(printf '%s\n' "$out" | tail -n 1)" "[Showing lines 1-2000 of 2500. To read on, call read with offset=2001.]"
+	call read '{"path":"n.txt","offset":2001}'
+	assert_equal "$(printf '%s\n' "$out" | head -n 1)" "$(printf '  2001\t2001')"
+	assert_equal "$(printf '%s\n' "$out" | tail -n 1)" "$(printf '  2500\t2500')"
+}
+
+@test "read: a page never exceeds the output cap, and paging loses no line" {
+	# 3000 lines of 100 bytes: more than the 64 KiB output cap holds.
+	awk 'BEGIN { for (i = 1; i <= 3000; i++) printf "%05d%095d\n", i, 0 }' >wide.txt
+	call read '{"path":"wide.txt"}'
+	assert_success
+	[ "$(printf '%s' "$out" | wc -c)" -le 65536 ]
+	refute_regex "$out" 'bytes cut'
+	last=$(printf '%s\n' "$out" | grep '^ *[0-9]*	' | tail -n 1 | cut -f 1 | tr -d ' ')
+	[ "$last" -gt 100 ] && [ "$last" -lt 2000 ]
+	assert_regex "$out" "To read on, call read with offset=$((last + 1))\.\]$"
+	call read "{\"path\":\"wide.txt\",\"offset\":$((last + 1)),\"limit\":1}"
+	assert_equal "$(printf '%s' "$out" | head -n 1 | cut -f 2 | cut -c 1-5)" "$(printf '%05d' $((last + 1)))"
+}
+
+@test "read: a very long line is shown cut, with a marker" {
+	awk 'BEGIN { for (i = 0; i < 10000; i++) printf "x"; printf "\nnext\n" }' >long.txt
+	call read '{"path":"long.txt"}'
+	assert_success
+	assert_equal "$(printf '%s\n' "$out" | head -n 1 | grep -o 'x' | wc -l)" 8192
+	assert_regex "$(printf '%s\n' "$out" | head -n 1)" 'x \[\.\.\. line cut: 1808 more bytes\]$'
+	assert_equal "$(printf '%s\n' "$out" | sed -n 2p)" "$(printf '     2\tnext')"
+}
+
+@test "read: missing file, directory, FIFO, empty file are outputs, not failures" {
+	call read '{"path":"nope.c"}'
+	assert_success
+	assert_equal "$out" "error: nope.c: No such file or directory"
+	mkdir d
+	call read '{"path":"d"}'
+	assert_success
+	assert_equal "$out" "error: d is a directory; use find to list the files in it"
+	mkfifo fifo
+	call read '{"path":"fifo"}'
+	assert_success
+	assert_equal "$out" "error: fifo is not a regular file"
+	: >empty
+	call read '{"path":"empty"}'
+	assert_success
+	assert_equal "$out" "(empty is empty)"
+}
+
+@test "read: a binary file is reported, not shown" {
+	printf 'ELF\000\001\002binary' >prog
+	call read '{"path":"prog"}'
+	assert_success
+	assert_equal "$out" "prog is a binary file (12 bytes); not shown. Use bash (e.g. file, xxd or od) to inspect it."
+}
+
+@test "read: invalid UTF-8 becomes U+FFFD, with a note; the output stays valid JSON" {
+	printf 'caf\351 ok\n\303\251t\303\251\n' >latin.txt
+	call read '{"path":"latin.txt"}'
+	assert_success
+	printf '%s' "$output" | iconv -f UTF-8 -t UTF-8 >/dev/null
+	assert_equal "$(printf '%s\n' "$out" | head -n 2)" "$(printf '     1\tcaf\357\277\275 ok\n     2\t\303\251t\303\251')"
+	assert_regex "$out" 'latin.txt is not valid UTF-8; invalid bytes are shown as U\+FFFD'
+}
+
+@test "read: a file outside the working directory can be read" {
+	o=$(outside)
+	printf 'far\n' >"$o/far.txt"
+	call read "{\"path\":\"$o/far.txt\"}"
+	assert_success
+	assert_equal "$out" "$(printf '     1\tfar')"
+}
+
+@test "read --touched-out: paths inside the working directory, relative" {
+	mkdir -p src
+	printf 'x\n' >src/a.c
+	o=$(outside)
+	printf 'y\n' >"$o/b.c"
+	call read '{"path":"src/a.c"}' --touched-out "$BATS_TEST_TMPDIR/touched"
+	assert_success
+	assert_equal "$(cat "$BATS_TEST_TMPDIR/touched")" "src/a.c"
+	call read "{\"path\":\"$W/src/../src/a.c\"}" --touched-out "$BATS_TEST_TMPDIR/touched"
+	assert_equal "$(cat "$BATS_TEST_TMPDIR/touched")" "src/a.c"
+	call read "{\"path\":\"$o/b.c\"}" --touched-out "$BATS_TEST_TMPDIR/touched"
+	assert_success
+	[ -f "$BATS_TEST_TMPDIR/touched" ] && [ ! -s "$BATS_TEST_TMPDIR/touched" ]
+	call read '{"path":"missing.c"}' --touched-out "$BATS_TEST_TMPDIR/touched"
+	[ ! -s "$BATS_TEST_TMPDIR/touched" ]
+	call read '{"path":"src/a.c"}' --touched-out "$BATS_TEST_TMPDIR/no/such/dir/t"
+	assert_failure 1
+	assert_equal "$output" ""
+	assert_regex "$stderr" "^mc-tool: .*/no/such/dir/t: No such file or directory$"
+}
+
+# needs mc-skills
+@test "read skill://: the skill's files through the real mc-skills" {
+	mkdir -p .agents/skills/demo/refs
+	printf -- '---\nname: demo\ndescription: A demo skill.\n---\nStep one.\nStep two.\n' >.agents/skills/demo/SKILL.md
+	printf 'reference text\n' >.agents/skills/demo/refs/notes.md
+	call read '{"path":"skill://demo"}'
+	assert_success
+	assert_equal "$out" "$(printf '     1\t---\n     2\tname: demo\n     3\tdescription: A demo skill.\n     4\t---\n     5\tStep one.\n     6\tStep two.')"
+	call read '{"path":"skill://demo/refs/notes.md"}'
+	assert_equal "$out" "$(printf '     1\treference text')"
+	call read '{"path":"skill://demo/../../../etc/passwd"}'
+	assert_success
+	assert_regex "$out" '^error: cannot read skill://demo/\.\./\.\./\.\./etc/passwd: mc-skills: '
+	call read '{"path":"skill://nosuch"}'
+	assert_success
+	assert_regex "$out" '^error: cannot read skill://nosuch: mc-skills: '
+}
+
+# A copy of mc-tool in a directory of its own, so no mc-skills sits beside it.
+lone_tool() {
+	mkdir -p "$BATS_TEST_TMPDIR/lone" "$BATS_TEST_TMPDIR/fakebin"
+	cp "$MC_BIN/mc-tool" "$BATS_TEST_TMPDIR/lone/mc-tool"
+}
+
+fake_skills() { # DIR TEXT: an mc-skills that logs its arguments and prints TEXT
+	cat >"$1/mc-skills" <<-EOF
+		#!/bin/sh
+		printf '%s\n' "\$*" >>"$BATS_TEST_TMPDIR/skills.log"
+		[ -t 0 ] || cat >/dev/null
+		printf '$2\n'
+	EOF
+	chmod +x "$1/mc-skills"
+}
+
+@test "read skill://: mc-skills runs from PATH when none is beside mc-tool" {
+	lone_tool
+	fake_skills "$BATS_TEST_TMPDIR/fakebin" "from path"
+	printf '%s\n' '{"type":"function_call","call_id":"c1","name":"read","arguments":"{\"path\":\"skill://demo/a b.md\"}"}' >item
+	PATH="$BATS_TEST_TMPDIR/fakebin:/usr/bin:/bin" run --separate-stderr "$BATS_TEST_TMPDIR/lone/mc-tool" call <item
+	assert_success
+	assert_equal "$(jqo .output)" "$(printf '     1\tfrom path')"
+	assert_equal "$(cat "$BATS_TEST_TMPDIR/skills.log")" "read skill://demo/a b.md"
+}
+
+@test "read skill://: mc-skills beside mc-tool wins over PATH" {
+	lone_tool
+	fake_skills "$BATS_TEST_TMPDIR/fakebin" "from path"
+	fake_skills "$BATS_TEST_TMPDIR/lone" "beside"
+	printf '%s\n' '{"type":"function_call","call_id":"c1","name":"read","arguments":"{\"path\":\"skill://demo\"}"}' >item
+	PATH="$BATS_TEST_TMPDIR/fakebin:/usr/bin:/bin" run --separate-stderr "$BATS_TEST_TMPDIR/lone/mc-tool" call <item
+	assert_success
+	assert_equal "$(jqo .output)" "$(printf '     1\tbeside')"
+}
+
+@test "read skill://: mc-skills failing or missing is an output" {
+	lone_tool
+	cat >"$BATS_TEST_TMPDIR/fakebin/mc-skills" <<-'EOF'
+		#!/bin/sh
+		echo "mc-skills: skill://gone: unknown skill" >&2
+		exit 1
+	EOF
+	chmod +x "$BATS_TEST_TMPDIR/fakebin/mc-skills"
+	printf '%s\n' '{"type":"function_call","call_id":"c1","name":"read","arguments":"{\"path\":\"skill://gone\"}"}' >item
+	PATH="$BATS_TEST_TMPDIR/fakebin:/usr/bin:/bin" run --separate-stderr "$BATS_TEST_TMPDIR/lone/mc-tool" call <item
+	assert_success
+	assert_equal "$(jqo .output)" "error: cannot read skill://gone: mc-skills: skill://gone: unknown skill"
+	rm "$BATS_TEST_TMPDIR/fakebin/mc-skills"
+	PATH="$BATS_TEST_TMPDIR/fakebin:/usr/bin:/bin" run --separate-stderr "$BATS_TEST_TMPDIR/lone/mc-tool" call <item
+	assert_success
+	assert_equal "$(jqo .output)" "error: cannot read skill://gone: mc-skills is not installed (not beside mc-tool nor on PATH)"
+}
+
+# --- write ---
+
+@test "write: creates the file and its parent directories" {
+	call write '{"path":"a/b/c.txt","content":"one\ntwo\n"}' --touched-out "$BATS_TEST_TMPDIR/touched"
+	assert_success
+	assert_equal "$stderr" ""
+	assert_equal "$out" "Created a/b/c.txt: 8 bytes, 2 lines"
+	assert_equal "$(cat a/b/c.txt)" "$(printf 'one\ntwo')"
+	assert_equal "$(cat "$BATS_TEST_TMPDIR/touched")" "a/b/c.txt"
+}
+
+@test "write: replaces a file atomically, keeping its mode; no temp file is left" {
+	printf 'old\n' >run.sh
+	chmod 751 run.sh
+	ino=$(stat -c %i run.sh)
+	call write '{"path":"run.sh","content":"new"}'
+	assert_success
+	assert_equal "$out" "Wrote run.sh: 3 bytes, 1 line"
+	assert_equal "$(cat run.sh)" "new"
+	assert_equal "$(stat -c %a run.sh)" 751
+	# A new inode: the content was renamed into place, not written over.
+	[ "$(stat -c %i run.sh)" != "$ino" ]
+	assert_equal "$(ls -A)" "run.sh"
+}
+
+@test "write: a new file's mode follows the umask" {
+	umask 027
+	call write '{"path":"f","content":""}'
+	assert_success
+	assert_equal "$out" "Created f: 0 bytes, 0 lines"
+	assert_equal "$(stat -c %a f)" 640
+}
+
+@test "write: no escape through .., absolute paths or symbolic links" {
+	o=$(outside)
+	mkdir -p sub
+	ln -s "$o" out
+	printf 'keep\n' >"$o/target"
+	ln -s "$o/target" link-out
+	ln -s "$o/missing" dangling
+	for args in \
+		'{"path":"../escape.txt","content":"x"}' \
+		'{"path":"sub/../../escape.txt","content":"x"}' \
+		"{\"path\":\"$o/escape.txt\",\"content\":\"x\"}" \
+		'{"path":"out/escape.txt","content":"x"}' \
+		'{"path":"out/new/escape.txt","content":"x"}' \
+		'{"path":"link-out","content":"x"}' \
+		'{"path":"dangling","content":"x"}'; do
+		call write "$args"
+		assert_success
+		assert_regex "$out" '^error: '
+	done
+	assert_equal "$(ls -A "$o")" "target"
+	assert_equal "$(cat "$o/target")" "keep"
+	[ -L link-out ] && [ -L dangling ] && [ ! -e ../escape.txt ]
+	call write '{"path":"../escape.txt","content":"x"}'
+	assert_equal "$out" "error: ../escape.txt: \"..\" leads outside the working directory $(pwd -P)"
+	call write '{"path":"out/escape.txt","content":"x"}'
+	assert_equal "$out" "error: out/escape.txt: symbolic link leads outside the working directory $(pwd -P)"
+	call write "{\"path\":\"$o/escape.txt\",\"content\":\"x\"}"
+	assert_equal "$out" "error: $o/escape.txt: outside the working directory $(pwd -P)"
+}
+
+@test "write: paths that stay inside are fine, also through .. and inner links" {
+	mkdir -p sub real
+	ln -s real alias
+	printf 'old\n' >real/t.txt
+	ln -s real/t.txt t-link
+	call write '{"path":"sub/../in.txt","content":"1"}'
+	assert_success
+	assert_equal "$(cat in.txt)" 1
+	call write "{\"path\":\"$W/abs.txt\",\"content\":\"2\"}"
+	assert_success
+	assert_equal "$(cat abs.txt)" 2
+	call write '{"path":"alias/x.txt","content":"3"}'
+	assert_success
+	assert_equal "$(cat real/x.txt)" 3
+	# A final link inside: its target is written, the link stays.
+	call write '{"path":"t-link","content":"4"}' --touched-out "$BATS_TEST_TMPDIR/touched"
+	assert_success
+	[ -L t-link ]
+	assert_equal "$(cat real/t.txt)" 4
+	assert_equal "$(cat "$BATS_TEST_TMPDIR/touched")" "real/t.txt"
+}
+
+@test "write: a directory or a file in the way is an output" {
+	mkdir d
+	printf 'x' >file
+	call write '{"path":"d","content":"x"}'
+	assert_success
+	assert_equal "$out" "error: d: is a directory"
+	call write '{"path":"file/x","content":"x"}'
+	assert_equal "$out" "error: file/x: file is not a directory"
+	call write '{"path":"d/","content":"x"}'
+	assert_equal "$out" "error: d/: names a directory, not a file"
+}
+
+# --- edit ---
+
+@test "edit: replaces the one occurrence, keeping the mode" {
+	printf 'int a = 1;\nint b = 2;\n' >x.c
+	chmod 600 x.c
+	call edit '{"path":"x.c","old_string":"b = 2","new_string":"b = 3"}' --touched-out "$BATS_TEST_TMPDIR/touched"
+	assert_success
+	assert_equal "$stderr" ""
+	assert_equal "$out" "Edited x.c: replaced 1 occurrence (line 2)"
+	assert_equal "$(cat x.c)" "$(printf 'int a = 1;\nint b = 3;')"
+	assert_equal "$(stat -c %a x.c)" 600
+	assert_equal "$(cat "$BATS_TEST_TMPDIR/touched")" "x.c"
+	assert_equal "$(ls -A)" "x.c"
+}
+
+@test "edit: several occurrences need replace_all" {
+	printf 'x\ny\nx\nx\n' >f
+	call edit '{"path":"f","old_string":"x","new_string":"z"}'
+	assert_success
+	assert_equal "$out" "error: old_string occurs 3 times in f (lines 1, 3, 4). Include more surrounding lines to make it unique, or set replace_all to true to replace every occurrence."
+	assert_equal "$(cat f)" "$(printf 'x\ny\nx\nx')"
+	call edit '{"path":"f","old_string":"x","new_string":"z","replace_all":true}'
+	assert_success
+	assert_equal "$out" "Edited f: replaced 3 occurrences (lines 1, 3, 4)"
+	assert_equal "$(cat f)" "$(printf 'z\ny\nz\nz')"
+}
+
+@test "edit: not found, empty or unchanged old_string, missing file, binary file" {
+	printf 'hello\r\nworld\r\n' >crlf
+	call edit '{"path":"crlf","old_string":"hello\nworld","new_string":"x"}'
+	assert_success
+	assert_equal "$out" "error: old_string was not found in crlf. It must match the file exactly, including whitespace and indentation; read the file again and copy the text. Note: the file has CRLF line endings."
+	call edit '{"path":"crlf","old_string":"","new_string":"x"}'
+	assert_equal "$out" "error: old_string is empty; to create a file or replace all of it, use write"
+	call edit '{"path":"crlf","old_string":"hello","new_string":"hello"}'
+	assert_equal "$out" "error: old_string and new_string are the same; nothing to change"
+	call edit '{"path":"gone.c","old_string":"a","new_string":"b"}'
+	assert_success
+	assert_equal "$out" "error: gone.c: No such file or directory"
+	printf 'a\000b' >bin
+	call edit '{"path":"bin","old_string":"a","new_string":"b"}'
+	assert_equal "$out" "error: bin is a binary file; edit changes text files only"
+	assert_equal "$(od -An -c bin | tr -d ' ')" 'a\0b'
+}
+
+@test "edit: no escape through .., absolute paths or symbolic links" {
+	o=$(outside)
+	printf 'secret\n' >"$o/t"
+	ln -s "$o" out
+	ln -s "$o/t" t-link
+	for args in \
+		'{"path":"../outside/t","old_string":"secret","new_string":"x"}' \
+		"{\"path\":\"$o/t\",\"old_string\":\"secret\",\"new_string\":\"x\"}" \
+		'{"path":"out/t","old_string":"secret","new_string":"x"}' \
+		'{"path":"t-link","old_string":"secret","new_string":"x"}'; do
+		call edit "$args"
+		assert_success
+		assert_regex "$out" '^error: .*outside the working directory'
+	done
+	assert_equal "$(cat "$o/t")" secret
+}
+
+# --- bash ---
+
+@test "bash: stdout and stderr merged, exit status reported" {
+	call bash '{"command":"echo out; echo err >&2; exit 3"}'
+	assert_success
+	assert_equal "$stderr" ""
+	assert_equal "$out" "$(printf 'out\nerr\n[exit status 3]')"
+	call bash '{"command":"printf no-newline"}'
+	assert_equal "$out" "$(printf 'no-newline\n[exit status 0]')"
+	call bash '{"command":"true"}'
+	assert_equal "$out" "$(printf '(no output)\n[exit status 0]')"
+	call bash '{"command":"kill -9 $$"}'
+	assert_equal "$out" "$(printf '(no output)\n[killed by signal 9 (Killed)]')"
+}
+
+@test "bash: stdin is empty and signals are reset for the command" {
+	call bash '{"command":"cat; echo end"}'
+	assert_success
+	assert_equal "$out" "$(printf 'end\n[exit status 0]')"
+	# An ignored SIGPIPE would make yes report a write error.
+	call bash '{"command":"yes | head -n 2"}'
+	assert_equal "$out" "$(printf 'y\ny\n[exit status 0]')"
+	# SIGINT, SIGQUIT and SIGPIPE (mask 0x1006) are not ignored in the
+	# command, even when mc-tool itself was started with them ignored.
+	jq -cn '{type:"function_call",call_id:"c1",name:"bash",arguments:({command:"grep ^SigIgn: /proc/self/status"} | tojson)}' >item
+	run --separate-stderr sh -c "trap '' INT QUIT PIPE; exec mc-tool call <item"
+	assert_success
+	mask=$(jqo .output | sed -n 's/^SigIgn:\t//p')
+	[ -n "$mask" ]
+	assert_equal "$(( 0x$mask & 0x1006 ))" 0
+}
+
+@test "bash: the timeout kills the whole process tree" {
+	call bash '{"command":"sh -c '\''sleep 1000 & echo $! > grandchild; trap \"\" TERM; sleep 1000 & echo $! > stubborn; wait'\'' & echo started; wait","timeout_s":1}'
+	assert_success
+	assert_equal "$out" "$(printf 'started\n[timed out after 1 s: the command and every process it started were killed]')"
+	g=$(cat grandchild) s=$(cat stubborn)
+	run kill -0 "$g"
+	assert_failure
+	run kill -0 "$s"
+	assert_failure
+}
+
+@test "bash: background processes left when the command ends are stopped" {
+	call bash '{"command":"sleep 1000 & echo $! > bg; echo done","timeout_s":100}'
+	assert_success
+	assert_equal "$out" "$(printf 'done\n[exit status 0]\n[processes still running in the background when the command ended were stopped]')"
+	run kill -0 "$(cat bg)"
+	assert_failure
+}
+
+@test "bash: SIGINT to mc-tool kills the command's group and exits 130" {
+	jq -cn '{type:"function_call",call_id:"c1",name:"bash",arguments:({command:"echo begun; sleep 1000 & echo $! > bg; wait"} | tojson)}' >item
+	mc-tool call <item >result 2>err &
+	tool=$!
+	while [ ! -s bg ]; do sleep 0.05; done
+	kill -INT "$tool"
+	status=0
+	wait "$tool" || status=$?
+	assert_equal "$status" 130
+	assert_equal "$(jq -r .output result)" "$(printf 'begun\n[interrupted by the user: the command and every process it started were killed]')"
+	run kill -0 "$(cat bg)"
+	assert_failure
+}
+
+@test "bash: timeout_s must be a positive integer" {
+	call bash '{"command":"touch ran","timeout_s":0}'
+	assert_success
+	assert_equal "$out" 'error: bash: argument "timeout_s" must be an integer from 1 to 3600'
+	[ ! -e ran ]
+}
+
+@test "bash: output over 64 KiB keeps its head and tail, with a marker" {
+	call bash '{"command":"seq 1 100000"}'
+	assert_success
+	bytes=$(printf '%s' "$out" | wc -c)
+	[ "$bytes" -le 65536 ] && [ "$bytes" -gt 60000 ]
+	assert_equal "$(printf '%s\n' "$out" | head -n 3)" "$(printf '1\n2\n3')"
+	assert_equal "$(printf '%s\n' "$out" | tail -n 2)" "$(printf '100000\n[exit status 0]')"
+	assert_regex "$out" $'\n\\[\\.\\.\\. [0-9]+ bytes cut from the middle of this output \\.\\.\\.\\]\n'
+	# Whole lines on both sides of the marker.
+	before=$(printf '%s\n' "$out" | grep -B1 'bytes cut' | head -n 1)
+	after=$(printf '%s\n' "$out" | grep -A1 'bytes cut' | tail -n 1)
+	[ "$after" -gt "$before" ]
+	# The marker counts exactly the bytes left out.
+	cut=$(printf '%s\n' "$out" | sed -n 's/^\[\.\.\. \([0-9]*\) bytes cut.*/\1/p')
+	kept=$(printf '%s\n' "$out" | grep -v 'bytes cut' | grep -v '^\[exit' | wc -c)
+	assert_equal "$((cut + kept))" "$(seq 1 100000 | wc -c)"
+}
+
+@test "bash: invalid UTF-8 and NUL in the output become U+FFFD" {
+	call bash '{"command":"printf \"a\\377b\\000c\\303\""}'
+	assert_success
+	printf '%s' "$output" | iconv -f UTF-8 -t UTF-8 >/dev/null
+	assert_equal "$out" "$(printf 'a\357\277\275b\357\277\275c\357\277\275\n[exit status 0]')"
+}
+
+# --- grep ---
+
+@test "grep: matching lines as path:line:text" {
+	mkdir -p src/deep
+	printf 'int main;\nfoo bar\n' >src/a.c
+	printf 'foo in h\n' >src/deep/b.h
+	call grep '{"pattern":"fo+ ba"}'
+	assert_success
+	assert_equal "$stderr" ""
+	assert_equal "$out" "src/a.c:2:foo bar"
+	call grep '{"pattern":"foo","glob":"*.h"}'
+	assert_equal "$out" "src/deep/b.h:1:foo in h"
+	call grep '{"pattern":"main","path":"src/a.c"}'
+	assert_equal "$out" "src/a.c:1:int main;"
+	call grep '{"pattern":"-v"}'
+	assert_success
+	assert_equal "$out" "No matches for -v"
+	call grep '{"pattern":"zzz","path":"src","glob":"*.c"}'
+	assert_equal "$out" "No matches for zzz in src (files matching *.c)"
+}
+
+@test "grep: a bad pattern or path is an output" {
+	printf 'x\n' >f
+	call grep '{"pattern":"a(b"}'
+	assert_success
+	assert_regex "$out" '^error: (grep|rg): '
+	call grep '{"pattern":"x","path":"nope"}'
+	assert_success
+	assert_regex "$out" '^error: .*nope'
+}
+
+@test "grep: ripgrep is used when present" {
+	mkdir -p "$BATS_TEST_TMPDIR/fakebin"
+	cat >"$BATS_TEST_TMPDIR/fakebin/rg" <<-'EOF'
+		#!/bin/sh
+		printf '%s|' "$@"
+		echo
+	EOF
+	chmod +x "$BATS_TEST_TMPDIR/fakebin/rg"
+	PATH="$BATS_TEST_TMPDIR/fakebin:$PATH" call grep '{"pattern":"p","path":"src","glob":"*.c"}'
+	assert_success
+	assert_equal "$out" "--line-number|--no-heading|--with-filename|--color=never|--sort=path|--glob|*.c|-e|p|--|src|"
+}
+
+# --- find ---
+
+@test "find: names at any depth, sorted, directories marked" {
+	mkdir -p src/b src/a .git/objects
+	touch src/b/z.c src/a/y.c top.c src/a/y.h .git/objects/o.c
+	mkdir x.c
+	call find '{"glob":"*.c"}'
+	assert_success
+	assert_equal "$stderr" ""
+	assert_equal "$out" "$(printf 'src/a/y.c\nsrc/b/z.c\ntop.c\nx.c/')"
+	call find '{"glob":"*.c","path":"src"}'
+	assert_equal "$out" "$(printf 'src/a/y.c\nsrc/b/z.c')"
+}
+
+@test "find: a glob with a slash matches the path; ** spans directories" {
+	mkdir -p src/a/b
+	touch src/top.h src/a/one.h src/a/b/two.h src/a/b/two.c
+	call find '{"glob":"src/**/*.h"}'
+	assert_success
+	assert_equal "$out" "$(printf 'src/a/b/two.h\nsrc/a/one.h\nsrc/top.h')"
+	call find '{"glob":"src/*/*.h"}'
+	assert_equal "$out" "src/a/one.h"
+	call find '{"glob":"**/b/*"}'
+	assert_equal "$out" "$(printf 'src/a/b/two.c\nsrc/a/b/two.h')"
+	call find '{"glob":"a/**","path":"src"}'
+	assert_equal "$out" "$(printf 'src/a/b/\nsrc/a/b/two.c\nsrc/a/b/two.h\nsrc/a/one.h')"
+}
+
+@test "find: symbolic links to directories are listed, not entered" {
+	o=$(outside)
+	touch "$o/far.c"
+	ln -s "$o" linked
+	touch near.c
+	call find '{"glob":"*"}'
+	assert_success
+	assert_equal "$out" "$(printf 'linked\nnear.c')"
+}
+
+@test "find: no match and a bad path are outputs" {
+	call find '{"glob":"*.zig"}'
+	assert_success
+	assert_equal "$out" "No paths match *.zig under ."
+	call find '{"glob":"*","path":"nope"}'
+	assert_success
+	assert_equal "$out" "error: nope: No such file or directory"
+	touch f
+	call find '{"glob":"*","path":"f"}'
+	assert_equal "$out" "error: f is not a directory"
+}

@@ -1,0 +1,358 @@
+#!/usr/bin/env python3
+"""fake-provider.py: a scripted OpenAI-style HTTP server on 127.0.0.1, for tests only.
+
+usage: fake-provider.py --script FILE --port-file FILE --log DIR [--idle-exit S]
+
+Binds 127.0.0.1 on a free port, writes the port number to --port-file (by
+rename, so a reader never sees half of it), and answers each request with
+the next entry of the script. It exits by itself after --idle-exit seconds
+(default 60) without a request or a byte sent.
+
+Every request, whatever its method and path, is logged to DIR/N.json
+(N = 1, 2, ...): {"n", "time", "method", "path", "headers" (names in lower
+case), "body" (parsed JSON, or the raw text)}. The log holds what the
+client sent, keys included: use test keys only.
+
+The script is a JSON array; entry i answers request i+1. Once it is used
+up, requests get 500 {"error":{"message":"fake provider: no scripted
+answer for request N"}}. An entry is an object:
+
+  status        HTTP status (200)
+  headers       extra response headers, {"Retry-After": "1", ...}
+  times         serve this entry for this many requests (1)
+  delay         seconds to wait before the status line (0)
+
+one body source:
+  sse_file      path of a raw SSE file, sent byte for byte (relative paths
+                are taken from the script file's directory)
+  sse           raw SSE text
+  events        list: a string is sent as "data: STRING", an object as
+                "data: JSON", a pair ["name", DATA] as "event: name" plus
+                data; each followed by a blank line
+  done          with events: end with "data: [DONE]" (false)
+  answer        {"api": "chat"|"responses", "text": "...", "calls":
+                [{"call_id", "name", "arguments"}], "stream": true,
+                "finish_reason": "stop", "usage": [in, out]}: a whole
+                realistic answer, streamed word by word (or one JSON
+                document when stream is false)
+  json          any JSON value, sent as application/json
+  body          raw text;  body_file: a file sent byte for byte
+
+how it is sent:
+  newline       "lf" (as written), "crlf" or "cr": line ends of SSE text
+  chunk         bytes per write (0: all at once)
+  chunk_delay   seconds between writes (0)
+  framing       "chunked" (default for SSE), "length" (default otherwise)
+                or "close" (no length; the end is the connection's close)
+  stall_after   after this many body bytes, send nothing for `stall`
+                seconds (default 3600) and then go on
+  cut_after     after this many body bytes, drop the connection
+"""
+import argparse
+import json
+import os
+import socket
+import sys
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+LOCK = threading.Lock()
+STATE = {"n": 0, "last": time.monotonic(), "queue": []}
+
+
+def touch():
+    STATE["last"] = time.monotonic()
+
+
+def sse_event(data, name=None):
+    out = ""
+    if name:
+        out += "event: %s\n" % name
+    if not isinstance(data, str):
+        data = json.dumps(data, separators=(",", ":"))
+    for line in data.split("\n"):
+        out += "data: %s\n" % line
+    return out + "\n"
+
+
+def words(text):
+    """Split text into small deltas, keeping every byte."""
+    out, cur = [], ""
+    for ch in text:
+        cur += ch
+        if ch in " \n":
+            out.append(cur)
+            cur = ""
+    if cur:
+        out.append(cur)
+    return out
+
+
+def chat_answer(a):
+    text, calls = a.get("text", ""), a.get("calls", [])
+    fin = a.get("finish_reason") or ("tool_calls" if calls else "stop")
+    usage = a.get("usage", [10, 5])
+    base = {"id": "chatcmpl-fake", "object": "chat.completion.chunk",
+            "created": 1755000000, "model": "fake-model"}
+    if not a.get("stream", True):
+        msg = {"role": "assistant", "content": text or None}
+        if calls:
+            msg["tool_calls"] = [{"id": c["call_id"], "type": "function",
+                                  "function": {"name": c["name"], "arguments": c["arguments"]}}
+                                 for c in calls]
+        return None, dict(base, object="chat.completion",
+                          choices=[{"index": 0, "message": msg, "finish_reason": fin}],
+                          usage={"prompt_tokens": usage[0], "completion_tokens": usage[1]})
+
+    def chunk(delta, finish=None):
+        return sse_event(dict(base, choices=[{"index": 0, "delta": delta,
+                                              "finish_reason": finish}]))
+    out = chunk({"role": "assistant", "content": ""})
+    for w in words(text):
+        out += chunk({"content": w})
+    for i, c in enumerate(calls):
+        out += chunk({"tool_calls": [{"index": i, "id": c["call_id"], "type": "function",
+                                      "function": {"name": c["name"], "arguments": ""}}]})
+        args = c["arguments"]
+        for j in range(0, len(args), 4):
+            out += chunk({"tool_calls": [{"index": i, "function": {"arguments": args[j:j + 4]}}]})
+    out += chunk({}, fin)
+    out += sse_event(dict(base, choices=[], usage={"prompt_tokens": usage[0],
+                                                   "completion_tokens": usage[1]}))
+    return out + "data: [DONE]\n\n", None
+
+
+def responses_answer(a):
+    text, calls = a.get("text", ""), a.get("calls", [])
+    usage = a.get("usage", [10, 5])
+    output = []
+    if text:
+        output.append({"id": "msg_fake", "type": "message", "status": "completed",
+                       "role": "assistant",
+                       "content": [{"type": "output_text", "annotations": [], "text": text}]})
+    for i, c in enumerate(calls):
+        output.append({"id": "fc_fake%d" % i, "type": "function_call", "status": "completed",
+                       "call_id": c["call_id"], "name": c["name"], "arguments": c["arguments"]})
+    fin = a.get("finish_reason")
+    status = "incomplete" if fin == "length" else "completed"
+    resp = {"id": "resp_fake", "object": "response", "status": status, "model": "fake-model",
+            "output": output, "error": None,
+            "incomplete_details": {"reason": "max_output_tokens"} if fin == "length" else None,
+            "usage": {"input_tokens": usage[0], "output_tokens": usage[1],
+                      "total_tokens": usage[0] + usage[1]}}
+    if not a.get("stream", True):
+        return None, resp
+    seq = [0]
+
+    def ev(name, **kw):
+        kw = dict({"type": name}, **kw, sequence_number=seq[0])
+        seq[0] += 1
+        return sse_event(kw, name)
+    out = ev("response.created", response=dict(resp, status="in_progress", output=[], usage=None))
+    idx = 0
+    if text:
+        out += ev("response.output_item.added", output_index=idx,
+                  item={"id": "msg_fake", "type": "message", "status": "in_progress",
+                        "role": "assistant", "content": []})
+        for w in words(text):
+            out += ev("response.output_text.delta", item_id="msg_fake", output_index=idx,
+                      content_index=0, delta=w)
+        out += ev("response.output_text.done", item_id="msg_fake", output_index=idx,
+                  content_index=0, text=text)
+        out += ev("response.output_item.done", output_index=idx, item=output[0])
+        idx += 1
+    for i, c in enumerate(calls):
+        iid = "fc_fake%d" % i
+        out += ev("response.output_item.added", output_index=idx,
+                  item={"id": iid, "type": "function_call", "status": "in_progress",
+                        "call_id": c["call_id"], "name": c["name"], "arguments": ""})
+        args = c["arguments"]
+        for j in range(0, len(args), 4):
+            out += ev("response.function_call_arguments.delta", item_id=iid,
+                      output_index=idx, delta=args[j:j + 4])
+        out += ev("response.function_call_arguments.done", item_id=iid, output_index=idx,
+                  arguments=args)
+        out += ev("response.output_item.done", output_index=idx, item=output[idx])
+        idx += 1
+    out += ev("response.incomplete" if status == "incomplete" else "response.completed",
+              response=resp)
+    return out, None
+
+
+def load_body(entry, base):
+    """Returns (bytes, content type, is_sse)."""
+    def path(p):
+        return p if os.path.isabs(p) else os.path.join(base, p)
+    sse = None
+    if "sse_file" in entry:
+        with open(path(entry["sse_file"]), "rb") as f:
+            sse = f.read().decode("utf-8")
+    elif "sse" in entry:
+        sse = entry["sse"]
+    elif "events" in entry:
+        sse = ""
+        for e in entry["events"]:
+            if isinstance(e, list):
+                sse += sse_event(e[1], e[0])
+            else:
+                sse += sse_event(e)
+        if entry.get("done"):
+            sse += "data: [DONE]\n\n"
+    elif "answer" in entry:
+        a = entry["answer"]
+        sse, doc = (chat_answer if a.get("api", "chat") == "chat" else responses_answer)(a)
+        if doc is not None:
+            return json.dumps(doc).encode(), "application/json", False
+    elif "json" in entry:
+        return json.dumps(entry["json"]).encode(), "application/json", False
+    elif "body_file" in entry:
+        with open(path(entry["body_file"]), "rb") as f:
+            return f.read(), "application/octet-stream", False
+    else:
+        return entry.get("body", "").encode(), "text/plain", False
+    nl = entry.get("newline", "lf")
+    if nl == "crlf":
+        sse = sse.replace("\n", "\r\n")
+    elif nl == "cr":
+        sse = sse.replace("\n", "\r")
+    return sse.encode(), "text/event-stream", True
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server_version = "fake-provider/1"
+
+    def log_message(self, fmt, *args):
+        pass
+
+    def do_GET(self):
+        self.serve()
+
+    def do_POST(self):
+        self.serve()
+
+    def serve(self):
+        touch()
+        n_len = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(n_len) if n_len else b""
+        with LOCK:
+            STATE["n"] += 1
+            n = STATE["n"]
+            entry = STATE["queue"].pop(0) if STATE["queue"] else None
+        try:
+            body = json.loads(raw.decode("utf-8"))
+        except ValueError:
+            body = raw.decode("utf-8", "replace")
+        rec = {"n": n, "time": time.time(), "method": self.command, "path": self.path,
+               "headers": {k.lower(): v for k, v in self.headers.items()}, "body": body}
+        tmp = os.path.join(ARGS.log, ".%d.tmp" % n)
+        with open(tmp, "w") as f:
+            json.dump(rec, f)
+        os.replace(tmp, os.path.join(ARGS.log, "%d.json" % n))
+        if entry is None:
+            entry = {"status": 500, "json": {"error": {
+                "message": "fake provider: no scripted answer for request %d" % n}}}
+        try:
+            self.answer(entry)
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+        self.close_connection = True
+
+    def answer(self, e):
+        time.sleep(e.get("delay", 0))
+        data, ctype, sse = load_body(e, BASE)
+        framing = e.get("framing", "chunked" if sse else "length")
+        self.send_response(e.get("status", 200))
+        hdrs = {k.lower(): (k, v) for k, v in e.get("headers", {}).items()}
+        if "content-type" not in hdrs:
+            self.send_header("Content-Type", ctype)
+        for k, v in hdrs.values():
+            self.send_header(k, str(v))
+        if framing == "chunked":
+            self.send_header("Transfer-Encoding", "chunked")
+        elif framing == "length":
+            self.send_header("Content-Length", str(len(data)))
+        self.send_header("Connection", "close")
+        self.end_headers()
+        self.wfile.flush()
+        touch()
+        size = e.get("chunk", 0) or len(data) or 1
+        stall_at, cut_at = e.get("stall_after"), e.get("cut_after")
+        sent = 0
+        while sent < len(data):
+            end = min(sent + size, len(data))
+            for mark in (stall_at, cut_at):
+                if mark is not None and sent < mark < end:
+                    end = mark
+            if end > sent:
+                self.send_piece(data[sent:end], framing)
+                sent = end
+                touch()
+            if cut_at is not None and sent >= cut_at:
+                self.cut()
+                return
+            if stall_at is not None and sent >= stall_at:
+                stall_at = None
+                time.sleep(e.get("stall", 3600))
+            elif e.get("chunk_delay"):
+                time.sleep(e["chunk_delay"])
+        if cut_at is not None:
+            self.cut()
+            return
+        if framing == "chunked":
+            self.wfile.write(b"0\r\n\r\n")
+        self.wfile.flush()
+
+    def send_piece(self, piece, framing):
+        if framing == "chunked":
+            self.wfile.write(b"%x\r\n" % len(piece) + piece + b"\r\n")
+        else:
+            self.wfile.write(piece)
+        self.wfile.flush()
+
+    def cut(self):
+        self.wfile.flush()
+        try:
+            self.connection.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+        self.connection.close()
+
+
+def watchdog(limit):
+    while True:
+        time.sleep(0.5)
+        if time.monotonic() - STATE["last"] > limit:
+            os._exit(0)
+
+
+def main():
+    global ARGS, BASE
+    ap = argparse.ArgumentParser(description="scripted fake provider for tests")
+    ap.add_argument("--script", required=True)
+    ap.add_argument("--port-file", required=True)
+    ap.add_argument("--log", required=True)
+    ap.add_argument("--idle-exit", type=float, default=60)
+    ARGS = ap.parse_args()
+    BASE = os.path.dirname(os.path.abspath(ARGS.script))
+    with open(ARGS.script) as f:
+        script = json.load(f)
+    if not isinstance(script, list):
+        sys.exit("fake-provider: the script must be a JSON array")
+    for e in script:
+        for _ in range(int(e.get("times", 1))):
+            STATE["queue"].append(e)
+    os.makedirs(ARGS.log, exist_ok=True)
+    srv = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    srv.daemon_threads = True
+    tmp = ARGS.port_file + ".tmp"
+    with open(tmp, "w") as f:
+        f.write("%d\n" % srv.server_address[1])
+    os.replace(tmp, ARGS.port_file)
+    threading.Thread(target=watchdog, args=(ARGS.idle_exit,), daemon=True).start()
+    srv.serve_forever()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,354 @@
+/* t/unit/sse.c: the SSE decoder gives the same events however the bytes are split. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "buf.h"
+#include "fsread.h"
+#include "sse.h"
+
+static int failures;
+
+#define FAIL(...) do { printf("sse: " __VA_ARGS__); putchar('\n'); failures++; } while (0)
+
+struct log {
+	struct mc_buf all;	/* one line per event */
+	struct mc_buf text;	/* the text joined */
+};
+
+static int
+record(const struct mc_event *ev, void *arg)
+{
+	struct log *l = arg;
+
+	switch (ev->type) {
+	case MC_EVENT_TEXT:
+		mc_buf_adds(&l->all, "text:");
+		mc_buf_add(&l->all, ev->text, ev->len);
+		mc_buf_add(&l->text, ev->text, ev->len);
+		break;
+	case MC_EVENT_TOOL_CALL:
+		mc_buf_printf(&l->all, "call:%s %s %s", ev->call_id, ev->name, ev->arguments);
+		break;
+	case MC_EVENT_USAGE:
+		mc_buf_printf(&l->all, "usage:%lld %lld", ev->input_tokens, ev->output_tokens);
+		break;
+	case MC_EVENT_DONE:
+		mc_buf_printf(&l->all, "done:%s", ev->finish_reason);
+		break;
+	case MC_EVENT_ERROR:
+		mc_buf_printf(&l->all, "error:%d %s %s", ev->status, ev->code ? ev->code : "-",
+		    ev->message);
+		break;
+	}
+	mc_buf_addc(&l->all, '|');
+	return 0;
+}
+
+/* Decode p[0..n) fed in pieces cut at the offsets in cuts (ascending). */
+static char *
+decode(enum mc_api api, const char *p, size_t n, const size_t *cuts, size_t ncuts, char **text)
+{
+	struct log l = {0};
+	struct mc_stream *s = mc_stream_new(api, record, &l);
+	size_t i, at = 0;
+
+	for (i = 0; i <= ncuts; i++) {
+		size_t to = i < ncuts ? cuts[i] : n;
+
+		mc_stream_feed(s, p + at, to - at);
+		at = to;
+	}
+	mc_stream_end(s);
+	mc_stream_free(s);
+	mc_buf_addc(&l.all, '\0');
+	mc_buf_addc(&l.text, '\0');
+	if (text)
+		*text = mc_buf_steal(&l.text);
+	else
+		mc_buf_free(&l.text);
+	return mc_buf_steal(&l.all);
+}
+
+/* Every split into two pieces, and one byte at a time, gives `want`. */
+static void
+splits(const char *what, enum mc_api api, const char *p, size_t n, const char *want, int every)
+{
+	size_t k, *cuts;
+	char *got;
+
+	for (k = 0; k <= n; k += every ? 1 : 1 + n / 50) {
+		got = decode(api, p, n, &k, 1, NULL);
+		if (strcmp(got, want) != 0) {
+			FAIL("%s: split at byte %zu gives\n  %s\nnot\n  %s", what, k, got, want);
+			free(got);
+			return;
+		}
+		free(got);
+	}
+	if ((cuts = calloc(n + 1, sizeof *cuts)) == NULL)
+		abort();
+	for (k = 0; k < n; k++)
+		cuts[k] = k;
+	got = decode(api, p, n, cuts, n, NULL);
+	if (strcmp(got, want) != 0)
+		FAIL("%s: one byte at a time gives\n  %s\nnot\n  %s", what, got, want);
+	free(got);
+	free(cuts);
+}
+
+/* The same bytes with each LF turned into `nl`. */
+static char *
+renewline(const char *p, size_t n, const char *nl, size_t *outn)
+{
+	struct mc_buf b = {0};
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (p[i] == '\n')
+			mc_buf_adds(&b, nl);
+		else
+			mc_buf_addc(&b, p[i]);
+	mc_buf_addc(&b, '\0');
+	*outn = b.len - 1;
+	return mc_buf_steal(&b);
+}
+
+static void
+contains(const char *what, const char *log, const char *needle)
+{
+	if (strstr(log, needle) == NULL)
+		FAIL("%s: no %s in\n  %s", what, needle, log);
+}
+
+static void
+fixture(const char *name, enum mc_api api, const char *text, const char *const *need)
+{
+	char path[256], *want, *got, *p;
+	struct mc_read r;
+	size_t n;
+
+	snprintf(path, sizeof path, "t/fixtures/api/%s", name);
+	mc_file_read(path, 1 << 20, MC_LINK_REFUSE, NULL, 1, &r);
+	if (r.status != MC_READ_OK) {
+		FAIL("%s: cannot read", path);
+		return;
+	}
+	want = decode(api, r.data, r.len, NULL, 0, &got);
+	if (strcmp(got, text) != 0)
+		FAIL("%s: text is\n  %s\nnot\n  %s", name, got, text);
+	free(got);
+	for (; *need; need++)
+		contains(name, want, *need);
+	if (strstr(want, "error:") != NULL)
+		FAIL("%s: an error: %s", name, want);
+	splits(name, api, r.data, r.len, want, 1);
+	p = renewline(r.data, r.len, "\r\n", &n);
+	splits(name, api, p, n, want, 1);
+	free(p);
+	p = renewline(r.data, r.len, "\r", &n);
+	splits(name, api, p, n, want, 0);
+	free(p);
+	free(want);
+	free(r.data);
+}
+
+struct tcase {
+	const char *what;
+	enum mc_api api;
+	const char *in;
+	const char *want;
+};
+
+static const struct tcase cases[] = {
+	{ "comments and a multi-line data field", MC_API_CHAT,
+	  ": keep-alive\n\n:another\ndata: {\"choices\":[{\"index\":0,\ndata: \"delta\":{\"content\":\"hi\"}}]}\n\n"
+	  ": OPENROUTER PROCESSING\n\ndata: [DONE]\n\n",
+	  "text:hi|done:stop|" },
+	{ "field without a space, id and retry lines", MC_API_CHAT,
+	  "retry: 100\nid: 7\ndata:{\"choices\":[{\"index\":0,\"delta\":{\"content\":\"a b\"}}]}\n\ndata:[DONE]\n\n",
+	  "text:a b|done:stop|" },
+	{ "BOM and CRLF", MC_API_CHAT,
+	  "\xef\xbb\xbf" "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"x\"}}]}\r\n\r\ndata: [DONE]\r\n\r\n",
+	  "text:x|done:stop|" },
+	{ "reasoning never in the text", MC_API_CHAT,
+	  "data: {\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"reasoning_content\":\"think\",\"content\":null}}]}\n\n"
+	  "data: {\"choices\":[{\"index\":0,\"delta\":{\"reasoning\":\"more\",\"content\":\"\"}}]}\n\n"
+	  "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"ok\"},\"finish_reason\":\"stop\"}]}\n\n"
+	  "data: [DONE]\n\n",
+	  "text:ok|done:stop|" },
+	{ "parallel calls in interleaved fragments", MC_API_CHAT,
+	  "data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":1,\"id\":\"c2\",\"type\":\"function\",\"function\":{\"name\":\"b\",\"arguments\":\"\"}}]}}]}\n\n"
+	  "data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"id\":\"c1\",\"type\":\"function\",\"function\":{\"name\":\"a\",\"arguments\":\"{\\\"x\"}}]}}]}\n\n"
+	  "data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":1,\"function\":{\"arguments\":\"{}\"}}]}}]}\n\n"
+	  "data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"function\":{\"arguments\":\"\\\":1}\"}}]}}]}\n\n"
+	  "data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"tool_calls\"}]}\n\n"
+	  "data: {\"choices\":[],\"usage\":{\"prompt_tokens\":5,\"completion_tokens\":6}}\n\n"
+	  "data: [DONE]\n\n",
+	  "call:c1 a {\"x\":1}|call:c2 b {}|usage:5 6|done:tool_calls|" },
+	{ "a call in one chunk without index", MC_API_CHAT,
+	  "data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"id\":\"c1\",\"function\":{\"name\":\"f\",\"arguments\":{\"a\":1}}}]},\"finish_reason\":\"stop\"}]}\n\n"
+	  "data: [DONE]\n\n",
+	  "call:c1 f {\"a\":1}|done:tool_calls|" },
+	{ "length", MC_API_CHAT,
+	  "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"t\"},\"finish_reason\":\"length\"}]}\n\ndata: [DONE]\n\n",
+	  "text:t|done:length|" },
+	{ "provider's own finish reason", MC_API_CHAT,
+	  "data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"eos\"}]}\n\ndata: [DONE]\n\n",
+	  "done:eos|" },
+	{ "[DONE] without the last blank line", MC_API_CHAT,
+	  "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"t\"}}]}\n\ndata: [DONE]",
+	  "text:t|done:stop|" },
+	{ "no [DONE]: a cut", MC_API_CHAT,
+	  "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"t\"}}]}\n\n",
+	  "text:t|error:0 - the stream ended before [DONE]|" },
+	{ "cut inside an event", MC_API_CHAT,
+	  "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"t\"}}]}\n\ndata: {\"choi",
+	  "text:t|error:0 - the stream ended before [DONE]|" },
+	{ "empty body", MC_API_CHAT, "", "error:0 - empty answer|" },
+	{ "OpenAI error object in a 200 stream", MC_API_CHAT,
+	  "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"a\"}}]}\n\n"
+	  "data: {\"error\":{\"message\":\"boom\",\"type\":\"server_error\",\"param\":null,\"code\":null}}\n\n"
+	  "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"b\"}}]}\n\n",
+	  "text:a|error:0 - boom|" },
+	{ "OpenRouter error chunk", MC_API_CHAT,
+	  "data: {\"id\":\"x\",\"object\":\"chat.completion.chunk\",\"provider\":\"p\",\"error\":{\"code\":502,\"message\":\"Provider disconnected\"},"
+	  "\"choices\":[{\"index\":0,\"delta\":{\"content\":\"\"},\"finish_reason\":\"error\"}]}\n\n",
+	  "error:502 - Provider disconnected|" },
+	{ "legacy error: field", MC_API_CHAT,
+	  "error: {\"code\":500,\"message\":\"slot unavailable\",\"type\":\"server_error\"}\n\n",
+	  "error:500 - slot unavailable|" },
+	{ "legacy error: field with content", MC_API_CHAT,
+	  "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"a\"}}]}\n\nerror: {\"content\":\"context full\"}\n\n",
+	  "text:a|error:0 - context full|" },
+	{ "legacy error: field, plain text", MC_API_CHAT,
+	  "error: it broke\n\n", "error:0 - it broke|" },
+	{ "event: error with a chat answer", MC_API_CHAT,
+	  "event: error\ndata: {\"error\":{\"message\":\"m\",\"code\":\"c\"}}\n\n", "error:0 c m|" },
+	{ "non-streamed chat answer", MC_API_CHAT,
+	  "{\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":\"hello\",\"reasoning_content\":\"hmm\","
+	  "\"tool_calls\":[{\"id\":\"c1\",\"type\":\"function\",\"function\":{\"name\":\"f\",\"arguments\":\"{}\"}}]},"
+	  "\"finish_reason\":\"tool_calls\"}],\"usage\":{\"prompt_tokens\":3,\"completion_tokens\":4}}\n",
+	  "text:hello|call:c1 f {}|usage:3 4|done:tool_calls|" },
+	{ "JSON error body with status 200", MC_API_CHAT,
+	  "  {\"error\":{\"message\":\"nope\",\"code\":\"bad\"}}", "error:0 bad nope|" },
+	{ "bad JSON answer", MC_API_CHAT, "{\"choices\":", "error:0 - bad answer: invalid JSON at line 1, column 11|" },
+	{ "bad event", MC_API_CHAT, "data: {x}\n\ndata: [DONE]\n\n",
+	  "error:0 - bad event in the stream: invalid JSON at line 1, column 3|" },
+	{ "responses without event: lines", MC_API_RESPONSES,
+	  "data: {\"type\":\"response.output_text.delta\",\"delta\":\"hi\"}\n\n"
+	  "data: {\"type\":\"response.reasoning_summary_text.delta\",\"delta\":\"secret\"}\n\n"
+	  "data: {\"type\":\"response.reasoning_text.delta\",\"delta\":\"secret\"}\n\n"
+	  "data: {\"type\":\"response.completed\",\"response\":{\"status\":\"completed\",\"output\":[],\"usage\":{\"input_tokens\":1,\"output_tokens\":2}}}\n\n",
+	  "text:hi|usage:1 2|done:stop|" },
+	{ "responses error event", MC_API_RESPONSES,
+	  "event: response.output_text.delta\ndata: {\"type\":\"response.output_text.delta\",\"delta\":\"a\"}\n\n"
+	  "event: error\ndata: {\"type\":\"error\",\"code\":\"rate_limit_exceeded\",\"message\":\"slow down\",\"param\":null}\n\n",
+	  "text:a|error:0 rate_limit_exceeded slow down|" },
+	{ "responses error event, nested", MC_API_RESPONSES,
+	  "event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"invalid_request_error\",\"code\":\"x\",\"message\":\"bad\"}}\n\n",
+	  "error:0 x bad|" },
+	{ "response.failed", MC_API_RESPONSES,
+	  "event: response.failed\ndata: {\"type\":\"response.failed\",\"response\":{\"status\":\"failed\",\"error\":{\"code\":\"server_error\",\"message\":\"oops\"}}}\n\n",
+	  "error:0 server_error oops|" },
+	{ "response.incomplete", MC_API_RESPONSES,
+	  "event: response.output_text.delta\ndata: {\"type\":\"response.output_text.delta\",\"delta\":\"a\"}\n\n"
+	  "event: response.incomplete\ndata: {\"type\":\"response.incomplete\",\"response\":{\"status\":\"incomplete\","
+	  "\"incomplete_details\":{\"reason\":\"max_output_tokens\"},\"output\":[]}}\n\n",
+	  "text:a|done:length|" },
+	{ "responses cut", MC_API_RESPONSES,
+	  "event: response.output_text.delta\ndata: {\"type\":\"response.output_text.delta\",\"delta\":\"a\"}\n\n",
+	  "text:a|error:0 - the stream ended before response.completed|" },
+	{ "responses call only in response.completed", MC_API_RESPONSES,
+	  "data: {\"type\":\"response.completed\",\"response\":{\"status\":\"completed\",\"output\":["
+	  "{\"type\":\"message\",\"content\":[{\"type\":\"output_text\",\"text\":\"t\"}]},"
+	  "{\"type\":\"function_call\",\"id\":\"fc\",\"call_id\":\"c9\",\"name\":\"g\",\"arguments\":\"{}\"}]}}\n\n",
+	  "text:t|call:c9 g {}|done:tool_calls|" },
+	{ "non-streamed responses answer", MC_API_RESPONSES,
+	  "{\"object\":\"response\",\"status\":\"completed\",\"output\":[{\"type\":\"reasoning\",\"summary\":[]},"
+	  "{\"type\":\"message\",\"role\":\"assistant\",\"content\":[{\"type\":\"output_text\",\"text\":\"hey\"}]},"
+	  "{\"type\":\"function_call\",\"call_id\":\"c1\",\"name\":\"f\",\"arguments\":\"{\\\"a\\\":2}\"}],"
+	  "\"usage\":{\"input_tokens\":7,\"output_tokens\":8}}",
+	  "text:hey|call:c1 f {\"a\":2}|usage:7 8|done:tool_calls|" },
+};
+
+static void
+table(void)
+{
+	size_t i;
+	char *got;
+
+	for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		const struct tcase *c = &cases[i];
+
+		got = decode(c->api, c->in, strlen(c->in), NULL, 0, NULL);
+		if (strcmp(got, c->want) != 0)
+			FAIL("%s: gives\n  %s\nnot\n  %s", c->what, got, c->want);
+		else
+			splits(c->what, c->api, c->in, strlen(c->in), c->want, 1);
+		free(got);
+	}
+}
+
+struct ecase {
+	const char *body, *msg, *code;
+	int status;
+};
+
+static const struct ecase ecases[] = {
+	{ "{\"error\":{\"message\":\"Incorrect API key\",\"type\":\"invalid_request_error\",\"code\":\"invalid_api_key\"}}",
+	  "Incorrect API key", "invalid_api_key", 0 },
+	{ "{\"error\":{\"message\":\"Rate limited\",\"code\":429}}", "Rate limited", "", 429 },
+	{ "{\"error\":{\"message\":\"m\",\"code\":null}}", "m", "", 0 },
+	{ "{\"message\":\"no wrapper\",\"code\":\"x\"}", "no wrapper", "x", 0 },
+	{ "{\"error\":\"just a string\"}", "just a string", "", 0 },
+	{ "{\"detail\":\"Not Found\"}", "Not Found", "", 0 },
+	{ "{\"detail\":[{\"loc\":[\"body\"],\"msg\":\"field required\"}]}", "field required", "", 0 },
+	{ "[{\"error\":{\"code\":429,\"message\":\"quota\",\"status\":\"RESOURCE_EXHAUSTED\"}}]", "quota", "", 429 },
+	{ "{\"error\":{\"message\":\"m\"},\"code\":503}", "m", "", 503 },
+	{ "data: {\"error\":{\"message\":\"in sse\"}}\n\n", "in sse", "", 0 },
+	{ "\n<html>Bad Gateway</html>\nmore", "<html>Bad Gateway</html>", "", 0 },
+	{ "", "", "", 0 },
+};
+
+static void
+errors(void)
+{
+	char msg[256], code[64];
+	size_t i;
+	int status, r;
+
+	for (i = 0; i < sizeof ecases / sizeof ecases[0]; i++) {
+		const struct ecase *e = &ecases[i];
+
+		r = mc_error_parse(e->body, strlen(e->body), msg, sizeof msg, code, sizeof code, &status);
+		if (strcmp(msg, e->msg) != 0 || strcmp(code, e->code) != 0 || status != e->status ||
+		    r != (e->msg[0] ? 0 : -1))
+			FAIL("error body %zu: gives %d \"%s\" \"%s\" %d", i, r, msg, code, status);
+	}
+}
+
+int
+main(void)
+{
+	static const char *const chat_text[] = { "usage:412 21|done:stop|", NULL };
+	static const char *const chat_calls[] = {
+		"call:call_Vb3kQ9xLm2TzR7pYw4NcA1sE read_file {\"path\":\"README.md\",\"max_bytes\":40000}|"
+		"call:call_Hq8Zt1uWd5KfJ3oXn6GbP0yC read_file {\"path\":\"Makefile\",\"max_bytes\":8000}|"
+		"usage:388 52|done:tool_calls|", NULL };
+	static const char *const resp_text[] = { "|usage:436 19|done:stop|", NULL };
+	static const char *const resp_calls[] = {
+		"call:call_Vb3kQ9xLm2TzR7pYw4NcA1sE read_file {\"path\":\"README.md\",\"max_bytes\":40000}|"
+		"call:call_Hq8Zt1uWd5KfJ3oXn6GbP0yC read_file {\"path\":\"Makefile\",\"max_bytes\":8000}|usage:", NULL };
+
+	fixture("chat-stream-text.sse", MC_API_CHAT,
+	    "The project builds with `make`; run `make test` to execute the suite.\n\nTests live in `tests/`.",
+	    chat_text);
+	fixture("chat-stream-toolcall.sse", MC_API_CHAT, "", chat_calls);
+	fixture("responses-stream-text.sse", MC_API_RESPONSES,
+	    "Run `make test` from the project root; it builds and runs every test in `tests/`.", resp_text);
+	fixture("responses-stream-toolcall.sse", MC_API_RESPONSES, "", resp_calls);
+	table();
+	errors();
+	return failures ? 1 : 0;
+}
