@@ -127,3 +127,6 @@ $(O)/prompts.c: $(PROMPTS) scripts/embed-prompts
 $(O)/prompts.o: $(O)/prompts.c lib/prompts.h
 	$(CC) $(CFLAGS) -c -o $@ $<
 $(B)/mc-render: $(O)/prompts.o
+
+# mc: the interactive session's line editing.
+$(B)/mc: LDLIBS += $(shell pkg-config --libs libedit)

@@ -1,0 +1,430 @@
+/* session.c: session files written as whole lines, resumable after a crash. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <bsd/stdlib.h>
+
+#include "buf.h"
+#include "fsread.h"
+#include "json.h"
+#include "session.h"
+
+#define HEADER_MAX (64u << 10)
+
+static const char interrupted[] =
+    "error: this call was interrupted before it finished (the session ended); "
+    "it may or may not have taken effect";
+
+int
+mc_session_id_valid(const char *id)
+{
+	size_t n = strlen(id);
+
+	if (n == 0 || n > 64 || id[0] == '-')
+		return 0;
+	return strspn(id, "abcdefghijklmnopqrstuvwxyz"
+	    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_") == n;
+}
+
+static char *
+sessions_dir(const char *home, int create, char *err, size_t errsz)
+{
+	char *dir = mc_path_join(home, "sessions");
+
+	if (dir == NULL)
+		mc_oom();
+	if (create && mkdir(home, 0700) == -1 && errno != EEXIST) {
+		snprintf(err, errsz, "%s: %s", home, strerror(errno));
+		free(dir);
+		return NULL;
+	}
+	if (create && mkdir(dir, 0700) == -1 && errno != EEXIST) {
+		snprintf(err, errsz, "%s: %s", dir, strerror(errno));
+		free(dir);
+		return NULL;
+	}
+	return dir;
+}
+
+static char *
+session_path(const char *dir, const char *id)
+{
+	char *name, *path;
+
+	if (asprintf(&name, "%s.jsonl", id) == -1)
+		mc_oom();
+	if ((path = mc_path_join(dir, name)) == NULL)
+		mc_oom();
+	free(name);
+	return path;
+}
+
+/* Write one whole line; a short write is undone so no torn line stays. */
+static int
+append_line(struct mc_session *s, const char *line, size_t len, char *err, size_t errsz)
+{
+	struct stat st;
+	ssize_t w;
+
+	if (fstat(s->fd, &st) == -1) {
+		snprintf(err, errsz, "%s: %s", s->path, strerror(errno));
+		return -1;
+	}
+	do
+		w = write(s->fd, line, len);
+	while (w == -1 && errno == EINTR);
+	if (w == (ssize_t)len) {
+		s->bytes = (size_t)st.st_size + len;
+		return 0;
+	}
+	if (w >= 0)
+		errno = ENOSPC;
+	snprintf(err, errsz, "%s: %s", s->path, strerror(errno));
+	if (w > 0 && ftruncate(s->fd, st.st_size) == -1) {
+		/* Nothing better to do: mc_session_open() cuts a torn line. */
+	}
+	return -1;
+}
+
+int
+mc_session_append(struct mc_session *s, const cJSON *item, char *err, size_t errsz)
+{
+	char *text;
+	size_t n;
+	int r;
+
+	if ((text = cJSON_PrintUnformatted(item)) == NULL)
+		mc_oom();
+	n = strlen(text);
+	/* cJSON escapes control characters, so the text is one line. */
+	text[n] = '\n';
+	r = append_line(s, text, n + 1, err, errsz);
+	free(text);
+	if (r == 0 && strcmp(mc_json_str(item, "type") ? mc_json_str(item, "type") : "", "session") != 0)
+		s->items++;
+	return r;
+}
+
+int
+mc_session_create(struct mc_session *s, const char *home, const char *cwd,
+    const char *provider, const char *model, char *err, size_t errsz)
+{
+	char id[64], created[32], *dir;
+	time_t now = time(NULL);
+	struct tm tm;
+	cJSON *h;
+
+	memset(s, 0, sizeof *s);
+	s->fd = -1;
+	if ((dir = sessions_dir(home, 1, err, errsz)) == NULL)
+		return -1;
+	gmtime_r(&now, &tm);
+	strftime(created, sizeof created, "%Y-%m-%dT%H:%M:%SZ", &tm);
+	for (;;) {
+		strftime(id, sizeof id, "%Y%m%d-%H%M%S", &tm);
+		snprintf(id + strlen(id), sizeof id - strlen(id), "-%06x",
+		    arc4random_uniform(0x1000000));
+		s->path = session_path(dir, id);
+		s->fd = open(s->path, O_WRONLY | O_APPEND | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+		if (s->fd != -1 || errno != EEXIST)
+			break;
+		free(s->path);
+	}
+	free(dir);
+	if (s->fd == -1) {
+		snprintf(err, errsz, "%s: %s", s->path, strerror(errno));
+		free(s->path);
+		s->path = NULL;
+		return -1;
+	}
+	if ((s->id = strdup(id)) == NULL)
+		mc_oom();
+	h = s->header = mc_json_new_obj();
+	mc_json_add_str(h, "type", "session");
+	mc_json_add_str(h, "id", id);
+	mc_json_add_str(h, "created", created);
+	mc_json_add_str(h, "cwd", cwd);
+	mc_json_add(h, "provider", provider ? mc_json_new_str(provider) : cJSON_CreateNull());
+	mc_json_add(h, "model", model ? mc_json_new_str(model) : cJSON_CreateNull());
+	if (mc_session_append(s, h, err, errsz) == -1) {
+		unlink(s->path);
+		mc_session_close(s);
+		return -1;
+	}
+	return 0;
+}
+
+/* Index of call_id in ids[0..n-1], or -1. */
+static long
+find_id(char **ids, size_t n, const char *id)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (ids[i] != NULL && strcmp(ids[i], id) == 0)
+			return (long)i;
+	return -1;
+}
+
+/*
+ * Scan the items: count them and note function_calls whose output never
+ * came. Returns 0, or -1 with err naming the line.
+ */
+static int
+scan(struct mc_session *s, char *data, size_t len, char ***open_ids, size_t *nopen,
+    char *err, size_t errsz)
+{
+	char *line = data, *nl, perr[256], **ids = NULL;
+	size_t lineno = 0, n = 0;
+	const char *type, *cid;
+	cJSON *item;
+	long k;
+
+	while (line < data + len) {
+		nl = memchr(line, '\n', (size_t)(data + len - line));
+		lineno++;
+		item = mc_json_parse(line, (size_t)(nl - line), perr, sizeof perr);
+		if (item == NULL || !cJSON_IsObject(item)) {
+			snprintf(err, errsz, "%s:%zu: %s", s->path, lineno,
+			    item ? "not a JSON object" : perr);
+			goto fail;
+		}
+		type = mc_json_str(item, "type");
+		if (lineno == 1) {
+			if (type == NULL || strcmp(type, "session") != 0) {
+				snprintf(err, errsz, "%s:1: not a session header", s->path);
+				goto fail;
+			}
+			s->header = item;
+			line = nl + 1;
+			continue;
+		}
+		s->items++;
+		cid = mc_json_str(item, "call_id");
+		if (type != NULL && cid != NULL && strcmp(type, "function_call") == 0) {
+			char **p = reallocarray(ids, n + 1, sizeof *p);
+
+			if (p == NULL || (p[n] = strdup(cid)) == NULL)
+				mc_oom();
+			ids = p;
+			n++;
+		} else if (type != NULL && cid != NULL &&
+		    strcmp(type, "function_call_output") == 0 &&
+		    (k = find_id(ids, n, cid)) >= 0) {
+			free(ids[k]);
+			ids[k] = NULL;
+		}
+		cJSON_Delete(item);
+		line = nl + 1;
+	}
+	if (s->header == NULL) {
+		snprintf(err, errsz, "%s: empty session file", s->path);
+		goto fail0;
+	}
+	*open_ids = ids;
+	*nopen = n;
+	return 0;
+fail:
+	cJSON_Delete(item);
+fail0:
+	for (k = 0; (size_t)k < n; k++)
+		free(ids[k]);
+	free(ids);
+	return -1;
+}
+
+int
+mc_session_open(struct mc_session *s, const char *home, const char *id,
+    char *err, size_t errsz)
+{
+	char *dir, **ids = NULL, *end;
+	size_t nids = 0, i, keep;
+	struct mc_read r;
+	cJSON *out;
+	int ret = -1;
+
+	memset(s, 0, sizeof *s);
+	s->fd = -1;
+	if (!mc_session_id_valid(id)) {
+		snprintf(err, errsz, "%s: not a valid session id", id);
+		return -1;
+	}
+	if ((dir = sessions_dir(home, 0, err, errsz)) == NULL)
+		return -1;
+	s->path = session_path(dir, id);
+	free(dir);
+	if ((s->id = strdup(id)) == NULL)
+		mc_oom();
+	mc_file_read(s->path, MC_SESSION_MAX, MC_LINK_REFUSE, NULL, 1, &r);
+	if (r.status == MC_READ_MISSING) {
+		snprintf(err, errsz, "no session %s (%s)", id, s->path);
+		goto out;
+	}
+	if (r.status != MC_READ_OK) {
+		snprintf(err, errsz, "%s: %s", s->path, mc_read_strerror(&r, MC_SESSION_MAX));
+		goto out;
+	}
+	/* Only a torn last line lacks its newline; it never reached the session. */
+	end = memrchr(r.data, '\n', r.len);
+	keep = end ? (size_t)(end - r.data) + 1 : 0;
+	s->dropped = r.len - keep;
+	if (scan(s, r.data, keep, &ids, &nids, err, errsz) == -1)
+		goto out;
+	if ((s->fd = open(s->path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC)) == -1) {
+		snprintf(err, errsz, "%s: %s", s->path, strerror(errno));
+		goto out;
+	}
+	if (s->dropped && ftruncate(s->fd, (off_t)keep) == -1) {
+		snprintf(err, errsz, "%s: %s", s->path, strerror(errno));
+		goto out;
+	}
+	s->bytes = keep;
+	ret = 0;
+	for (i = 0; i < nids && ret == 0; i++) {
+		if (ids[i] == NULL)
+			continue;
+		out = mc_json_new_obj();
+		mc_json_add_str(out, "type", "function_call_output");
+		mc_json_add_str(out, "call_id", ids[i]);
+		mc_json_add_str(out, "output", interrupted);
+		ret = mc_session_append(s, out, err, errsz);
+		cJSON_Delete(out);
+		s->repaired++;
+	}
+out:
+	for (i = 0; i < nids; i++)
+		free(ids[i]);
+	free(ids);
+	free(r.data);
+	if (ret == -1)
+		mc_session_close(s);
+	return ret;
+}
+
+/* The header of the session file name in dirfd, or NULL. */
+static cJSON *
+read_header(int dirfd, const char *name)
+{
+	char buf[HEADER_MAX], *nl, perr[64];
+	struct stat st;
+	ssize_t n;
+	int fd;
+
+	fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd == -1)
+		return NULL;
+	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode) ||
+	    (n = read(fd, buf, sizeof buf - 1)) <= 0) {
+		close(fd);
+		return NULL;
+	}
+	close(fd);
+	buf[n] = '\0';
+	if ((nl = memchr(buf, '\n', (size_t)n)) == NULL)
+		return NULL;
+	return mc_json_parse(buf, (size_t)(nl - buf), perr, sizeof perr);
+}
+
+int
+mc_session_latest(const char *home, const char *cwd, char **id, char *err, size_t errsz)
+{
+	struct timespec best = {0};
+	char *dir, name[80];
+	struct dirent *e;
+	struct stat st;
+	const char *hc;
+	cJSON *h;
+	size_t n;
+	DIR *d;
+
+	*id = NULL;
+	if ((dir = sessions_dir(home, 0, err, errsz)) == NULL)
+		return -1;
+	if ((d = opendir(dir)) == NULL) {
+		if (errno == ENOENT) {
+			free(dir);
+			return 1;
+		}
+		snprintf(err, errsz, "%s: %s", dir, strerror(errno));
+		free(dir);
+		return -1;
+	}
+	while ((e = readdir(d)) != NULL) {
+		n = strlen(e->d_name);
+		if (n <= 6 || n >= sizeof name || strcmp(e->d_name + n - 6, ".jsonl") != 0)
+			continue;
+		memcpy(name, e->d_name, n - 6);
+		name[n - 6] = '\0';
+		if (!mc_session_id_valid(name) ||
+		    fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == -1 ||
+		    !S_ISREG(st.st_mode))
+			continue;
+		if (*id != NULL && (st.st_mtim.tv_sec < best.tv_sec ||
+		    (st.st_mtim.tv_sec == best.tv_sec && st.st_mtim.tv_nsec < best.tv_nsec) ||
+		    (st.st_mtim.tv_sec == best.tv_sec && st.st_mtim.tv_nsec == best.tv_nsec &&
+		    strcmp(name, *id) < 0)))
+			continue;
+		if ((h = read_header(dirfd(d), e->d_name)) == NULL)
+			continue;
+		hc = mc_json_str(h, "cwd");
+		if (hc != NULL && strcmp(hc, cwd) == 0) {
+			free(*id);
+			if ((*id = strdup(name)) == NULL)
+				mc_oom();
+			best = st.st_mtim;
+		}
+		cJSON_Delete(h);
+	}
+	closedir(d);
+	free(dir);
+	return *id ? 0 : 1;
+}
+
+int
+mc_session_peek(struct mc_session *s, const char *home, const char *id,
+    char *err, size_t errsz)
+{
+	char *dir;
+
+	memset(s, 0, sizeof *s);
+	s->fd = -1;
+	if (!mc_session_id_valid(id)) {
+		snprintf(err, errsz, "%s: not a valid session id", id);
+		return -1;
+	}
+	if ((dir = sessions_dir(home, 0, err, errsz)) == NULL)
+		return -1;
+	s->path = session_path(dir, id);
+	free(dir);
+	if ((s->id = strdup(id)) == NULL)
+		mc_oom();
+	if ((s->header = read_header(AT_FDCWD, s->path)) == NULL) {
+		if (access(s->path, F_OK) == -1)
+			snprintf(err, errsz, "no session %s (%s)", id, s->path);
+		else
+			snprintf(err, errsz, "%s:1: not a session header", s->path);
+		mc_session_close(s);
+		return -1;
+	}
+	return 0;
+}
+
+void
+mc_session_close(struct mc_session *s)
+{
+	if (s->fd != -1)
+		close(s->fd);
+	s->fd = -1;
+	free(s->id);
+	free(s->path);
+	cJSON_Delete(s->header);
+	s->id = s->path = NULL;
+	s->header = NULL;
+}

@@ -1,0 +1,60 @@
+/* session.h: the session file, $MC_HOME/sessions/ID.jsonl. */
+#ifndef MC_SESSION_H
+#define MC_SESSION_H
+
+#include <stddef.h>
+
+#include <cJSON.h>
+
+#define MC_SESSION_MAX (256u << 20)	/* largest session file resumed */
+
+/*
+ * A header line {"type":"session","id","created","cwd","provider","model"}
+ * then conversation items, one JSON object per line. Every line is added
+ * with one write(2) on an O_APPEND descriptor, so a process killed at any
+ * moment leaves only whole lines behind.
+ */
+struct mc_session {
+	char *id;
+	char *path;
+	int fd;			/* open for appending, or -1 */
+	cJSON *header;
+	size_t items;		/* conversation items in the file */
+	size_t bytes;		/* file size */
+	size_t dropped;		/* bytes of a torn last line removed on open */
+	size_t repaired;	/* interrupted calls given an output on open */
+};
+
+/* True when id is a session id (letters, digits, '-', '_', at most 64). */
+int mc_session_id_valid(const char *id);
+
+/* Create a new session with its header (provider, model may be NULL).
+ * Returns 0, or -1 with a reason in err. */
+int mc_session_create(struct mc_session *s, const char *home, const char *cwd,
+    const char *provider, const char *model, char *err, size_t errsz);
+
+/*
+ * Open session id for appending. A torn last line (no final newline) is
+ * cut off and a function_call without its output gets an output saying
+ * the call was interrupted, so the history is valid for a provider again.
+ * Returns 0, or -1 with a reason in err.
+ */
+int mc_session_open(struct mc_session *s, const char *home, const char *id,
+    char *err, size_t errsz);
+
+/* Fill s with id, path and header of session id without opening it for
+ * writing or repairing it (fd stays -1): for a look that changes nothing. */
+int mc_session_peek(struct mc_session *s, const char *home, const char *id,
+    char *err, size_t errsz);
+
+/* The id of the most recently written session whose cwd is cwd: 0 and
+ * *id set (caller frees), 1 when there is none, -1 with err. */
+int mc_session_latest(const char *home, const char *cwd, char **id,
+    char *err, size_t errsz);
+
+/* Append one item (compact JSON, one line). Returns 0 or -1 with err. */
+int mc_session_append(struct mc_session *s, const cJSON *item, char *err, size_t errsz);
+
+void mc_session_close(struct mc_session *s);
+
+#endif

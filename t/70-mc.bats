@@ -1,0 +1,490 @@
+#!/usr/bin/env bats
+# mc, the driver: SPEC §7 against the fake provider (t/fake-provider.py).
+
+load helper
+load fake
+
+# Point the suite at the fake: provider "fake", chat API, no key.
+use_fake() {
+	settings "{\"provider\":\"fake\",\"model\":\"fake-model\",
+	  \"providers\":{\"fake\":{\"base_url\":\"$FAKE_URL\",\"api\":\"chat\",\"api_key_env\":null}}}"
+}
+
+# answer TEXT...: a script of one streamed chat answer per argument.
+answers() {
+	local s="[" a
+	for a in "$@"; do
+		s+=$(jq -nc --arg t "$a" '{answer:{api:"chat",text:$t}}'),
+	done
+	printf '%s]' "${s%,}"
+}
+
+session_files() {
+	ls "$MC_HOME"/sessions/*.jsonl 2>/dev/null
+}
+
+# every line of every session file is a JSON object
+whole_lines() {
+	local f
+	for f in $(session_files); do
+		[ "$(tail -c 1 "$f" | od -An -c | tr -d ' ')" = '\n' ] || return 1
+		jq -e 'type == "object"' "$f" >/dev/null || return 1
+	done
+}
+
+@test "one-shot: the answer streams to stdout, the session holds the turn" {
+	fake_start "$(answers 'Hello from the fake.')"
+	use_fake
+	run --separate-stderr mc 'say hello' </dev/null
+	assert_success
+	assert_equal "$stderr" ""
+	assert_output 'Hello from the fake.'
+	assert_equal "$(fake_count)" 1
+	assert_equal "$(fake_request 1 .body.stream)" true
+	assert_equal "$(fake_request 1 .body.model)" fake-model
+	assert_equal "$(fake_request 1 '.body.messages[-1].content')" 'say hello'
+	f=$(session_files)
+	assert_equal "$(jq -c 'del(.id, .created)' < <(head -1 "$f"))" \
+		"{\"type\":\"session\",\"cwd\":\"$(pwd -P)\",\"provider\":\"fake\",\"model\":\"fake-model\"}"
+	assert_equal "$(sed -n 2p "$f")" '{"type":"message","role":"user","content":"say hello"}'
+	assert_equal "$(sed -n 3p "$f" | jq -r '.role + ": " + .content')" 'assistant: Hello from the fake.'
+	assert_equal "$(wc -l < "$f")" 3
+}
+
+@test "one-shot: the system prompt travels as the system message, equal to mc prompt" {
+	fake_start "$(answers ok)"
+	use_fake
+	printf 'Always answer in French.\n' > AGENTS.md
+	run --separate-stderr mc hi </dev/null
+	assert_success
+	assert_equal "$(fake_request 1 '.body.messages[0].role')" system
+	jq -j '.body.messages[0].content' "$FAKE_LOG/1.json" > sent
+	mc prompt > printed
+	cmp sent printed
+	grep -q 'Always answer in French.' sent
+}
+
+@test "piped stdin is appended to the prompt as a fenced block" {
+	fake_start "$(answers ok ok ok)"
+	use_fake
+	printf 'line one\nline two\n' | mc 'explain this' >/dev/null
+	assert_equal "$(fake_request 1 '.body.messages[-1].content')" \
+		"$(printf 'explain this\n\n```\nline one\nline two\n```')"
+	# a fence longer than any run of backticks inside
+	printf 'a ```` b' | mc 'look' >/dev/null
+	assert_equal "$(fake_request 2 '.body.messages[-1].content')" \
+		"$(printf 'look\n\n`````\na ```` b\n`````')"
+	# no PROMPT: the piped text alone is the message
+	printf 'just this\n' | mc >/dev/null
+	assert_equal "$(fake_request 3 '.body.messages[-1].content')" 'just this'
+}
+
+@test "piped stdin past the bound is a clear error and nothing is sent" {
+	fake_start "$(answers ok)"
+	use_fake
+	head -c 1048577 /dev/zero | tr '\0' a > big
+	run --separate-stderr mc 'summarize' < big
+	assert_failure 1
+	assert_output ""
+	assert_equal "$stderr" "mc: standard input: over the 1048576-byte limit for piped input"
+	assert_equal "$(fake_count)" 0
+	# at the bound it goes through
+	head -c 1048576 big > fits
+	run --separate-stderr mc 'summarize' < fits
+	assert_success
+}
+
+@test "--dry-run prints the envelope and sends nothing" {
+	fake_start "$(answers ok)"
+	use_fake
+	run --separate-stderr mc --dry-run 'what is 2+2' </dev/null
+	assert_success
+	assert_equal "$stderr" ""
+	assert_equal "$(jqo .provider)" fake
+	assert_equal "$(jqo .url)" "$FAKE_URL/chat/completions"
+	assert_equal "$(jqo '.body.messages[-1].content')" 'what is 2+2'
+	assert_equal "$(jqo '.body.messages[0].content')" "$(mc prompt)"
+	assert_equal "$(fake_count)" 0
+	assert_equal "$(session_files)" ""
+}
+
+@test "--dry-run -c shows the history and leaves the session as it was" {
+	fake_start "$(answers 'first answer')"
+	use_fake
+	mc 'first question' >/dev/null </dev/null
+	f=$(session_files)
+	cp "$f" before
+	run --separate-stderr mc -c --dry-run 'second' </dev/null
+	assert_success
+	assert_equal "$(jqo '[.body.messages[1:][] | .content] | join("|")')" \
+		'first question|first answer|second'
+	cmp before "$f"
+	assert_equal "$(fake_count)" 1
+}
+
+@test "mc prompt prints exactly what the pipeline prints; --stats passes through" {
+	printf '# rules\nBe brief.\n' > AGENTS.md
+	mkdir -p .agents/skills/review
+	printf -- '---\ndescription: Review code.\n---\nbody\n' > .agents/skills/review/SKILL.md
+	mc-discover -q --keep-going | mc-skills -q --keep-going | mc-render > want
+	run --separate-stderr mc prompt
+	assert_success
+	assert_equal "$stderr" ""
+	mc prompt > got
+	cmp want got
+	grep -q 'Be brief.' got
+	grep -q 'review: Review code.' got
+	mc-discover -q --keep-going | mc-skills -q --keep-going | mc-render --stats > want
+	mc prompt --stats > got
+	cmp want got
+	mc-discover -q --keep-going | mc-skills -q --keep-going | mc-render -m m1 > want
+	mc prompt -m m1 > got
+	cmp want got
+}
+
+@test "-c carries the history of this directory's latest session" {
+	fake_start "$(answers 'answer one' 'answer two' 'elsewhere')"
+	use_fake
+	mc 'question one' >/dev/null </dev/null
+	run --separate-stderr mc -c 'question two' </dev/null
+	assert_success
+	assert_output 'answer two'
+	assert_equal "$(fake_request 2 '[.body.messages[1:][] | .role + ":" + .content] | join("|")')" \
+		'user:question one|assistant:answer one|user:question two'
+	assert_equal "$(session_files | wc -l)" 1
+	assert_equal "$(wc -l < "$(session_files)")" 5
+	# another directory has no session to continue
+	mkdir ../other && cd ../other
+	run --separate-stderr mc -c 'hello' </dev/null
+	assert_failure 1
+	assert_equal "$stderr" "mc: no session to continue in $(pwd -P)"
+	# --session ID resumes a given one from anywhere
+	id=$(basename "$(session_files)" .jsonl)
+	run --separate-stderr mc --session "$id" 'three' </dev/null
+	assert_success
+	assert_equal "$(fake_request 3 '.body.messages | length')" 6
+}
+
+@test "a provider error keeps the user's message in the session" {
+	fake_start '[{"status":401,"json":{"error":{"message":"Incorrect API key provided","type":"invalid_request_error"}}},
+	  {"answer":{"api":"chat","text":"now it works"}}]'
+	use_fake
+	run --separate-stderr mc 'do not lose me' </dev/null
+	assert_failure 1
+	assert_output ""
+	assert_equal "$stderr" "mc-send: HTTP 401 from fake: Incorrect API key provided"
+	f=$(session_files)
+	assert_equal "$(tail -1 "$f")" '{"type":"message","role":"user","content":"do not lose me"}'
+	run --separate-stderr mc -c 'again' </dev/null
+	assert_success
+	assert_equal "$(fake_request 2 '[.body.messages[1:][] | .content] | join("|")')" \
+		'do not lose me|again'
+}
+
+@test "a failing stage is its own one-line message and exit 1" {
+	printf '{"model": 5}\n' > "$MC_HOME/settings.json"
+	run --separate-stderr mc 'hi' </dev/null
+	assert_failure 1
+	assert_output ""
+	assert_equal "$(printf '%s\n' "$stderr" | wc -l)" 1
+	assert_equal "$stderr" "mc: $MC_HOME/settings.json: model: expected a string"
+	# a provider mc-request does not know
+	settings '{}'
+	run --separate-stderr mc -p no-such-provider 'hi' </dev/null
+	assert_failure 1
+	assert_equal "$(printf '%s\n' "$stderr" | wc -l)" 1
+	[[ $stderr == mc-request:* ]]
+}
+
+@test "usage errors are exit 2 before anything happens" {
+	run --separate-stderr mc -c --session abc hi
+	assert_failure 2
+	run --separate-stderr mc --session ../etc/passwd hi
+	assert_failure 2
+	run --separate-stderr mc --stats hi
+	assert_failure 2
+	run --separate-stderr mc prompt -c
+	assert_failure 2
+	run --separate-stderr mc </dev/null
+	assert_failure 2
+	[[ $stderr == *'nothing to ask'* ]]
+	[ ! -e "$MC_HOME/sessions" ]
+}
+
+@test "session files are 0600 and whole lines after the driver is killed mid-answer" {
+	fake_start '[{"answer":{"api":"chat","text":"one two three four five six seven eight"},
+	  "stall_after":500,"stall":30}]'
+	use_fake
+	umask 022
+	mc 'tell me a story' </dev/null >out 2>err &
+	pid=$!
+	for ((i = 0; i < 200; i++)); do
+		[ -s out ] && break
+		sleep 0.05
+	done
+	[ -s out ]
+	kill -9 "$pid"
+	wait "$pid" || true
+	f=$(session_files)
+	assert_equal "$(stat -c %a "$f")" 600
+	assert_equal "$(stat -c %a "$MC_HOME/sessions")" 700
+	whole_lines
+	assert_equal "$(tail -1 "$f" | jq -r .content)" 'tell me a story'
+	fake_stop
+	# the session resumes after the kill
+	fake_start "$(answers 'the end')"
+	use_fake
+	run --separate-stderr mc -c 'go on' </dev/null
+	assert_success
+	assert_equal "$(fake_request 1 '[.body.messages[1:][] | .content] | join("|")')" \
+		'tell me a story|go on'
+	whole_lines
+}
+
+@test "a resumed session gives an interrupted tool call its output" {
+	fake_start "$(answers ok)"
+	use_fake
+	mkdir -p "$MC_HOME/sessions"
+	{
+		printf '{"type":"session","id":"s1","created":"x","cwd":"%s","provider":"fake","model":"fake-model"}\n' "$(pwd -P)"
+		printf '{"type":"message","role":"user","content":"list files"}\n'
+		printf '{"type":"function_call","call_id":"c1","name":"bash","arguments":"{\\"command\\":\\"ls\\"}"}\n'
+		printf '{"type":"message","role":"assist'
+	} > "$MC_HOME/sessions/s1.jsonl"
+	run --separate-stderr mc --session s1 'and now?' </dev/null
+	assert_success
+	[[ $stderr == *"removed a torn last line"* ]]
+	assert_equal "$(fake_request 1 '.body.messages[3].role')" tool
+	assert_equal "$(fake_request 1 '.body.messages[3].tool_call_id')" c1
+	[[ $(fake_request 1 '.body.messages[3].content') == *interrupted* ]]
+	whole_lines
+}
+
+@test "control sequences from the model are stripped on a terminal, kept in a pipe" {
+	text=$(printf 'safe \033]0;pwned\007\033[31mred\033[0m \033[2Jend')
+	fake_start "$(answers "$text" "$text")"
+	use_fake
+	# a pipe gets the text byte for byte
+	mc 'colours' </dev/null > piped
+	grep -q "$(printf '\033')\\[31m" piped
+	# a terminal does not
+	script -qec "mc -c 'colours again' </dev/null 2>/dev/null" /dev/null > tty
+	grep -q 'safe red end' tty
+	run grep -c "$(printf '\033')" tty
+	assert_output 0
+}
+
+# --- the interactive session, through a pseudo-terminal (tmux) ---
+
+teardown_local() {
+	[ -n "${TMUX_SOCK:-}" ] && tmux -S "$TMUX_SOCK" kill-server 2>/dev/null
+	return 0
+}
+
+# on_tty CMD: run CMD in a detached tmux pane; its exit status goes to $W/../status.
+on_tty() {
+	TMUX_SOCK="$BATS_TEST_TMPDIR/tmux.sock"
+	STATUS="$BATS_TEST_TMPDIR/status"
+	tmux -S "$TMUX_SOCK" -f /dev/null new-session -d -x 120 -y 50 \
+		"cd '$W' && env PATH='$PATH' HOME='$HOME' MC_HOME='$MC_HOME' LC_ALL=C.UTF-8 $1; echo \$? > '$STATUS'; sleep 600"
+}
+keys() {
+	tmux -S "$TMUX_SOCK" send-keys -t 0 "$@"
+}
+pane() {
+	tmux -S "$TMUX_SOCK" capture-pane -p -J -S -200 -t 0 "$@"
+}
+# wait_for TEXT: until the pane shows TEXT (a bound, not a timing check)
+wait_for() {
+	local i
+	for ((i = 0; i < 400; i++)); do
+		pane | grep -qF -- "$1" && return 0
+		sleep 0.05
+	done
+	echo "never saw: $1" >&2
+	pane >&2
+	return 1
+}
+wait_status() {
+	local i
+	for ((i = 0; i < 400; i++)); do
+		[ -s "$STATUS" ] && cat "$STATUS" && return 0
+		sleep 0.05
+	done
+	pane >&2
+	return 1
+}
+
+@test "interactive: a question, its answer, /prompt, /exit" {
+	fake_start "$(answers 'The answer is 42.')"
+	use_fake
+	printf 'House rule: tabs, not spaces.\n' > AGENTS.md
+	on_tty mc
+	wait_for 'mc>'
+	keys 'what is the answer?' Enter
+	wait_for 'The answer is 42.'
+	keys '/prompt' Enter
+	wait_for 'House rule: tabs, not spaces.'
+	keys '/exit' Enter
+	assert_equal "$(wait_status)" 0
+	assert_equal "$(fake_request 1 '.body.messages[-1].content')" 'what is the answer?'
+	assert_equal "$(stat -c %a "$MC_HOME/history")" 600
+	grep -q 'what\\040is\\040the\\040answer?' "$MC_HOME/history"
+	f=$(session_files)
+	assert_equal "$(jq -r .role "$f" | tail -n 2 | tr '\n' ' ')" 'user assistant '
+}
+
+@test "interactive: Ctrl-C cancels the answer in flight and keeps the question; Ctrl-D leaves" {
+	fake_start '[{"answer":{"api":"chat","text":"one two three four five six seven eight"},
+	  "stall_after":500,"stall":60},
+	  {"answer":{"api":"chat","text":"second answer"}}]'
+	use_fake
+	on_tty mc
+	wait_for 'mc>'
+	keys 'first question' Enter
+	wait_for 'one'
+	keys C-c
+	wait_for '(cancelled)'
+	keys 'line one \' Enter 'line two' Enter
+	wait_for 'second answer'
+	keys C-d
+	assert_equal "$(wait_status)" 0
+	assert_equal "$(fake_request 2 '[.body.messages[1:][] | .role + ":" + .content] | join("|")')" \
+		"$(printf 'user:first question|user:line one \nline two')"
+	whole_lines
+}
+
+@test "interactive: slash commands, and NO_COLOR" {
+	fake_start "$(answers 'fine')"
+	use_fake
+	mkdir -p .agents/skills/lint
+	printf -- '---\ndescription: Run the linters.\n---\n' > .agents/skills/lint/SKILL.md
+	on_tty mc
+	wait_for 'mc>'
+	[[ $(pane -e) == *$'\033['* ]]	# the prompt is bold
+	keys '/skills' Enter
+	wait_for 'lint: Run the linters.'
+	keys '/model other-model' Enter
+	wait_for 'model: other-model'
+	keys '/nope' Enter
+	wait_for 'mc: unknown command /nope'
+	keys '//slash first' Enter
+	wait_for 'fine'
+	keys '/context' Enter
+	wait_for 'session '
+	keys '/exit' Enter
+	assert_equal "$(wait_status)" 0
+	assert_equal "$(fake_request 1 .body.model)" other-model
+	assert_equal "$(fake_request 1 '.body.messages[-1].content')" '/slash first'
+	tmux -S "$TMUX_SOCK" kill-server
+	rm -f "$STATUS"
+	NO_COLOR=1 on_tty 'env NO_COLOR=1 mc'
+	wait_for 'mc>'
+	[[ $(pane -e) != *$'\033['* ]]
+	keys '/exit' Enter
+	assert_equal "$(wait_status)" 0
+}
+
+# --- the agent loop (SPEC §7 with §9) ---
+
+# calls JSON...: one chat answer asking for the given calls (each {call_id,name,arguments})
+calls() {
+	jq -nc --argjson c "[$(IFS=,; echo "$*")]" '{answer:{api:"chat",calls:$c}}'
+}
+call() { # ID NAME ARGS-JSON
+	jq -nc --arg id "$1" --arg n "$2" --arg a "$3" '{call_id:$id,name:$n,arguments:$a}'
+}
+
+@test "agent: tools travel in the request; a call's output goes back; a guide is injected once" {
+	mkdir -p sub
+	printf 'content A\n' > sub/a.txt
+	printf 'content B\n' > sub/b.txt
+	printf 'Sub rules.\n' > sub/AGENTS.md
+	fake_start "[$(calls "$(call c1 read '{"path":"sub/a.txt"}')"),
+	  $(calls "$(call c2 read '{"path":"sub/b.txt"}')"),
+	  {\"answer\":{\"api\":\"chat\",\"text\":\"both read\"}}]"
+	use_fake
+	run --separate-stderr mc 'read the files' </dev/null
+	assert_success
+	assert_output 'both read'
+	assert_equal "$(fake_count)" 3
+	assert_equal "$(fake_request 1 '[.body.tools[].function.name] | sort | join(",")')" \
+		"$(mc-tool list | jq -r '[.[].name] | sort | join(",")')"
+	assert_equal "$(fake_request 2 '.body.messages[3].role')" tool
+	assert_equal "$(fake_request 2 '.body.messages[3].content')" "$(printf '     1\tcontent A')"
+	assert_equal "$(fake_request 2 '.body.messages[4].content')" \
+		"$(printf '<Context File=%s/sub/AGENTS.md>\nSub rules.\n</Context>' "$(pwd -P)")"
+	# the same directory again: no second copy of its guide
+	assert_equal "$(fake_request 3 '[.body.messages[] | select((.content // "") | startswith("<Context File="))] | length')" 1
+	whole_lines
+	# nor after a resume
+	fake_stop
+	fake_start "[$(calls "$(call c3 read '{"path":"sub/a.txt"}')"), {\"answer\":{\"api\":\"chat\",\"text\":\"ok\"}}]"
+	use_fake
+	run --separate-stderr mc -c 'once more' </dev/null
+	assert_success
+	assert_equal "$(fake_request 2 '[.body.messages[] | select((.content // "") | startswith("<Context File="))] | length')" 1
+}
+
+@test "agent: a one-shot run refuses write, edit and bash unless --yes" {
+	fake_start "[$(calls "$(call c1 bash '{"command":"echo hi > made"}')"),
+	  {\"answer\":{\"api\":\"chat\",\"text\":\"refused then\"}},
+	  $(calls "$(call c2 bash '{"command":"echo hi > made"}')"),
+	  {\"answer\":{\"api\":\"chat\",\"text\":\"made it\"}}]"
+	use_fake
+	run --separate-stderr mc 'make a file' </dev/null
+	assert_success
+	assert_output 'refused then'
+	[ ! -e made ]
+	[[ $(fake_request 2 '.body.messages[-1].content') == refused:*--yes* ]]
+	run --separate-stderr mc --yes 'make a file' </dev/null
+	assert_success
+	assert_output 'made it'
+	assert_equal "$(cat made)" hi
+}
+
+@test "agent: --max-steps bounds the loop and leaves a valid session" {
+	fake_start "[$(calls "$(call c1 find '{"glob":"*"}')"), $(calls "$(call c2 find '{"glob":"*"}')")]"
+	use_fake
+	run --separate-stderr mc --max-steps 1 'look around' </dev/null
+	assert_failure 1
+	assert_equal "$stderr" 'mc: stopped after 1 steps (--max-steps); `mc -c` goes on'
+	assert_equal "$(fake_count)" 1
+	f=$(session_files)
+	assert_equal "$(tail -1 "$f" | jq -r '.type + " " + .call_id')" 'function_call_output c1'
+	run --separate-stderr mc --max-steps 0 hi
+	assert_failure 2
+}
+
+@test "agent: --dry-run shows the tools the request would carry" {
+	run --separate-stderr mc --dry-run -p ollama -m m hi </dev/null
+	assert_success
+	assert_equal "$(jqo '[.body.tools[].function.name] | sort | join(",")')" \
+		"$(mc-tool list | jq -r '[.[].name] | sort | join(",")')"
+}
+
+@test "interactive: write, edit and bash ask: no, always, then no more questions" {
+	fake_start "[$(calls "$(call c1 bash '{"command":"echo 1 > f1"}')"),
+	  $(calls "$(call c2 bash '{"command":"echo 2 > f2"}')"),
+	  $(calls "$(call c3 bash '{"command":"echo 3 > f3"}')"),
+	  {\"answer\":{\"api\":\"chat\",\"text\":\"all done\"}}]"
+	use_fake
+	on_tty mc
+	wait_for 'mc>'
+	keys 'make three files' Enter
+	wait_for 'allow bash?'
+	keys n Enter
+	wait_for 'allow bash? [y]es, [n]o, [a]lways this session: n'
+	for ((i = 0; i < 200; i++)); do
+		[ "$(pane | grep -c 'allow bash?')" -ge 2 ] && break
+		sleep 0.05
+	done
+	keys a Enter
+	wait_for 'all done'
+	assert_equal "$(pane | grep -c 'allow bash?')" 2
+	keys '/exit' Enter
+	assert_equal "$(wait_status)" 0
+	[ ! -e f1 ]
+	assert_equal "$(cat f2 f3)" "$(printf '2\n3')"
+	assert_equal "$(fake_request 2 '.body.messages[-1].content')" 'refused: the user did not allow this call.'
+}

@@ -1,0 +1,112 @@
+/* session: whole lines, 0600, torn-line and interrupted-call repair, latest per directory. */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "json.h"
+#include "session.h"
+
+static int fail;
+
+#define CHECK(c, msg) do { if (!(c)) { printf("session: %s\n", msg); fail = 1; } } while (0)
+
+static char *
+slurp(const char *path)
+{
+	static char buf[65536];
+	ssize_t n;
+	int fd = open(path, O_RDONLY);
+
+	n = fd == -1 ? -1 : read(fd, buf, sizeof buf - 1);
+	if (fd != -1)
+		close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	return buf;
+}
+
+static void
+add(struct mc_session *s, const char *json)
+{
+	char err[256];
+	cJSON *item = cJSON_Parse(json);
+
+	CHECK(item != NULL && mc_session_append(s, item, err, sizeof err) == 0, "append failed");
+	cJSON_Delete(item);
+}
+
+int
+main(void)
+{
+	char home[] = "/tmp/mc-unit-session.XXXXXX", err[512], *id, *text, *other;
+	struct mc_session s, r;
+	struct stat st;
+	int fd;
+
+	if (mkdtemp(home) == NULL)
+		return 1;
+	CHECK(mc_session_id_valid("20260101-000000-abc123"), "valid id refused");
+	CHECK(!mc_session_id_valid("../x") && !mc_session_id_valid("") &&
+	    !mc_session_id_valid("-x") && !mc_session_id_valid("a/b"), "bad id accepted");
+
+	CHECK(mc_session_create(&s, home, "/repo", "openai", NULL, err, sizeof err) == 0, err);
+	CHECK(stat(s.path, &st) == 0 && (st.st_mode & 0777) == 0600, "session file is not 0600");
+	add(&s, "{\"type\":\"message\",\"role\":\"user\",\"content\":\"two\\nlines\"}");
+	add(&s, "{\"type\":\"function_call\",\"call_id\":\"c1\",\"name\":\"read\",\"arguments\":\"{}\"}");
+	add(&s, "{\"type\":\"function_call_output\",\"call_id\":\"c1\",\"output\":\"ok\"}");
+	add(&s, "{\"type\":\"function_call\",\"call_id\":\"c2\",\"name\":\"bash\",\"arguments\":\"{}\"}");
+	CHECK(s.items == 4, "items not counted");
+	text = slurp(s.path);
+	CHECK(strncmp(text, "{\"type\":\"session\",\"id\":\"", 24) == 0, "header not first");
+	CHECK(strstr(text, "\"provider\":\"openai\",\"model\":null}\n") != NULL, "header fields");
+	CHECK(strstr(text, "two\\nlines\"}\n{") != NULL, "an item is not one line");
+	/* A torn line, as a crash in the middle of a write would leave. */
+	fd = open(s.path, O_WRONLY | O_APPEND);
+	CHECK(fd != -1 && write(fd, "{\"type\":\"mess", 13) == 13, "cannot tear");
+	close(fd);
+	if ((id = strdup(s.id)) == NULL)
+		return 1;
+	mc_session_close(&s);
+
+	CHECK(mc_session_open(&r, home, id, err, sizeof err) == 0, err);
+	CHECK(r.dropped == 13, "torn line not dropped");
+	CHECK(r.repaired == 1, "dangling call c2 not repaired");
+	CHECK(strcmp(mc_json_str(r.header, "cwd"), "/repo") == 0, "header cwd");
+	text = slurp(r.path);
+	CHECK(strstr(text, "\"call_id\":\"c2\",\"output\":\"error: this call was interrupted") != NULL,
+	    "no interrupted output for c2");
+	CHECK(strstr(text, "{\"type\":\"mess") == strstr(text, "{\"type\":\"message\""),
+	    "torn bytes left");
+	CHECK(text[strlen(text) - 1] == '\n', "file does not end in a newline");
+	mc_session_close(&r);
+	CHECK(mc_session_open(&r, home, id, err, sizeof err) == 0 && r.repaired == 0,
+	    "repair is not idempotent");
+	mc_session_close(&r);
+
+	/* The latest session is per directory. */
+	CHECK(mc_session_create(&s, home, "/other", NULL, NULL, err, sizeof err) == 0, err);
+	if ((other = strdup(s.id)) == NULL)
+		return 1;
+	mc_session_close(&s);
+	CHECK(mc_session_latest(home, "/repo", &text, err, sizeof err) == 0 &&
+	    strcmp(text, id) == 0, "latest for /repo");
+	free(text);
+	CHECK(mc_session_latest(home, "/other", &text, err, sizeof err) == 0 &&
+	    strcmp(text, other) == 0, "latest for /other");
+	free(text);
+	CHECK(mc_session_latest(home, "/none", &text, err, sizeof err) == 1, "latest for /none");
+	CHECK(mc_session_open(&r, home, "nosuch", err, sizeof err) == -1 &&
+	    strstr(err, "no session nosuch") != NULL, "missing session");
+	CHECK(mc_session_peek(&r, home, id, err, sizeof err) == 0 && r.fd == -1 &&
+	    r.header != NULL, "peek");
+	mc_session_close(&r);
+
+	free(id);
+	free(other);
+	snprintf(err, sizeof err, "rm -rf '%s'", home);
+	if (system(err) != 0)
+		return 1;
+	return fail;
+}
