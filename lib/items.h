@@ -6,7 +6,7 @@
 
 #include <cJSON.h>
 
-#define MC_ITEMS_MAX (64u << 20)	/* largest items file read */
+#define MC_ITEMS_MAX (256u << 20)	/* largest items file read: a resumable session (MC_SESSION_MAX) */
 
 /*
  * Check the JSON Lines text s (len bytes) read from name. Blank lines are

@@ -689,6 +689,12 @@ PY
 	assert_equal "$stderr" "mc-request: PROMPT: empty"
 }
 
+@test "a PROMPT that starts with a dash follows --" {
+	run --separate-stderr mc-request -m m --body -- "-v is verbose?" < "$T/empty"
+	assert_success
+	assert_equal "$(jqo '.input[0].content')" "-v is verbose?"
+}
+
 @test "text passes through exactly: unicode, quotes, newlines" {
 	printf 'Règles:\n\t"quoted" \\ ✓\n' > "$T/s"
 	run --separate-stderr mc-request -m m --body $'line1\nligne «2» 🙂' < "$T/s"
