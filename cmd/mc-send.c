@@ -81,6 +81,15 @@ on_sigint(int sig)
 	errno = e;
 }
 
+static long
+since_ms(const struct timespec *t)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (now.tv_sec - t->tv_sec) * 1000L + (now.tv_nsec - t->tv_nsec) / 1000000L;
+}
+
 static void
 spin_clear(struct out *o)
 {
@@ -96,15 +105,12 @@ spin_tick(void *arg)
 {
 	static const char frames[] = "|/-\\";
 	struct out *o = arg;
-	struct timespec now;
 
 	if (!o->tty || o->wrote || o->done || o->failed)
 		return;
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	if (o->spin_on && (now.tv_sec - o->spin_last.tv_sec) * 1000 +
-	    (now.tv_nsec - o->spin_last.tv_nsec) / 1000000 < 100)
+	if (o->spin_on && since_ms(&o->spin_last) < 100)
 		return;
-	o->spin_last = now;
+	clock_gettime(CLOCK_MONOTONIC, &o->spin_last);
 	fprintf(stderr, "\r%c waiting for %s", frames[o->spin_frame++ % 4], o->provider);
 	fflush(stderr);
 	o->spin_on = 1;
@@ -374,17 +380,15 @@ read_envelope(cJSON *doc, struct envelope *e)
 static int
 pause_ms(long ms, struct out *o)
 {
-	struct timespec start, now;
 	struct pollfd pfd = { .fd = wake_pipe[0], .events = POLLIN };
+	struct timespec start;
 	long left;
 
 	clock_gettime(CLOCK_MONOTONIC, &start);
 	for (;;) {
 		if (got_sigint)
 			return -1;
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		left = ms - ((now.tv_sec - start.tv_sec) * 1000 + (now.tv_nsec - start.tv_nsec) / 1000000);
-		if (left <= 0)
+		if ((left = ms - since_ms(&start)) <= 0)
 			return 0;
 		spin_tick(o);
 		(void)poll(&pfd, 1, left > 100 ? 100 : (int)left);
@@ -433,7 +437,6 @@ attempt_error(struct out *o, const struct envelope *env, const struct mc_http_re
 		    msg, sizeof msg, code, sizeof code, &st) == -1)
 			snprintf(msg, sizeof msg, "%s", res->reason[0] ? res->reason : "no message");
 		snprintf(line, sizeof line, "HTTP %ld from %s: %s", res->status, env->provider, msg);
-		o->failed = 0;
 		set_error(o, line, code, (int)res->status, 0);
 	}
 }
@@ -687,8 +690,8 @@ main(int argc, char *argv[])
 	if (o.broken)
 		goto out;
 	if (o.failed || !o.done) {
-		if (!o.failed)
-			set_error(&o, "the answer ended without an end", NULL, 0, 1);
+		if (!o.failed)	/* no path leaves it unset; be sure anyway */
+			set_error(&o, "the answer ended early", NULL, 0, 1);
 		report(&o, &env);
 		goto out;
 	}

@@ -588,6 +588,27 @@ $CALL2"
 	assert_equal "$stderr" ""
 }
 
+# maxrss ARGS...: run mc-send ARGS on env.json; print its peak memory in KiB
+maxrss() {
+	python3 -c '
+import resource, subprocess, sys
+with open(sys.argv[1]) as env:
+    subprocess.run(sys.argv[2:], stdin=env, stdout=subprocess.DEVNULL)
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)' "$BATS_TEST_TMPDIR/env.json" mc-send "$@"
+}
+
+@test "memory is bounded by the answer, not by the stream" {
+	serve '{"answer":{"api":"chat","text":"small"}}' \
+	    '{"answer":{"api":"chat","text":"small"},"keepalive_bytes":40000000,"chunk":65536}'
+	envelope chat
+	small=$(maxrss)
+	big=$(maxrss --items-out "$BATS_TEST_TMPDIR/items")
+	assert_equal "$(fake_count)" 2
+	assert_equal "$(cat "$BATS_TEST_TMPDIR/items")" '{"type":"message","role":"assistant","content":"small"}'
+	# 40 MB of keep-alives later, no more than a few MB more.
+	[ "$big" -lt $((small + 8000)) ]
+}
+
 @test "on a terminal, a spinner on stderr until the answer starts" {
 	serve "$(sse chat-stream-text.sse '"delay":0.3')" "$(sse chat-stream-text.sse)"
 	envelope chat

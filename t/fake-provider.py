@@ -39,6 +39,8 @@ one body source:
   body          raw text;  body_file: a file sent byte for byte
 
 how it is sent:
+  keepalive_bytes  SSE only: about this many bytes of ": keep-alive"
+                comment lines first (for memory tests)
   newline       "lf" (as written), "crlf" or "cr": line ends of SSE text
   chunk         bytes per write (0: all at once)
   chunk_delay   seconds between writes (0)
@@ -211,6 +213,9 @@ def load_body(entry, base):
             return f.read(), "application/octet-stream", False
     else:
         return entry.get("body", "").encode(), "text/plain", False
+    pad = int(entry.get("keepalive_bytes", 0))
+    if pad:
+        sse = ": keep-alive\n\n" * (pad // 14 + 1) + sse
     nl = entry.get("newline", "lf")
     if nl == "crlf":
         sse = sse.replace("\n", "\r\n")
