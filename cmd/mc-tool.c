@@ -648,7 +648,11 @@ tool_bash(struct call *c)
 	mc_clip_init(&out, MC_CLIP_MAX - 512);
 	if (mc_proc_run("/bin/sh", argv, (unsigned)timeout, &out, NULL, &r) == -1) {
 		mc_clip_free(&out);
-		say(c, "error: cannot run /bin/sh: %s\n", strerror(errno));
+		if (errno == E2BIG)
+			say(c, "error: the command is %zu bytes, over the system's limit for one argument; "
+			    "use write to put long text or a script in a file, then run that\n", strlen(cmd));
+		else
+			say(c, "error: cannot run /bin/sh: %s\n", strerror(errno));
 		return;
 	}
 	if ((text = mc_clip_finish(&out, &len)) == NULL)

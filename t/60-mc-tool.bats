@@ -109,6 +109,13 @@ outside() {
 	assert_equal "$(jqo .call_id)" call_9
 }
 
+@test "call: arguments given as an object are accepted too" {
+	printf 'x\n' >a.txt
+	run --separate-stderr mc-tool call <<<'{"type":"function_call","call_id":"c2","name":"read","arguments":{"path":"a.txt"}}'
+	assert_success
+	assert_equal "$(jqo .output)" "$(printf '     1\tx')"
+}
+
 @test "call: stdin that is not a function_call item is exit 1" {
 	run --separate-stderr mc-tool call </dev/null
 	assert_failure 1
@@ -614,6 +621,14 @@ fake_skills() { # DIR TEXT: an mc-skills that logs its arguments and prints TEXT
 	assert_equal "$(jq -r .output result)" "$(printf 'begun\n[interrupted by the user: the command and every process it started were killed]')"
 	run kill -0 "$(cat bg)"
 	assert_failure
+}
+
+@test "bash: a command over the argument size limit is an output" {
+	jq -cn --rawfile big <(head -c 300000 /dev/zero | tr '\0' x) \
+		'{type:"function_call",call_id:"c1",name:"bash",arguments:({command:("echo " + $big)} | tojson)}' >item
+	run --separate-stderr mc-tool call <item
+	assert_success
+	assert_equal "$(jqo .output)" "error: the command is 300005 bytes, over the system's limit for one argument; use write to put long text or a script in a file, then run that"
 }
 
 @test "bash: timeout_s must be a positive integer" {
