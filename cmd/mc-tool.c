@@ -156,8 +156,8 @@ static const struct tool tools[] = {
 	  edit_params, tool_edit },
 	{ "bash",
 	  "Run a shell command (/bin/sh -c) in the working directory and return its output (stdout and "
-	  "stderr together) followed by its exit status. stdin is empty, so commands must not wait for "
-	  "input. After timeout_s seconds (default 120) the command and every process it started are "
+	  "stderr together) followed by its exit status. Each call is a new shell: cd and variables do "
+	  "not carry over. stdin is empty, so commands must not wait for input. After timeout_s seconds (default 120) the command and every process it started are "
 	  "killed; processes left running in the background when it ends are stopped. Output over 64 KiB "
 	  "keeps its start and end.",
 	  bash_params, tool_bash },
