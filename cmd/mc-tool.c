@@ -1198,20 +1198,24 @@ main(int argc, char *argv[])
 		return mc_finish(status);
 	}
 
+	/* Opened before the tool runs: paths we could not report are no
+	 * reason to change anything. Before -C, like any path given to us. */
+	if (touched != NULL && (touched_fp = fopen(touched, "we")) == NULL) {
+		mc_err("%s: %s", touched, strerror(errno));
+		mc_settings_free(&s);
+		return MC_EXIT_FAIL;
+	}
 	if (dir != NULL && chdir(dir) == -1) {
 		mc_err("%s: %s", dir, strerror(errno));
+		if (touched_fp != NULL)
+			fclose(touched_fp);
 		mc_settings_free(&s);
 		return MC_EXIT_FAIL;
 	}
 	if ((root = realpath(".", NULL)) == NULL) {
 		mc_err("working directory: %s", strerror(errno));
-		mc_settings_free(&s);
-		return MC_EXIT_FAIL;
-	}
-	/* Opened first: a path we could not report is no reason to run the tool. */
-	if (touched != NULL && (touched_fp = fopen(touched, "we")) == NULL) {
-		mc_err("%s: %s", touched, strerror(errno));
-		free(root);
+		if (touched_fp != NULL)
+			fclose(touched_fp);
 		mc_settings_free(&s);
 		return MC_EXIT_FAIL;
 	}

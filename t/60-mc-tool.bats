@@ -194,6 +194,10 @@ outside() {
 	call read '{"path":"f"}' -C sub
 	assert_success
 	assert_equal "$out" "$(printf '     1\tin sub')"
+	call write '{"path":"g","content":"x"}' -C sub --touched-out touched
+	assert_success
+	assert_equal "$(cat touched)" "g"
+	[ -f sub/g ] && [ ! -e sub/touched ]
 	call bash '{"command":"pwd"}' -C sub
 	assert_equal "$out" "$(printf '%s\n[exit status 0]' "$(cd sub && pwd -P)")"
 	call read '{"path":"f"}' -C nowhere
