@@ -592,6 +592,17 @@ fake_skills() { # DIR TEXT: an mc-skills that logs its arguments and prints TEXT
 	assert_equal "$(( 0x$mask & 0x1006 ))" 0
 }
 
+@test "bash: the command has no controlling terminal, even when mc-tool has one" {
+	command -v script >/dev/null || skip "script(1) is not installed"
+	jq -cn '{type:"function_call",call_id:"c1",name:"bash",arguments:({command:"(: </dev/tty) 2>/dev/null && echo has-tty || echo no-tty"} | tojson)}' >item
+	# The check itself: under script(1) a shell does have one.
+	run script -qec "sh -c '(: </dev/tty) 2>/dev/null && echo has-tty'" /dev/null
+	assert_output --partial has-tty
+	run script -qec "mc-tool call <item >result" /dev/null
+	assert_success
+	assert_equal "$(jq -r .output result)" "$(printf 'no-tty\n[exit status 0]')"
+}
+
 @test "bash: the timeout kills the whole process tree" {
 	call bash '{"command":"sh -c '\''sleep 1000 & echo $! > grandchild; trap \"\" TERM; sleep 1000 & echo $! > stubborn; wait'\'' & echo started; wait","timeout_s":1}'
 	assert_success
