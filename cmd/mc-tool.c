@@ -156,8 +156,8 @@ static const struct tool tools[] = {
 	  edit_params, tool_edit },
 	{ "bash",
 	  "Run a shell command (/bin/sh -c) in the working directory and return its output (stdout and "
-	  "stderr together) followed by its exit status. stdin is empty, so commands must not wait for "
-	  "input. After timeout_s seconds (default 120) the command and every process it started are "
+	  "stderr together) followed by its exit status. Each call is a new shell: cd and variables do "
+	  "not carry over. stdin is empty, so commands must not wait for input. After timeout_s seconds (default 120) the command and every process it started are "
 	  "killed; processes left running in the background when it ends are stopped. Output over 64 KiB "
 	  "keeps its start and end.",
 	  bash_params, tool_bash },
@@ -648,7 +648,11 @@ tool_bash(struct call *c)
 	mc_clip_init(&out, MC_CLIP_MAX - 512);
 	if (mc_proc_run("/bin/sh", argv, (unsigned)timeout, &out, NULL, &r) == -1) {
 		mc_clip_free(&out);
-		say(c, "error: cannot run /bin/sh: %s\n", strerror(errno));
+		if (errno == E2BIG)
+			say(c, "error: the command is %zu bytes, over the system's limit for one argument; "
+			    "use write to put long text or a script in a file, then run that\n", strlen(cmd));
+		else
+			say(c, "error: cannot run /bin/sh: %s\n", strerror(errno));
 		return;
 	}
 	if ((text = mc_clip_finish(&out, &len)) == NULL)
@@ -1194,20 +1198,24 @@ main(int argc, char *argv[])
 		return mc_finish(status);
 	}
 
+	/* Opened before the tool runs: paths we could not report are no
+	 * reason to change anything. Before -C, like any path given to us. */
+	if (touched != NULL && (touched_fp = fopen(touched, "we")) == NULL) {
+		mc_err("%s: %s", touched, strerror(errno));
+		mc_settings_free(&s);
+		return MC_EXIT_FAIL;
+	}
 	if (dir != NULL && chdir(dir) == -1) {
 		mc_err("%s: %s", dir, strerror(errno));
+		if (touched_fp != NULL)
+			fclose(touched_fp);
 		mc_settings_free(&s);
 		return MC_EXIT_FAIL;
 	}
 	if ((root = realpath(".", NULL)) == NULL) {
 		mc_err("working directory: %s", strerror(errno));
-		mc_settings_free(&s);
-		return MC_EXIT_FAIL;
-	}
-	/* Opened first: a path we could not report is no reason to run the tool. */
-	if (touched != NULL && (touched_fp = fopen(touched, "we")) == NULL) {
-		mc_err("%s: %s", touched, strerror(errno));
-		free(root);
+		if (touched_fp != NULL)
+			fclose(touched_fp);
 		mc_settings_free(&s);
 		return MC_EXIT_FAIL;
 	}

@@ -1,6 +1,7 @@
 /* confine.c: resolve write targets inside the working directory; replace files atomically. */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,9 +15,16 @@
 #include "json.h"
 
 static int
-fail(char *err, size_t errsz, const char *fmt, const char *a, const char *b)
+fail(char *err, size_t errsz, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static int
+fail(char *err, size_t errsz, const char *fmt, ...)
 {
-	snprintf(err, errsz, fmt, a, b);
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, errsz, fmt, ap);
+	va_end(ap);
 	return -1;
 }
 
@@ -42,12 +50,12 @@ mc_confine_resolve(const char *root, const char *path, int create,
 
 	*dirp = *namep = NULL;
 	if (*path == '\0')
-		return fail(err, errsz, "empty path%s%s", "", "");
+		return fail(err, errsz, "empty path");
 	if ((work = strdup(path)) == NULL ||
 	    (cur = strdup(path[0] == '/' ? "/" : root)) == NULL)
 		mc_oom();
 	if (work[strlen(work) - 1] == '/') {
-		fail(err, errsz, "%s: names a directory, not a file%s", path, "");
+		fail(err, errsz, "%s: names a directory, not a file", path);
 		goto out;
 	}
 	if ((slash = strrchr(work, '/')) != NULL) {
@@ -57,7 +65,7 @@ mc_confine_resolve(const char *root, const char *path, int create,
 		name = work;
 	}
 	if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0) {
-		fail(err, errsz, "%s: names a directory, not a file%s", path, "");
+		fail(err, errsz, "%s: names a directory, not a file", path);
 		goto out;
 	}
 	inside = mc_path_within(cur, root);
@@ -132,7 +140,7 @@ mc_confine_resolve(const char *root, const char *path, int create,
 		}
 	} else if (S_ISLNK(st.st_mode)) {
 		if ((res = realpath(next, NULL)) == NULL) {
-			fail(err, errsz, "%s: is a symbolic link to a missing file; refusing to follow it%s", path, "");
+			fail(err, errsz, "%s: is a symbolic link to a missing file; refusing to follow it", path);
 			free(next);
 			goto out;
 		}
@@ -144,16 +152,16 @@ mc_confine_resolve(const char *root, const char *path, int create,
 			goto out;
 		}
 		if (stat(next, &st) == -1 || !S_ISREG(st.st_mode)) {
-			fail(err, errsz, "%s: symbolic link to something other than a regular file%s", path, "");
+			fail(err, errsz, "%s: symbolic link to something other than a regular file", path);
 			free(next);
 			goto out;
 		}
 	} else if (S_ISDIR(st.st_mode)) {
-		fail(err, errsz, "%s: is a directory%s", path, "");
+		fail(err, errsz, "%s: is a directory", path);
 		free(next);
 		goto out;
 	} else if (!S_ISREG(st.st_mode)) {
-		fail(err, errsz, "%s: not a regular file%s", path, "");
+		fail(err, errsz, "%s: not a regular file", path);
 		free(next);
 		goto out;
 	}
@@ -196,7 +204,7 @@ mc_confine_write(const char *dir, const char *name, const char *data,
 		return fail(err, errsz, "%s: %s", dir, strerror(errno));
 	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
 		if (!S_ISREG(st.st_mode)) {
-			fail(err, errsz, "%s: not a regular file%s", name, "");
+			fail(err, errsz, "not a regular file");
 			goto fail;
 		}
 		exists = 1;
@@ -207,7 +215,7 @@ mc_confine_write(const char *dir, const char *name, const char *data,
 		umask(mask);
 		mode = 0666 & ~mask;
 	} else {
-		fail(err, errsz, "%s: %s", name, strerror(errno));
+		fail(err, errsz, "%s", strerror(errno));
 		goto fail;
 	}
 	for (tries = 0; tries < 100; tries++) {
@@ -217,24 +225,24 @@ mc_confine_write(const char *dir, const char *name, const char *data,
 			break;
 	}
 	if (fd == -1) {
-		fail(err, errsz, "%s: cannot create a temporary file: %s", name, strerror(errno));
+		fail(err, errsz, "cannot create a temporary file in %s: %s", dir, strerror(errno));
 		goto fail;
 	}
 	/* Owner first: a chown would clear set-id bits set by the chmod. */
 	if (exists)
 		(void)!fchown(fd, st.st_uid, st.st_gid);	/* best effort */
 	if (write_all(fd, data, len) == -1 || fchmod(fd, mode) == -1 || fsync(fd) == -1) {
-		fail(err, errsz, "%s: %s", name, strerror(errno));
+		fail(err, errsz, "%s", strerror(errno));
 		goto unlink;
 	}
 	if (close(fd) == -1) {
 		fd = -1;
-		fail(err, errsz, "%s: %s", name, strerror(errno));
+		fail(err, errsz, "%s", strerror(errno));
 		goto unlink;
 	}
 	fd = -1;
 	if (renameat(dfd, tmp, dfd, name) == -1) {
-		fail(err, errsz, "%s: %s", name, strerror(errno));
+		fail(err, errsz, "%s", strerror(errno));
 		goto unlink;
 	}
 	close(dfd);

@@ -21,7 +21,7 @@ int mc_confine_resolve(const char *root, const char *path, int create,
  * Replace dir/name with data, atomically: a temporary file in dir, synced,
  * then renamed over name. An existing file keeps its mode; a new one gets
  * 0666 less the umask. *created tells which it was. Returns 0, or -1 with
- * a reason in err.
+ * a reason in err (which does not repeat name).
  */
 int mc_confine_write(const char *dir, const char *name, const char *data,
     size_t len, int *created, char *err, size_t errsz);

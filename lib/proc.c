@@ -58,7 +58,11 @@ child(const char *path, char *const argv[], int ofd, int efd, int xfd)
 	size_t i;
 	int fd, e;
 
-	setpgid(0, 0);
+	/* A session of its own: a new process group, and no controlling
+	 * terminal, so a command that asks the terminal for a password fails
+	 * at once instead of stopping until the timeout. */
+	if (setsid() == -1)
+		setpgid(0, 0);
 	/* mc_init ignores SIGPIPE, and ignored signals survive exec: a
 	 * `yes | head` in the command would otherwise never end. */
 	for (i = 0; i < sizeof reset / sizeof reset[0]; i++)
@@ -197,7 +201,6 @@ mc_proc_run(const char *path, char *const argv[], unsigned timeout_s, struct mc_
 	}
 	if (pid == 0)
 		child(path, argv, op[1], ep[1], xp[1]);
-	setpgid(pid, pid);	/* also here: no race with the kill below */
 	close(op[1]);
 	op[1] = -1;
 	if (ep[1] != -1) {
@@ -206,6 +209,7 @@ mc_proc_run(const char *path, char *const argv[], unsigned timeout_s, struct mc_
 	}
 	close(xp[1]);
 	xp[1] = -1;
+	/* End of file here means the exec happened, so the group exists. */
 	while ((k = read(xp[0], &e, sizeof e)) == -1 && errno == EINTR)
 		;
 	if (k == (ssize_t)sizeof e) {

@@ -15,8 +15,9 @@ struct mc_proc {
 
 /*
  * Run the program at path (no PATH search, no shell) with arguments argv
- * (argv[0] is the name it sees) and stdin on /dev/null,
- * in a new process group, its signal dispositions reset to the defaults.
+ * (argv[0] is the name it sees) and stdin on /dev/null, in a new session
+ * (so a new process group, and no controlling terminal), its signal
+ * dispositions reset to the defaults.
  * stdout goes to out; stderr to err, or to out as well when err is NULL.
  * When the command ends, or after timeout_s seconds, or on SIGINT, SIGTERM
  * or SIGHUP to this process, everything still in the group gets SIGTERM

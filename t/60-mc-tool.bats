@@ -109,6 +109,13 @@ outside() {
 	assert_equal "$(jqo .call_id)" call_9
 }
 
+@test "call: arguments given as an object are accepted too" {
+	printf 'x\n' >a.txt
+	run --separate-stderr mc-tool call <<<'{"type":"function_call","call_id":"c2","name":"read","arguments":{"path":"a.txt"}}'
+	assert_success
+	assert_equal "$(jqo .output)" "$(printf '     1\tx')"
+}
+
 @test "call: stdin that is not a function_call item is exit 1" {
 	run --separate-stderr mc-tool call </dev/null
 	assert_failure 1
@@ -187,6 +194,10 @@ outside() {
 	call read '{"path":"f"}' -C sub
 	assert_success
 	assert_equal "$out" "$(printf '     1\tin sub')"
+	call write '{"path":"g","content":"x"}' -C sub --touched-out touched
+	assert_success
+	assert_equal "$(cat touched)" "g"
+	[ -f sub/g ] && [ ! -e sub/touched ]
 	call bash '{"command":"pwd"}' -C sub
 	assert_equal "$out" "$(printf '%s\n[exit status 0]' "$(cd sub && pwd -P)")"
 	call read '{"path":"f"}' -C nowhere
@@ -581,6 +592,17 @@ fake_skills() { # DIR TEXT: an mc-skills that logs its arguments and prints TEXT
 	assert_equal "$(( 0x$mask & 0x1006 ))" 0
 }
 
+@test "bash: the command has no controlling terminal, even when mc-tool has one" {
+	command -v script >/dev/null || skip "script(1) is not installed"
+	jq -cn '{type:"function_call",call_id:"c1",name:"bash",arguments:({command:"(: </dev/tty) 2>/dev/null && echo has-tty || echo no-tty"} | tojson)}' >item
+	# The check itself: under script(1) a shell does have one.
+	run script -qec "sh -c '(: </dev/tty) 2>/dev/null && echo has-tty'" /dev/null
+	assert_output --partial has-tty
+	run script -qec "mc-tool call <item >result" /dev/null
+	assert_success
+	assert_equal "$(jq -r .output result)" "$(printf 'no-tty\n[exit status 0]')"
+}
+
 @test "bash: the timeout kills the whole process tree" {
 	call bash '{"command":"sh -c '\''sleep 1000 & echo $! > grandchild; trap \"\" TERM; sleep 1000 & echo $! > stubborn; wait'\'' & echo started; wait","timeout_s":1}'
 	assert_success
@@ -614,6 +636,14 @@ fake_skills() { # DIR TEXT: an mc-skills that logs its arguments and prints TEXT
 	assert_equal "$(jq -r .output result)" "$(printf 'begun\n[interrupted by the user: the command and every process it started were killed]')"
 	run kill -0 "$(cat bg)"
 	assert_failure
+}
+
+@test "bash: a command over the argument size limit is an output" {
+	jq -cn --rawfile big <(head -c 300000 /dev/zero | tr '\0' x) \
+		'{type:"function_call",call_id:"c1",name:"bash",arguments:({command:("echo " + $big)} | tojson)}' >item
+	run --separate-stderr mc-tool call <item
+	assert_success
+	assert_equal "$(jqo .output)" "error: the command is 300005 bytes, over the system's limit for one argument; use write to put long text or a script in a file, then run that"
 }
 
 @test "bash: timeout_s must be a positive integer" {
