@@ -1,8 +1,8 @@
 /* mc: the driver: one-shot and interactive sessions composed from the suite's programs. */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
-#include <ctype.h>
 #include <histedit.h>
 #include <limits.h>
 #include <signal.h>
@@ -108,6 +108,26 @@ arg(struct args *a, const char *s)
 	if (a->n + 1 < (int)(sizeof a->v / sizeof a->v[0]))
 		a->v[a->n++] = (char *)s;
 	a->v[a->n] = NULL;
+}
+
+/* Growing a buffer; running out of memory ends the program, as with JSON. */
+static void
+bput(struct mc_buf *b, const void *p, size_t n)
+{
+	if (mc_buf_add(b, p, n) == -1)
+		mc_oom();
+}
+
+static void
+bputs(struct mc_buf *b, const char *s)
+{
+	bput(b, s, strlen(s));
+}
+
+static void
+bputc(struct mc_buf *b, char c)
+{
+	bput(b, &c, 1);
 }
 
 static void
@@ -247,8 +267,7 @@ collect(void *arg, const char *p, size_t n)
 		errno = EFBIG;
 		return -1;
 	}
-	if (mc_buf_add(b, p, n) == -1)
-		mc_oom();
+	bput(b, p, n);
 	return 0;
 }
 
@@ -757,8 +776,8 @@ run_call(struct driver *d, const cJSON *call, struct mc_buf *touched)
 	}
 	if ((text = cJSON_PrintUnformatted(call)) == NULL)
 		mc_oom();
-	mc_buf_adds(&in, text);
-	mc_buf_addc(&in, '\n');
+	bputs(&in, text);
+	bputc(&in, '\n');
 	free(text);
 	f.in = in.data;
 	f.inlen = in.len;
@@ -790,7 +809,7 @@ run_call(struct driver *d, const cJSON *call, struct mc_buf *touched)
 		return MC_EXIT_FAIL;
 	mc_file_read(d->touched_path, 1u << 20, MC_LINK_REFUSE, NULL, 1, &r);
 	if (r.status == MC_READ_OK)
-		mc_buf_add(touched, r.data, r.len);
+		bput(touched, r.data, r.len);
 	free(r.data);
 	unlink(d->touched_path);
 	return MC_EXIT_OK;
@@ -853,8 +872,9 @@ inject_guides(struct driver *d, struct mc_buf *touched)
 
 			if (path == NULL || content == NULL || injected(d, path))
 				continue;
-			mc_buf_printf(&b, "<Context File=%s>\n%s%s</Context>", path, content,
-			    *content && content[strlen(content) - 1] == '\n' ? "" : "\n");
+			if (mc_buf_printf(&b, "<Context File=%s>\n%s%s</Context>", path, content,
+			    *content && content[strlen(content) - 1] == '\n' ? "" : "\n") == -1)
+				mc_oom();
 			m = mc_json_new_obj();
 			mc_json_add_str(m, "type", "message");
 			mc_json_add_str(m, "role", "user");
@@ -945,9 +965,11 @@ one_shot_text(int argc, char *argv[], int *status)
 	int k;
 
 	*status = MC_EXIT_OK;
-	for (k = 0; k < argc; k++)
-		if ((k && mc_buf_addc(&b, ' ') == -1) || mc_buf_adds(&b, argv[k]) == -1)
-			mc_oom();
+	for (k = 0; k < argc; k++) {
+		if (k)
+			bputc(&b, ' ');
+		bputs(&b, argv[k]);
+	}
 	if (!isatty(STDIN_FILENO)) {
 		if (mc_fd_slurp(STDIN_FILENO, STDIN_CAP, &in) == -1) {
 			if (errno == EFBIG)
@@ -975,15 +997,15 @@ one_shot_text(int argc, char *argv[], int *status)
 		fence = longest_backticks(in.data) + 1;
 		if (fence < 3)
 			fence = 3;
-		mc_buf_adds(&b, "\n\n");
+		bputs(&b, "\n\n");
 		for (i = 0; i < fence; i++)
-			mc_buf_addc(&b, '`');
-		mc_buf_addc(&b, '\n');
-		mc_buf_add(&b, in.data, in.len);
+			bputc(&b, '`');
+		bputc(&b, '\n');
+		bput(&b, in.data, in.len);
 		if (in.data[in.len - 1] != '\n')
-			mc_buf_addc(&b, '\n');
+			bputc(&b, '\n');
 		for (i = 0; i < fence; i++)
-			mc_buf_addc(&b, '`');
+			bputc(&b, '`');
 	}
 	mc_buf_free(&in);
 	if (b.len == 0) {
@@ -1081,8 +1103,8 @@ read_entry(struct driver *d, EditLine *el)
 		if (block) {
 			if (len == 3 && memcmp(line, "\"\"\"", 3) == 0)
 				break;
-			mc_buf_add(&b, line, len);
-			mc_buf_addc(&b, '\n');
+			bput(&b, line, len);
+			bputc(&b, '\n');
 			continue;
 		}
 		if (b.len == 0 && len == 3 && memcmp(line, "\"\"\"", 3) == 0) {
@@ -1090,15 +1112,15 @@ read_entry(struct driver *d, EditLine *el)
 			continue;
 		}
 		if (len && line[len - 1] == '\\') {
-			mc_buf_add(&b, line, len - 1);
-			mc_buf_addc(&b, '\n');
+			bput(&b, line, len - 1);
+			bputc(&b, '\n');
 			continue;
 		}
-		mc_buf_add(&b, line, len);
+		bput(&b, line, len);
 		break;
 	}
 	if (b.data == NULL)
-		mc_buf_adds(&b, "");
+		bputs(&b, "");
 	return mc_buf_steal(&b);
 }
 
@@ -1118,8 +1140,9 @@ list_skills(const struct driver *d)
 		int on = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(e, "enabled"));
 
 		desc = mc_json_str(e, "description");
-		mc_buf_printf(&b, "  %s%s%s%s\n", mc_json_str(e, "name") ? mc_json_str(e, "name") : "?",
-		    desc && *desc ? ": " : "", desc ? desc : "", on ? "" : " (disabled)");
+		if (mc_buf_printf(&b, "  %s%s%s%s\n", mc_json_str(e, "name") ? mc_json_str(e, "name") : "?",
+		    desc && *desc ? ": " : "", desc ? desc : "", on ? "" : " (disabled)") == -1)
+			mc_oom();
 		show(d, b.data, b.len);
 		mc_buf_free(&b);
 		n++;
@@ -1143,16 +1166,18 @@ show_context(const struct driver *d)
 	if ((doc = context_doc(d)) == NULL)
 		return;
 	cJSON_ArrayForEach(e, mc_json_arr(doc, "instructions")) {
-		mc_buf_printf(&b, "  %s (%s, %.0f bytes)\n", mc_json_str(e, "path"),
+		if (mc_buf_printf(&b, "  %s (%s, %.0f bytes)\n", mc_json_str(e, "path"),
 		    mc_json_str(e, "source"),
-		    cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(e, "bytes")));
+		    cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(e, "bytes"))) == -1)
+			mc_oom();
 	}
 	if (b.len == 0)
-		mc_buf_adds(&b, "  no AGENTS.md instruction files\n");
+		bputs(&b, "  no AGENTS.md instruction files\n");
 	cJSON_ArrayForEach(e, mc_json_arr(doc, "diagnostics"))
-		mc_buf_printf(&b, "  %s: %s: %s\n", mc_json_str(e, "severity"),
+		if (mc_buf_printf(&b, "  %s: %s: %s\n", mc_json_str(e, "severity"),
 		    mc_json_str(e, "path") ? mc_json_str(e, "path") : "-",
-		    mc_json_str(e, "message"));
+		    mc_json_str(e, "message")) == -1)
+			mc_oom();
 	show(d, b.data, b.len);
 	mc_buf_free(&b);
 
