@@ -590,57 +590,52 @@ resume(struct driver *d)
 	return 0;
 }
 
-/* Write all of p to the new private file path. */
+/*
+ * A launch: the tool definitions (`mc-tool list`, into a file for every
+ * request) are listed while the system prompt is assembled.
+ */
 static int
-write_file(const char *path, const char *p, size_t n)
+launch(struct driver *d)
 {
-	ssize_t w;
-	int fd;
+	char *argv[] = { "mc-tool", "list", NULL }, *const *argvs[] = { argv }, err[256];
+	struct mc_pipeline p;
+	int fd, in, bad, r;
 
-	if ((fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600)) == -1)
+	if (ensure_tmpdir(d) == -1)
 		return -1;
-	for (; n > 0; p += w, n -= (size_t)w)
-		if ((w = write(fd, p, n)) == -1 && errno != EINTR) {
-			close(fd);
-			return -1;
-		} else if (w == -1)
-			w = 0;
-	return close(fd);
-}
-
-/* The tool definitions, from `mc-tool list`, for every request. */
-static int
-ensure_tools(struct driver *d)
-{
-	char *argv[] = { "mc-tool", "list", NULL }, err[256];
-	struct mc_buf b = {0};
-	struct mc_filter f = { .out = collect, .arg = &b };
-	char *path;
-	int st;
-
 	if (d->tools_path || d->no_tools)
-		return 0;
-	if (mc_filter_run(argv, &f, &st, err, sizeof err) == -1) {
+		return assemble(d);
+	if ((d->tools_path = mc_path_join(d->tmpdir, "tools.json")) == NULL)
+		mc_oom();
+	fd = open(d->tools_path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd == -1) {
+		mc_err("%s: %s", d->tools_path, strerror(errno));
+		return -1;
+	}
+	if ((in = open("/dev/null", O_RDONLY | O_CLOEXEC)) == -1) {
+		mc_err("/dev/null: %s", strerror(errno));
+		close(fd);
+		return -1;
+	}
+	r = mc_pipeline_start(&p, argvs, 1, in, fd, NULL, err, sizeof err);
+	close(in);
+	if (r == -1) {
 		/* The suite without its tools still answers questions. */
 		mc_warn("%s; no tools this session", err);
+		close(fd);
+		unlink(d->tools_path);
+		free(d->tools_path);
+		d->tools_path = NULL;
 		d->no_tools = 1;
-		return 0;
+		return assemble(d);
 	}
-	if (!stage_ok("mc-tool", st)) {
-		mc_buf_free(&b);
+	close(fd);
+	r = assemble(d);
+	if ((bad = mc_pipeline_wait(&p)) >= 0) {
+		stage_ok("mc-tool", p.status[bad]);
 		return -1;
 	}
-	if ((path = mc_path_join(d->tmpdir, "tools.json")) == NULL)
-		mc_oom();
-	if (write_file(path, b.data ? b.data : "", b.len) == -1) {
-		mc_err("%s: %s", path, strerror(errno));
-		free(path);
-		mc_buf_free(&b);
-		return -1;
-	}
-	mc_buf_free(&b);
-	d->tools_path = path;
-	return 0;
+	return r;
 }
 
 static int
@@ -904,7 +899,7 @@ turn(struct driver *d, const char *text)
 	cJSON *m, *calls, *c;
 	int r;
 
-	if (ensure_tmpdir(d) == -1 || ensure_session(d) == -1 || ensure_tools(d) == -1)
+	if (ensure_session(d) == -1)
 		return MC_EXIT_FAIL;
 	m = mc_json_new_obj();
 	mc_json_add_str(m, "type", "message");
@@ -1023,8 +1018,6 @@ dry_run(struct driver *d, const char *text)
 	int r;
 
 	/* The session is read, never written: nothing is sent. */
-	if (ensure_tmpdir(d) == -1 || ensure_tools(d) == -1)
-		return MC_EXIT_FAIL;
 	r = request(d, d->ses.path, text, &env);
 	if (r == 0 && fwrite(env.data, 1, env.len, stdout) != env.len)
 		r = -1;
@@ -1499,7 +1492,7 @@ main(int argc, char *argv[])
 			status = MC_EXIT_FAIL;
 		if (status == MC_EXIT_OK) {
 			resolve(&d, d.ses.header);
-			if (assemble(&d) == -1)
+			if (launch(&d) == -1)
 				status = MC_EXIT_FAIL;
 			else
 				status = interactive(&d);
@@ -1535,7 +1528,7 @@ main(int argc, char *argv[])
 		sigemptyset(&sa.sa_mask);
 		sigaction(SIGINT, &sa, NULL);
 		resolve(&d, d.ses.header);
-		if (assemble(&d) == -1)
+		if (launch(&d) == -1)
 			status = MC_EXIT_FAIL;
 		else if (opt.dry)
 			status = dry_run(&d, text);
