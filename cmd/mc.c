@@ -236,11 +236,20 @@ pipeline(const struct driver *d, int render, int stats, int out_fd, struct mc_bu
 	return slurp;
 }
 
-/* The system prompt, assembled once per session launch. */
+/* The system prompt, assembled once per session launch; on failure the
+ * one in use stays. */
 static int
 assemble(struct driver *d)
 {
-	return pipeline(d, 1, 0, -1, &d->prompt);
+	struct mc_buf b = {0};
+
+	if (pipeline(d, 1, 0, -1, &b) == -1) {
+		mc_buf_free(&b);
+		return -1;
+	}
+	mc_buf_free(&d->prompt);
+	d->prompt = b;
+	return 0;
 }
 
 /* The context document (instructions and skills), parsed. */
@@ -263,12 +272,9 @@ collect(void *arg, const char *p, size_t n)
 {
 	struct mc_buf *b = arg;
 
-	if (b->len + n > ENVELOPE_CAP) {
-		errno = EFBIG;
-		return -1;
-	}
+	/* Past the cap the program is stopped; the length tells the caller. */
 	bput(b, p, n);
-	return 0;
+	return b->len > ENVELOPE_CAP ? -1 : 0;
 }
 
 /* The envelope for the session's items (and an extra trailing PROMPT). */
@@ -307,13 +313,11 @@ request(struct driver *d, const char *items, const char *extra, struct mc_buf *e
 		mc_err("%s", err);
 		return -1;
 	}
-	if (!stage_ok("mc-request", st))
-		return -1;
 	if (env->len > ENVELOPE_CAP) {
 		mc_err("mc-request: envelope over the %u-byte limit", (unsigned)ENVELOPE_CAP);
 		return -1;
 	}
-	return 0;
+	return stage_ok("mc-request", st) ? 0 : -1;
 }
 
 /* What the output of one answer needs while it streams. */
@@ -416,7 +420,11 @@ exchange(struct driver *d, cJSON *calls)
 	f.inlen = env.len;
 	unlink(d->items_path);
 	ret = mc_filter_run(a.v, &f, &st, err, sizeof err);
-	mc_term_flush(&s.term, &s.clean);
+	s.clean.len = 0;
+	if (d->tty && !s.closed && mc_term_flush(&s.term, &s.clean) == 0 && s.clean.len > 0) {
+		fwrite(s.clean.data, 1, s.clean.len, stdout);
+		s.last = s.clean.data[s.clean.len - 1];
+	}
 	mc_buf_free(&s.clean);
 	mc_buf_free(&env);
 	if (d->tty && s.started && s.last != '\n' && !s.closed)
@@ -965,6 +973,12 @@ one_shot_text(int argc, char *argv[], int *status)
 			bputc(&b, ' ');
 		bputs(&b, argv[k]);
 	}
+	if (b.len > 0 && !mc_utf8_valid(b.data, b.len)) {
+		mc_err("PROMPT: not UTF-8 text");
+		*status = MC_EXIT_FAIL;
+		mc_buf_free(&b);
+		return NULL;
+	}
 	if (!isatty(STDIN_FILENO)) {
 		if (mc_fd_slurp(STDIN_FILENO, STDIN_CAP, &in) == -1) {
 			if (errno == EFBIG)
@@ -1199,6 +1213,20 @@ show_context(const struct driver *d)
 		note(d, "session: none yet (created with the first message)");
 }
 
+static void
+forget_session(struct driver *d)
+{
+	size_t i;
+
+	for (i = 0; i < d->ninjected; i++)
+		free(d->injected[i]);
+	free(d->injected);
+	d->injected = NULL;
+	d->ninjected = 0;
+	cJSON_Delete(d->always);
+	d->always = NULL;
+}
+
 /* A slash command. Returns 1 to leave the session. */
 static int
 command(struct driver *d, const char *line)
@@ -1238,7 +1266,9 @@ command(struct driver *d, const char *line)
 			}
 		}
 	} else if (IS("/new")) {
+		/* Guides and approvals belong to the session they were given in. */
 		mc_session_close(&d->ses);
+		forget_session(d);
 		if (assemble(d) == 0)
 			note(d, "new session");
 	} else {
@@ -1348,8 +1378,6 @@ interactive(struct driver *d)
 static void
 cleanup(struct driver *d)
 {
-	size_t i;
-
 	if (d->items_path)
 		unlink(d->items_path);
 	if (d->touched_path)
@@ -1361,10 +1389,7 @@ cleanup(struct driver *d)
 	free(d->items_path);
 	free(d->touched_path);
 	free(d->tools_path);
-	for (i = 0; i < d->ninjected; i++)
-		free(d->injected[i]);
-	free(d->injected);
-	cJSON_Delete(d->always);
+	forget_session(d);
 	free(d->tmpdir);
 	mc_session_close(&d->ses);
 	mc_buf_free(&d->prompt);
