@@ -94,6 +94,19 @@ whole_lines() {
 	assert_success
 }
 
+@test "a prompt or piped input that is not UTF-8 is refused before anything is sent" {
+	fake_start "$(answers ok)"
+	use_fake
+	run --separate-stderr mc "$(printf 'bad \377 byte')" </dev/null
+	assert_failure 1
+	assert_equal "$stderr" "mc: PROMPT: not UTF-8 text"
+	run --separate-stderr mc 'look' < <(printf 'bin\377ary')
+	assert_failure 1
+	assert_equal "$stderr" "mc: standard input: not UTF-8 text"
+	assert_equal "$(fake_count)" 0
+	assert_equal "$(session_files)" ""
+}
+
 @test "--dry-run prints the envelope and sends nothing" {
 	fake_start "$(answers ok)"
 	use_fake
