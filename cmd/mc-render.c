@@ -210,6 +210,7 @@ one_line(const char *s, size_t max)
 	struct mc_buf b = {0};
 	size_t n = strlen(s), k, chars = 0;
 	const unsigned char *u;
+	const char *run = s;
 
 	while (n > 0 && chars < max) {
 		u = (const unsigned char *)s;
@@ -217,14 +218,16 @@ one_line(const char *s, size_t max)
 			k = 1;		/* callers pass valid UTF-8; be safe */
 		if (*u < 0x20 || *u == 0x7f ||
 		    (k == 2 && u[0] == 0xc2 && u[1] < 0xa0) ||	/* C1 controls */
-		    (k == 3 && u[0] == 0xe2 && u[1] == 0x80 && (u[2] == 0xa8 || u[2] == 0xa9)))
+		    (k == 3 && u[0] == 0xe2 && u[1] == 0x80 && (u[2] == 0xa8 || u[2] == 0xa9))) {
+			add(&b, run, (size_t)(s - run));
 			adds(&b, " ");
-		else
-			add(&b, s, k);
+			run = s + k;
+		}
 		s += k;
 		n -= k;
 		chars++;
 	}
+	add(&b, run, (size_t)(s - run));
 	trim(&b);
 	if (b.len == 0) {
 		mc_buf_free(&b);
@@ -242,20 +245,26 @@ bad_doc(const char *at, const char *what)
 	return -1;
 }
 
+/* An error about arr[i] (key NULL) or arr[i].key. */
+static int
+bad_member(const char *arr, int i, const char *key, const char *what)
+{
+	mc_err("stdin: %s[%d]%s%s: %s", arr, i, key ? "." : "", key ? key : "", what);
+	return -1;
+}
+
 /* A string member that goes into the prompt: present and valid UTF-8. */
 static int
 doc_string(const cJSON *obj, const char *key, const char *arr, int i, int optional)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
-	char at[128];
 
-	snprintf(at, sizeof at, "%s[%d].%s", arr, i, key);
 	if (v == NULL || (optional && cJSON_IsNull(v)))
-		return optional ? 0 : bad_doc(at, "missing");
+		return optional ? 0 : bad_member(arr, i, key, "missing");
 	if (!cJSON_IsString(v))
-		return bad_doc(at, "expected a string");
+		return bad_member(arr, i, key, "expected a string");
 	if (!mc_utf8_valid(v->valuestring, strlen(v->valuestring)))
-		return bad_doc(at, "not valid UTF-8");
+		return bad_member(arr, i, key, "not valid UTF-8");
 	return 0;
 }
 
@@ -264,7 +273,7 @@ static int
 check_doc(const cJSON *doc)
 {
 	const cJSON *a, *e, *v;
-	char at[128];
+	char what[256];
 	int i;
 
 	if (!cJSON_IsObject(doc))
@@ -281,9 +290,8 @@ check_doc(const cJSON *doc)
 		return bad_doc("instructions", "expected an array");
 	i = 0;
 	cJSON_ArrayForEach(e, a) {
-		snprintf(at, sizeof at, "instructions[%d]", i);
 		if (!cJSON_IsObject(e))
-			return bad_doc(at, "expected an object");
+			return bad_member("instructions", i, NULL, "expected an object");
 		if (doc_string(e, "path", "instructions", i, 0) == -1 ||
 		    doc_string(e, "content", "instructions", i, 0) == -1)
 			return -1;
@@ -295,24 +303,18 @@ check_doc(const cJSON *doc)
 		return bad_doc("skills", "expected an array");
 	i = 0;
 	cJSON_ArrayForEach(e, a) {
-		snprintf(at, sizeof at, "skills[%d]", i);
 		if (!cJSON_IsObject(e))
-			return bad_doc(at, "expected an object");
+			return bad_member("skills", i, NULL, "expected an object");
 		if (doc_string(e, "name", "skills", i, 0) == -1 ||
 		    doc_string(e, "description", "skills", i, 1) == -1)
 			return -1;
 		if (!safe_skill_name(mc_json_str(e, "name"))) {
-			char what[256];
-
 			snprintf(what, sizeof what, "invalid skill name \"%.80s\"", mc_json_str(e, "name"));
-			snprintf(at, sizeof at, "skills[%d].name", i);
-			return bad_doc(at, what);
+			return bad_member("skills", i, "name", what);
 		}
 		v = cJSON_GetObjectItemCaseSensitive(e, "enabled");
-		if (v != NULL && !cJSON_IsBool(v)) {
-			snprintf(at, sizeof at, "skills[%d].enabled", i);
-			return bad_doc(at, "expected true or false");
-		}
+		if (v != NULL && !cJSON_IsBool(v))
+			return bad_member("skills", i, "enabled", "expected true or false");
 		i++;
 	}
 	return 0;
@@ -613,6 +615,15 @@ read_profile(struct render *R, const char *path, struct mc_read *r,
 	return 0;
 }
 
+/* A frontmatter value for one line of the prompt, or NULL. */
+static char *
+fm_line(const struct mc_frontmatter *fm, const char *key)
+{
+	const char *v = mc_frontmatter_get(fm, key);
+
+	return v != NULL ? one_line(v, DESC_MAX) : NULL;
+}
+
 static int
 cmp_names(const void *a, const void *b)
 {
@@ -691,10 +702,8 @@ build_subagents(struct render *R)
 			free(path);
 			continue;
 		}
-		name = mc_frontmatter_get(&fm, "name") ?
-		    one_line(mc_frontmatter_get(&fm, "name"), DESC_MAX) : NULL;
-		desc = mc_frontmatter_get(&fm, "description") ?
-		    one_line(mc_frontmatter_get(&fm, "description"), DESC_MAX) : NULL;
+		name = fm_line(&fm, "name");
+		desc = fm_line(&fm, "description");
 		if (S->text.len == 0)
 			adds(&S->text, "<Subagent-Identities>\n");
 		adds(&S->text, "- ");
@@ -747,8 +756,7 @@ add_role(struct render *R, const char *dirname, const char *opt, const char *id)
 		free(path);
 		return -1;
 	}
-	name = mc_frontmatter_get(&fm, "name") ?
-	    one_line(mc_frontmatter_get(&fm, "name"), DESC_MAX) : NULL;
+	name = fm_line(&fm, "name");
 	add(&body, fm.body, fm.body_len);
 	trim(&body);
 	if (S->text.len > 0)

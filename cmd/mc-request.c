@@ -1,6 +1,5 @@
 /* mc-request: turn a system prompt, conversation items and tools into a provider request envelope. */
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
@@ -18,6 +17,7 @@
 #include "provider.h"
 #include "request.h"
 #include "settings.h"
+#include "slurp.h"
 #include "utf8.h"
 
 #define PROMPT_MAX (8u << 20)	/* largest system prompt read from stdin */
@@ -44,23 +44,6 @@ static const char usage[] =
     "  --version                show the version\n"
     "\n"
     "PROMPT, when given, is appended as the last user message.\n";
-
-/* The whole of a small file named on the command line; NULL after an error message. */
-static char *
-slurp_file(const char *path, size_t cap, size_t *len)
-{
-	struct mc_read r;
-
-	mc_file_read(path, cap, MC_LINK_FOLLOW, NULL, 1, &r);
-	if (r.status != MC_READ_OK) {
-		mc_err("%s: %s", path, r.status == MC_READ_MISSING ? strerror(ENOENT) :
-		    mc_read_strerror(&r, cap));
-		free(r.data);
-		return NULL;
-	}
-	*len = r.len;
-	return r.data;
-}
 
 /* The system prompt on stdin; "" when stdin is a terminal or empty. */
 static char *
@@ -115,10 +98,10 @@ main(int argc, char *argv[])
 	struct mc_request rq = { .stream = 1 };
 	struct mc_settings s = {0};
 	const char *items_path = NULL, *tools_path = NULL, *prompt = NULL, *errstr;
-	char err[1024], *system = NULL, *tools_text = NULL;
+	struct mc_buf tools_text = {0};
+	char err[1024], *system = NULL;
 	cJSON *items = NULL, *tools = NULL, *out = NULL, *w;
 	int c, body_only = 0, pretty = 0, status = MC_EXIT_FAIL;
-	size_t tools_len = 0;
 
 	mc_init("mc-request");
 	while ((c = getopt_long(argc, argv, "+hm:p:q", longopts, NULL)) != -1) {
@@ -221,10 +204,9 @@ main(int argc, char *argv[])
 		goto out;
 	}
 	if (tools_path != NULL) {
-		if ((tools_text = slurp_file(tools_path, MC_TOOLS_MAX, &tools_len)) == NULL)
-			goto out;
-		if ((tools = mc_request_tools(tools_path, tools_text, tools_len, &s,
-		    err, sizeof err)) == NULL) {
+		if (mc_slurp_path(tools_path, MC_TOOLS_MAX, &tools_text, err, sizeof err) == -1 ||
+		    (tools = mc_request_tools(tools_path, tools_text.data ? tools_text.data : "",
+		    tools_text.len, &s, err, sizeof err)) == NULL) {
 			mc_err("%s", err);
 			goto out;
 		}
@@ -243,7 +225,7 @@ out:
 	cJSON_Delete(out);
 	cJSON_Delete(items);
 	cJSON_Delete(tools);
-	free(tools_text);
+	mc_buf_free(&tools_text);
 	free(system);
 	mc_provider_free(&p);
 	mc_settings_free(&s);

@@ -63,7 +63,7 @@ struct out {
 	int done;
 	/* the error, when there is one */
 	int failed, status, local;
-	char msg[2048], code[128];
+	char msg[2400], code[128];	/* room for a whole attempt_error line */
 	/* the spinner */
 	int tty, spin_on, spin_frame;
 	struct timespec spin_last;
@@ -110,38 +110,50 @@ spin_tick(void *arg)
 	o->spin_on = 1;
 }
 
-/* Replace the key, should a provider echo it back, in a message. */
-static void
-redact(char *msg, size_t sz, const char *key)
+/*
+ * msg with the key, should a provider echo it back, replaced; malloc'ed.
+ * A message cut short upstream may end in the first part of the key.
+ */
+static char *
+redact(const char *msg, const char *key)
 {
-	static const char mask[] = "[redacted]";
-	size_t kl, ml = sizeof mask - 1;
-	char *p;
+	struct mc_buf b = {0};
+	size_t kl = key ? strlen(key) : 0, ml, l;
+	const char *p;
 
-	if (key == NULL || (kl = strlen(key)) < 4)
-		return;
-	while ((p = strstr(msg, key)) != NULL) {
-		if (strlen(msg) - kl + ml >= sz) {
-			*p = '\0';
-			return;
-		}
-		memmove(p + ml, p + kl, strlen(p + kl) + 1);
-		memcpy(p, mask, ml);
+	while (kl > 0 && (p = strstr(msg, key)) != NULL) {
+		if (mc_buf_add(&b, msg, p - msg) == -1 || mc_buf_adds(&b, "[redacted]") == -1)
+			mc_oom();
+		msg = p + kl;
 	}
+	ml = strlen(msg);
+	for (l = kl > ml + 1 ? ml : kl - (kl > 0); l >= 4; l--)
+		if (strncmp(msg + ml - l, key, l) == 0) {
+			ml -= l;
+			break;
+		}
+	if (mc_buf_add(&b, msg, ml) == -1 || (ml < strlen(msg) && mc_buf_adds(&b, "[redacted]") == -1))
+		mc_oom();
+	return mc_buf_steal(&b);
 }
 
 static void
 set_error(struct out *o, const char *msg, const char *code, int status, int local)
 {
+	char *m;
+
 	if (o->failed)
 		return;
 	o->failed = 1;
 	o->status = status;
 	o->local = local;
-	snprintf(o->msg, sizeof o->msg, "%s", msg);
-	snprintf(o->code, sizeof o->code, "%s", code ? code : "");
-	redact(o->msg, sizeof o->msg, o->key);
-	redact(o->code, sizeof o->code, o->key);
+	/* One line of valid UTF-8, whatever the provider sent. */
+	m = redact(msg, o->key);
+	mc_sanitize(o->msg, sizeof o->msg, m);
+	free(m);
+	m = redact(code ? code : "", o->key);
+	mc_sanitize(o->code, sizeof o->code, m);
+	free(m);
 }
 
 static int

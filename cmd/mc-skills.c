@@ -44,21 +44,35 @@ repository(const char *dir)
 	return p;
 }
 
+/* Add a string that sk owns: thousands of skills need not be copied. */
+static void
+add_ref(cJSON *o, const char *key, const char *val)
+{
+	cJSON *v = cJSON_CreateStringReference(val);
+
+	if (v == NULL)
+		mc_oom();
+	cJSON_AddItemToObjectCS(o, key, v);
+}
+
+/* The list refers to sk's strings: write the document before freeing sk. */
 static cJSON *
 skills_json(const struct mc_skills *sk)
 {
-	cJSON *arr = mc_json_new_arr(), *o;
+	cJSON *arr = mc_json_new_arr(), *o, *b;
 	size_t i;
 
 	for (i = 0; i < sk->n; i++) {
 		const struct mc_skill *k = &sk->list[i];
 
 		o = mc_json_push(arr, mc_json_new_obj());
-		mc_json_add_str(o, "name", k->name);
-		mc_json_add_str(o, "description", k->description);
-		mc_json_add_str(o, "path", k->path);
-		mc_json_add_str(o, "source", sk->roots[k->root].source);
-		mc_json_add(o, "enabled", cJSON_CreateBool(k->enabled));
+		add_ref(o, "name", k->name);
+		add_ref(o, "description", k->description);
+		add_ref(o, "path", k->path);
+		add_ref(o, "source", sk->roots[k->root].source);
+		if ((b = cJSON_CreateBool(k->enabled)) == NULL)
+			mc_oom();
+		cJSON_AddItemToObjectCS(o, "enabled", b);
 	}
 	return arr;
 }
@@ -123,8 +137,8 @@ list(const char *dir, int pretty, int keep)
 	status = mc_context_errors(doc) > before && !keep ? MC_EXIT_FAIL : MC_EXIT_OK;
 	if (mc_json_write(stdout, doc, pretty) == -1 && errno != EPIPE)
 		status = MC_EXIT_FAIL;
-	mc_skills_free(&sk);
 	cJSON_Delete(doc);
+	mc_skills_free(&sk);
 	mc_settings_free(&s);
 	free(repo);
 	return status;

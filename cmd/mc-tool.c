@@ -27,6 +27,7 @@
 #define READ_BUDGET (MC_CLIP_MAX - 512)	/* read output, so the output cap never cuts a page */
 #define LINE_CAP 8192			/* longer lines are shown cut */
 #define COUNT_MAX (64u << 20)		/* lines are counted this far for "of N" */
+#define SCAN_MAX (1ull << 30)		/* read gives up looking for its lines here */
 #define BINARY_PROBE 8192		/* a NUL in this much of a file: binary */
 #define EDIT_MAX (16u << 20)		/* largest file edit will load */
 #define SKILL_MAX ((1u << 20) + 4096)	/* mc-skills caps a skill file at 1 MiB */
@@ -164,7 +165,7 @@ static const struct tool tools[] = {
 	  "Search the contents of files for a regular expression, recursively, and return the matching "
 	  "lines as path:line:text. Uses ripgrep when installed (Rust regex syntax; skips files ignored by "
 	  ".gitignore), else grep -E (POSIX extended syntax); the common subset works with both. "
-	  "Binary files are skipped.",
+	  "Binary files and .git are skipped.",
 	  grep_params, tool_grep },
 	{ "find",
 	  "Find files and directories by name and return their paths, sorted, directories ending in /. "
@@ -251,6 +252,7 @@ struct pager {
 	size_t scanned;
 	int full;		/* a limit stopped the listing */
 	int counting;		/* still counting lines after it stopped */
+	int gaveup;		/* SCAN_MAX reached before the page was full */
 	int invalid;		/* a shown line was not valid UTF-8 */
 };
 
@@ -337,7 +339,9 @@ pager_feed(struct pager *pg, const char *p, size_t n)
 	}
 	if (pg->full && pg->scanned > COUNT_MAX)
 		pg->counting = 0;
-	return !pg->full || pg->counting;
+	if (!pg->full && pg->scanned > SCAN_MAX)
+		pg->gaveup = 1;
+	return pg->gaveup ? 0 : !pg->full || pg->counting;
 }
 
 /* Finish the listing of what (a path or URI) with its notes. */
@@ -350,6 +354,15 @@ pager_end(struct pager *pg, struct call *c, const char *what)
 		pager_endline(pg);
 	total = pg->line - 1;
 	mc_buf_free(&pg->cur);
+	if (pg->gaveup) {
+		if (pg->first == 0)
+			say(c, "error: read looks at the first %llu bytes of %s only, and line %ld is not within them; use bash (e.g. sed -n or tail) instead\n",
+			    SCAN_MAX, what, pg->offset);
+		else
+			say(c, "\n[Stopped after %llu bytes of %s; use bash (e.g. tail -c or sed -n) for the rest.]\n",
+			    SCAN_MAX, what);
+		return;
+	}
 	if (total == 0) {
 		say(c, "(%s is empty)\n", what);
 		return;
@@ -436,6 +449,10 @@ tool_read(struct call *c)
 	ssize_t n;
 	int fd, first = 1;
 
+	if (*path == '\0') {
+		say(c, "error: path is empty\n");
+		return;
+	}
 	if (strncmp(path, "skill://", 8) == 0) {
 		read_skill(c, path, offset, limit);
 		return;
@@ -674,6 +691,9 @@ tool_grep(struct call *c)
 		argv[n++] = "--with-filename";
 		argv[n++] = "--color=never";
 		argv[n++] = "--sort=path";
+		/* Like the grep fallback: hidden files are searched, .git is not. */
+		argv[n++] = "--hidden";
+		argv[n++] = "--glob=!.git";
 		if (glob) {
 			argv[n++] = "--glob";
 			argv[n++] = (char *)glob;
@@ -862,7 +882,8 @@ tool_find(struct call *c)
 	f.bypath = strchr(glob, '/') != NULL;
 	f.base = path;
 	find_walk(&f, path, "");
-	qsort(f.hits, f.nhits, sizeof *f.hits, cmp_str);
+	if (f.nhits > 0)
+		qsort(f.hits, f.nhits, sizeof *f.hits, cmp_str);
 	for (i = 0; i < f.nhits; i++) {
 		say_raw(c, f.hits[i], strlen(f.hits[i]));
 		say(c, "\n");
@@ -1162,6 +1183,7 @@ main(int argc, char *argv[])
 
 	if (mc_settings_load(&s, err, sizeof err) == -1) {
 		mc_err("%s", err);
+		mc_settings_free(&s);
 		return MC_EXIT_FAIL;
 	}
 	cJSON_ArrayForEach(w, s.warnings)

@@ -222,7 +222,7 @@ mc_http_post(const struct mc_http_req *req, struct mc_http_res *res)
 	struct curl_slist *hl = NULL, *n, *e;
 	struct xfer x = { .req = req, .res = res };
 	char errbuf[CURL_ERROR_SIZE] = "";
-	const char *const *hp;
+	const char *const *hp, *ca;
 	CURLcode rc;
 	CURLM *m;
 	CURL *h;
@@ -258,6 +258,14 @@ mc_http_post(const struct mc_http_req *req, struct mc_http_res *res)
 	curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, on_progress);
 	curl_easy_setopt(h, CURLOPT_XFERINFODATA, &x);
 	curl_easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
+	/* libcurl reads the proxy variables itself, but not these: do as the
+	 * curl tool does. */
+	if ((ca = getenv("CURL_CA_BUNDLE")) != NULL && ca[0] != '\0')
+		curl_easy_setopt(h, CURLOPT_CAINFO, ca);
+	else if ((ca = getenv("SSL_CERT_FILE")) != NULL && ca[0] != '\0')
+		curl_easy_setopt(h, CURLOPT_CAINFO, ca);
+	if ((ca = getenv("SSL_CERT_DIR")) != NULL && ca[0] != '\0')
+		curl_easy_setopt(h, CURLOPT_CAPATH, ca);
 	curl_multi_add_handle(m, h);
 
 	touch(&x);

@@ -1,18 +1,14 @@
 /* items.c: read and check conversation items, one JSON object per line. */
-#include <errno.h>
-#include <fcntl.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "buf.h"
-#include "fsread.h"
 #include "items.h"
 #include "json.h"
+#include "slurp.h"
 #include "utf8.h"
 
 struct call {
@@ -27,7 +23,7 @@ struct check {
 	char *err;
 	size_t errsz;
 	struct call *calls;
-	size_t ncalls;
+	size_t ncalls, ncap;
 	/* An open-addressing index of calls by id (index + 1; 0 is empty), so
 	 * that a session of many calls is not checked in quadratic time. */
 	size_t *slots;
@@ -111,10 +107,12 @@ add_call(struct check *c, const char *id)
 	struct call *calls;
 	size_t k;
 
-	calls = reallocarray(c->calls, c->ncalls + 1, sizeof *c->calls);
-	if (calls == NULL)
-		mc_oom();
-	c->calls = calls;
+	if (c->ncalls == c->ncap) {
+		c->ncap = c->ncap ? c->ncap * 2 : 16;
+		if ((calls = reallocarray(c->calls, c->ncap, sizeof *c->calls)) == NULL)
+			mc_oom();
+		c->calls = calls;
+	}
 	c->calls[c->ncalls++] = (struct call){ id, c->line, 0 };
 	if (c->ncalls * 2 > c->nslots) {
 		free(c->slots);
@@ -257,7 +255,7 @@ parse_line(struct check *c, const char *s, size_t n)
 cJSON *
 mc_items_parse(const char *name, const char *s, size_t len, char *err, size_t errsz)
 {
-	struct check c = { name, 0, err, errsz, NULL, 0, NULL, 0 };
+	struct check c = { name, 0, err, errsz, NULL, 0, 0, NULL, 0 };
 	const char *p = s, *end = s + len, *nl;
 	cJSON *items = mc_json_new_arr(), *doc, *it;
 	size_t n;
@@ -296,32 +294,10 @@ cJSON *
 mc_items_load(const char *path, char *err, size_t errsz)
 {
 	struct mc_buf b = {0};
-	struct stat st;
-	cJSON *items;
-	int fd, e;
+	cJSON *items = NULL;
 
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1) {
-		snprintf(err, errsz, "%s: %s", path, strerror(errno));
-		return NULL;
-	}
-	e = fstat(fd, &st) == -1 ? errno : S_ISDIR(st.st_mode) ? EISDIR : 0;
-	if (e != 0) {
-		snprintf(err, errsz, "%s: %s", path, strerror(e));
-		close(fd);
-		return NULL;
-	}
-	if (mc_fd_slurp(fd, MC_ITEMS_MAX, &b) == -1) {
-		if (errno == EFBIG)
-			snprintf(err, errsz, "%s: over the %u-byte limit for an items file",
-			    path, MC_ITEMS_MAX);
-		else
-			snprintf(err, errsz, "%s: %s", path, strerror(errno));
-		close(fd);
-		mc_buf_free(&b);
-		return NULL;
-	}
-	close(fd);
-	items = mc_items_parse(path, b.data ? b.data : "", b.len, err, errsz);
+	if (mc_slurp_path(path, MC_ITEMS_MAX, &b, err, errsz) == 0)
+		items = mc_items_parse(path, b.data ? b.data : "", b.len, err, errsz);
 	mc_buf_free(&b);
 	return items;
 }

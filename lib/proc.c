@@ -18,6 +18,7 @@
 #include "proc.h"
 
 #define GRACE_MS 1000		/* between SIGTERM and SIGKILL */
+#define KILL_WAIT_MS 5000	/* after SIGKILL: a process stuck in the kernel is given up on */
 #define DRAIN_MS 1000		/* output still arriving from escaped processes */
 
 /* The signal handler can reach only globals: the write end of a self-pipe
@@ -129,7 +130,7 @@ leader_done(pid_t pid)
 static void
 stop_group(pid_t pid, int fds[2], struct mc_clip *clips[2], int sfd, struct mc_proc *r)
 {
-	long long grace = now_ms() + GRACE_MS;
+	long long grace = now_ms() + GRACE_MS, giveup = grace + KILL_WAIT_MS;
 	int killed = 0, st;
 	pid_t w;
 
@@ -156,6 +157,8 @@ stop_group(pid_t pid, int fds[2], struct mc_clip *clips[2], int sfd, struct mc_p
 			kill(-pid, SIGKILL);
 			killed = 1;
 		}
+		if (killed && now_ms() >= giveup)
+			break;
 		wait_io(fds, clips, sfd, killed ? 50 : grace - now_ms());
 	}
 }

@@ -8,6 +8,7 @@
 
 #include "json.h"
 #include "request.h"
+#include "utf8.h"
 
 static cJSON *
 tools_fail(char *err, size_t errsz, const char *name, int i, const char *what)
@@ -25,6 +26,10 @@ mc_request_tools(const char *name, const char *s, size_t len,
 	const char *tn;
 	int i = 0;
 
+	if (!mc_utf8_valid(s, len)) {
+		snprintf(err, errsz, "%s: not valid UTF-8", name);
+		return NULL;
+	}
 	if ((doc = mc_json_parse(s, len, why, sizeof why)) == NULL) {
 		snprintf(err, errsz, "%s: %s", name, why);
 		return NULL;

@@ -65,13 +65,20 @@ diag(const struct mc_skills *sk, const char *severity, const char *path,
 	mc_context_diag(sk->doc, severity, clean, "%s", msg);
 }
 
+/* dir/name; called once per skill, so without printf. */
 static char *
 join(const char *dir, const char *name)
 {
-	char *p = mc_path_join(dir, name);
+	size_t d = strlen(dir), n = strlen(name);
+	char *p;
 
-	if (p == NULL)
+	while (d > 1 && dir[d - 1] == '/')
+		d--;
+	if ((p = malloc(d + n + 2)) == NULL)
 		mc_oom();
+	memcpy(p, dir, d);
+	p[d] = '/';
+	memcpy(p + d + 1, name, n + 1);
 	return p;
 }
 
@@ -206,6 +213,12 @@ one_line(const char *v, size_t *chars)
 	*chars = 0;
 	for (; i < n; i += k) {
 		u = (const unsigned char *)v + i;
+		if (u[0] >= 0x20 && u[0] < 0x7f) {	/* printable ASCII */
+			k = 1;
+			if (++*chars <= MC_SKILL_DESC_MAX)
+				d[o++] = (char)u[0];
+			continue;
+		}
 		k = mc_utf8_seqlen(v + i, n - i);
 		ctl = k == 0 ||		/* cannot happen: the file was checked */
 		    (k == 1 && (u[0] < 0x20 || u[0] == 0x7f)) ||
@@ -231,46 +244,32 @@ one_line(const char *v, size_t *chars)
 	return d;
 }
 
-/* Read the open regular file fd whole, at most cap bytes. Returns 0, or
- * -1 with errno (EFBIG when over the cap). */
+/* Read the open regular file fd, of st->st_size bytes (at most cap):
+ * what it held when it was looked at. Returns 0, or -1 with errno. */
 static int
-slurp(int fd, const struct stat *st, size_t cap, char **out, size_t *outlen)
+slurp(int fd, const struct stat *st, char **out, size_t *outlen)
 {
-	size_t want, len = 0;
+	size_t size = (size_t)st->st_size, len = 0;
 	ssize_t n;
-	char *buf, *p;
+	char *buf;
 
-	want = (size_t)st->st_size + 1;	/* +1: growth shows as a full buffer */
-	if ((buf = malloc(want + 1)) == NULL)
+	if ((buf = malloc(size + 1)) == NULL)
 		return -1;
-	for (;;) {
-		n = read(fd, buf + len, want - len);
-		if (n == -1) {
+	while (len < size) {
+		if ((n = read(fd, buf + len, size - len)) == -1) {
 			if (errno == EINTR)
 				continue;
-			goto fail;
+			free(buf);
+			return -1;
 		}
 		if (n == 0)
-			break;
+			break;	/* it shrank meanwhile */
 		len += (size_t)n;
-		if (len > cap) {
-			errno = EFBIG;
-			goto fail;
-		}
-		if (len == want) {
-			want = want * 2 > cap + 1 ? cap + 1 : want * 2;
-			if ((p = realloc(buf, want + 1)) == NULL)
-				goto fail;
-			buf = p;
-		}
 	}
 	buf[len] = '\0';
 	*out = buf;
 	*outlen = len;
 	return 0;
-fail:
-	free(buf);
-	return -1;
 }
 
 static void
@@ -303,7 +302,7 @@ load(struct scan *sc, int dfd, const char *dirpath, const char *group, const cha
 {
 	struct mc_frontmatter fm;
 	struct stat st;
-	char rel[NAME_MAX + 16], *path, *dir, *data = NULL, *desc;
+	char rel[NAME_MAX + 16], *path, *data = NULL, *desc;
 	const char *v;
 	size_t len, chars;
 	int fd, err;
@@ -312,14 +311,15 @@ load(struct scan *sc, int dfd, const char *dirpath, const char *group, const cha
 	if ((fd = openat(dfd, rel, FILE_FLAGS)) == -1 && (errno == ENOENT || errno == ENOTDIR))
 		return LOAD_NOSKILL;
 	err = errno;
-	dir = join(dirpath, name);
-	path = join(dir, "SKILL.md");
+	path = join(dirpath, rel);
 	if (fd == -1) {
 		if (err == ELOOP)
 			diag(sc->sk, "error", path, "symbolic link refused; SKILL.md must be a regular file");
-		else if (err == EACCES && fstatat(dfd, rel, &st, AT_SYMLINK_NOFOLLOW) == -1)
-			diag(sc->sk, "error", dir, "%s", strerror(err));
-		else
+		else if (err == EACCES && fstatat(dfd, rel, &st, AT_SYMLINK_NOFOLLOW) == -1) {
+			/* The skill directory itself cannot be searched. */
+			path[strlen(path) - strlen("/SKILL.md")] = '\0';
+			diag(sc->sk, "error", path, "%s", strerror(err));
+		} else
 			diag(sc->sk, "error", path, "%s", strerror(err));
 		goto refused;
 	}
@@ -336,12 +336,8 @@ load(struct scan *sc, int dfd, const char *dirpath, const char *group, const cha
 		    (long long)st.st_size, MC_SKILL_MAX);
 		goto refused;
 	}
-	if (slurp(fd, &st, MC_SKILL_MAX, &data, &len) == -1) {
-		if (errno == EFBIG)
-			diag(sc->sk, "error", path, "file grew over the %u-byte cap; not loaded",
-			    MC_SKILL_MAX);
-		else
-			diag(sc->sk, "error", path, "%s", strerror(errno));
+	if (slurp(fd, &st, &data, &len) == -1) {
+		diag(sc->sk, "error", path, "%s", strerror(errno));
 		goto refused;
 	}
 	close(fd);
@@ -362,14 +358,12 @@ load(struct scan *sc, int dfd, const char *dirpath, const char *group, const cha
 		    chars, MC_SKILL_DESC_MAX);
 	mc_frontmatter_free(&fm);
 	free(data);
-	free(dir);
 	push(sc, name, group, path, desc);
 	return LOAD_OK;
 refused:
 	if (fd != -1)
 		close(fd);
 	free(data);
-	free(dir);
 	free(path);
 	return LOAD_REFUSED;
 }

@@ -289,6 +289,9 @@ struct mc_stream {
 	int started, ended, failed, stopped;
 	int at_eof;		/* an unterminated last event is being read */
 	size_t ntext;		/* text events reported */
+	size_t nevents;		/* SSE events seen */
+	char head[81];		/* the body's first bytes, for a message */
+	size_t headlen;
 	struct call *calls;
 	size_t ncalls, nemitted;
 	char *finish;		/* chat: the provider's finish_reason */
@@ -778,6 +781,7 @@ on_sse(const char *event, const char *data, size_t len, void *arg)
 	char err[256], msg[512];
 	cJSON *doc;
 
+	s->nevents++;
 	if (s->ended)
 		return 0;
 	if (s->api == MC_API_CHAT && len == 6 && memcmp(data, "[DONE]", 6) == 0) {
@@ -840,6 +844,15 @@ mc_stream_feed(struct mc_stream *s, const char *p, size_t n)
 		return status_of(s);
 	if (n > 0)
 		s->started = 1;
+	if (s->headlen < sizeof s->head - 1) {
+		size_t k = sizeof s->head - 1 - s->headlen;
+
+		if (k > n)
+			k = n;
+		memcpy(s->head + s->headlen, p, k);
+		s->headlen += k;
+		s->head[s->headlen] = '\0';
+	}
 	if (s->mode == UNKNOWN) {
 		/* White space and a BOM may come before the first real byte. */
 		for (i = 0; i < n; i++) {
@@ -851,6 +864,10 @@ mc_stream_feed(struct mc_stream *s, const char *p, size_t n)
 			break;
 		}
 		if (s->mode == UNKNOWN) {
+			if (s->json.len + n > MC_SSE_MAX) {
+				fail(s, "the answer is only white space", NULL, 0, 1);
+				return status_of(s);
+			}
 			if (mc_buf_add(&s->json, p, n) == -1)
 				mc_oom();
 			return 0;
@@ -909,6 +926,20 @@ json_end(struct mc_stream *s)
 	cJSON_Delete(doc);
 }
 
+/* A body that is neither JSON nor SSE (an HTML page from a proxy, say). */
+static void
+not_an_answer(struct mc_stream *s)
+{
+	char msg[160];
+	size_t i;
+
+	for (i = 0; i < s->headlen && s->head[i] != '\n' && s->head[i] != '\r'; i++)
+		;
+	snprintf(msg, sizeof msg, "the answer is neither JSON nor an event stream: %.*s",
+	    (int)i, s->head);
+	fail(s, msg, NULL, 0, 1);
+}
+
 int
 mc_stream_end(struct mc_stream *s)
 {
@@ -927,6 +958,8 @@ mc_stream_end(struct mc_stream *s)
 		return status_of(s);
 	if (!s->started || s->mode == UNKNOWN)
 		fail(s, "empty answer", NULL, 0, 1);
+	else if (s->nevents == 0)
+		not_an_answer(s);
 	else
 		fail(s, s->api == MC_API_CHAT ? "the stream ended before [DONE]" :
 		    "the stream ended before response.completed", NULL, 0, 1);

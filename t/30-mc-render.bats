@@ -550,6 +550,19 @@ No AGENTS.md instruction files were discovered.
 	assert_equal "$(grep -c '^<Your-Role Persona=p' <<< "$output")" 32
 }
 
+@test "profiles: a FIFO is refused without blocking; CRLF profiles work" {
+	mkdir -p "$MC_HOME/agents"
+	mkfifo "$MC_HOME/agents/pipe.md"
+	render --agent pipe
+	assert_failure 1
+	assert_equal "$stderr" "mc-render: $MC_HOME/agents/pipe.md: not a regular file"
+	plain_fragments
+	profile agents win $'---\r\nname: Win\r\n---\r\nLine one\r\nLine two\r\n'
+	render --agent win
+	assert_success
+	assert_output --partial $'<Your-Role Persona=Win>\nLine one\r\nLine two\n</Your-Role>'
+}
+
 @test "--agent and --subagent together are a usage error" {
 	run --separate-stderr mc-render --agent a --subagent b
 	assert_failure 2
@@ -590,6 +603,11 @@ No AGENTS.md instruction files were discovered.
 	stderr_has "$MC_HOME/subagents/link.md: symbolic link refused"
 	stderr_has "$MC_HOME/subagents/dir.md: not a regular file; skipped"
 	stderr_has "$MC_HOME/subagents/binary.md: not valid UTF-8 text; skipped"
+	# -q silences stderr; the document still records every warning.
+	render -q --json
+	assert_success
+	assert_equal "$stderr" ""
+	assert_equal "$(jqo '.diagnostics | length')" 4
 }
 
 @test "subagent identities: a symlinked subagents directory is not scanned" {

@@ -626,6 +626,25 @@ PY
 	assert_equal "$stderr" "mc-request: $T: Is a directory"
 }
 
+@test "items and tools may come from pipes: <(...)" {
+	run --separate-stderr bash -c 'mc-request -p ollama -m m --body \
+	    --items <(printf "%s\n" "$1") --tools <(printf "[{\"name\":\"read\"}]") < "$2"' _ "$U" "$T/empty"
+	assert_success
+	assert_equal "$stderr" ""
+	assert_equal "$(jqo -c '[.messages[0].content, .tools[0].function.name]')" '["read a.c","read"]'
+}
+
+@test "tools files that cannot be read, or are not UTF-8" {
+	run --separate-stderr mc-request -m m --tools "$T/missing.json" "Hi?" < "$T/sys"
+	assert_failure 1
+	assert_output ""
+	assert_equal "$stderr" "mc-request: $T/missing.json: No such file or directory"
+	printf '[{"name":"\377"}]' > "$T/t.json"
+	run --separate-stderr mc-request -m m --tools "$T/t.json" "Hi?" < "$T/sys"
+	assert_failure 1
+	assert_equal "$stderr" "mc-request: $T/t.json: not valid UTF-8"
+}
+
 @test "an empty items file and no PROMPT: nothing to send" {
 	items '{"type":"session"}'
 	run --separate-stderr mc-request -m m --items "$T/items.jsonl" < "$T/sys"

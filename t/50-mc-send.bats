@@ -405,6 +405,14 @@ $CALL2"
 	assert_equal "$stderr" "mc-send: error from fake: The model failed"
 }
 
+@test "a 200 answer that is neither JSON nor SSE (a proxy's page)" {
+	serve '{"body":"<!DOCTYPE html>\n<title>Sign in</title>","headers":{"Content-Type":"text/html"}}'
+	envelope chat
+	send
+	assert_failure 1
+	assert_equal "$stderr" "mc-send: the answer is neither JSON nor an event stream: <!DOCTYPE html>"
+}
+
 @test "a JSON error with status 200 to a streaming request" {
 	serve '{"json":{"error":{"message":"quota exceeded","code":"insufficient_quota"}}}'
 	envelope chat
@@ -500,6 +508,19 @@ $CALL2"
 	assert_equal "$(fake_count)" 1
 }
 
+@test "the transfer ends at the answer's end, even if the server keeps the connection" {
+	serve "$(sse responses-stream-text.sse '"stall_after":10091,"stall":60')" \
+	    "$(sse chat-stream-text.sse '"stall_after":7688,"stall":60')"
+	envelope responses
+	send --idle-timeout 5
+	assert_success
+	assert_equal "$output" "$RESP_TEXT"
+	envelope chat
+	send --idle-timeout 5
+	assert_success
+	assert_equal "$output" "$CHAT_TEXT"
+}
+
 @test "no answer before the idle timeout is retried" {
 	serve '{"delay":30}' "$(sse chat-stream-text.sse)"
 	envelope chat
@@ -567,6 +588,21 @@ $CALL2"
 	assert_equal "$stderr" ""
 }
 
+@test "on a terminal, a spinner on stderr until the answer starts" {
+	serve "$(sse chat-stream-text.sse '"delay":0.3')" "$(sse chat-stream-text.sse)"
+	envelope chat
+	export ENV_JSON=$BATS_TEST_TMPDIR/env.json OUT=$BATS_TEST_TMPDIR/out
+	run script -qec 'mc-send < "$ENV_JSON" > "$OUT"' /dev/null
+	assert_success
+	assert_output --partial "waiting for fake"
+	assert_output --partial $'\r\e[K'
+	assert_equal "$(cat "$OUT")" "$CHAT_TEXT"
+	# Not on a pipe.
+	send
+	assert_success
+	assert_equal "$stderr" ""
+}
+
 @test "a failed write to stdout is an error" {
 	serve "$(sse chat-stream-text.sse)"
 	envelope chat
@@ -601,8 +637,18 @@ $CALL2"
 	[[ "$all" != *"${KEY:3:12}"* ]]
 }
 
+@test "a long message cut inside the echoed key shows none of it" {
+	long=$(printf 'a%.0s' {1..2040})
+	serve "{\"status\":400,\"json\":{\"error\":{\"message\":\"$long$KEY\"}}}"
+	envelope chat
+	send
+	assert_failure 1
+	assert_regex "$stderr" 'aaaa\[redacted\]$'
+	[[ "$stderr" != *"${KEY:0:6}"* ]]
+}
+
 @test "the key is not in the process arguments" {
-	serve '{"answer":{"api":"chat","text":"slow"},"stall_after":300,"stall":60}'
+	serve '{"answer":{"api":"chat","text":"slow"},"stall_after":400,"stall":60}'
 	envelope chat
 	mc-send < "$BATS_TEST_TMPDIR/env.json" > "$BATS_TEST_TMPDIR/out" 2>&1 &
 	pid=$!

@@ -63,6 +63,17 @@ outside() {
 	assert_equal "$stderr" "mc-tool: $MC_HOME/settings.json: tools.disabled: expected an array of strings"
 }
 
+@test "settings warnings go to stderr, unless -q" {
+	settings '{"tools":{"disabled":[],"colour":1}}'
+	run --separate-stderr mc-tool list
+	assert_success
+	assert_equal "$stderr" "mc-tool: warning: $MC_HOME/settings.json: unknown setting tools.colour"
+	assert_equal "$(jqo length)" 6
+	run --separate-stderr mc-tool -q list
+	assert_success
+	assert_equal "$stderr" ""
+}
+
 @test "usage errors: exit 2 before anything runs" {
 	for args in "" "frob" "list extra" "list -C ." "list --touched-out f" "call --pretty" "--bogus list" "call --touched-out="; do
 		# shellcheck disable=SC2086
@@ -449,6 +460,10 @@ fake_skills() { # DIR TEXT: an mc-skills that logs its arguments and prints TEXT
 	call write "{\"path\":\"$W/abs.txt\",\"content\":\"2\"}"
 	assert_success
 	assert_equal "$(cat abs.txt)" 2
+	ln -s "$W" "$BATS_TEST_TMPDIR/wlink"
+	call write "{\"path\":\"$BATS_TEST_TMPDIR/wlink/via.txt\",\"content\":\"5\"}"
+	assert_success
+	assert_equal "$(cat via.txt)" 5
 	call write '{"path":"alias/x.txt","content":"3"}'
 	assert_success
 	assert_equal "$(cat real/x.txt)" 3
@@ -589,7 +604,9 @@ fake_skills() { # DIR TEXT: an mc-skills that logs its arguments and prints TEXT
 	jq -cn '{type:"function_call",call_id:"c1",name:"bash",arguments:({command:"echo begun; sleep 1000 & echo $! > bg; wait"} | tojson)}' >item
 	mc-tool call <item >result 2>err &
 	tool=$!
-	while [ ! -s bg ]; do sleep 0.05; done
+	tries=0
+	while [ ! -s bg ] && [ $((tries += 1)) -lt 2000 ]; do sleep 0.05; done
+	[ -s bg ]
 	kill -INT "$tool"
 	status=0
 	wait "$tool" || status=$?
@@ -637,10 +654,15 @@ fake_skills() { # DIR TEXT: an mc-skills that logs its arguments and prints TEXT
 	mkdir -p src/deep
 	printf 'int main;\nfoo bar\n' >src/a.c
 	printf 'foo in h\n' >src/deep/b.h
+	mkdir -p .git .github
+	printf 'foo in git\n' >.git/config
+	printf 'foo hidden\n' >.github/ci.yml
 	call grep '{"pattern":"fo+ ba"}'
 	assert_success
 	assert_equal "$stderr" ""
 	assert_equal "$out" "src/a.c:2:foo bar"
+	call grep '{"pattern":"foo"}'
+	assert_equal "$(printf '%s\n' "$out" | sort)" "$(printf '.github/ci.yml:1:foo hidden\nsrc/a.c:2:foo bar\nsrc/deep/b.h:1:foo in h')"
 	call grep '{"pattern":"foo","glob":"*.h"}'
 	assert_equal "$out" "src/deep/b.h:1:foo in h"
 	call grep '{"pattern":"main","path":"src/a.c"}'
@@ -672,7 +694,7 @@ fake_skills() { # DIR TEXT: an mc-skills that logs its arguments and prints TEXT
 	chmod +x "$BATS_TEST_TMPDIR/fakebin/rg"
 	PATH="$BATS_TEST_TMPDIR/fakebin:$PATH" call grep '{"pattern":"p","path":"src","glob":"*.c"}'
 	assert_success
-	assert_equal "$out" "--line-number|--no-heading|--with-filename|--color=never|--sort=path|--glob|*.c|-e|p|--|src|"
+	assert_equal "$out" "--line-number|--no-heading|--with-filename|--color=never|--sort=path|--hidden|--glob=!.git|--glob|*.c|-e|p|--|src|"
 }
 
 # --- find ---

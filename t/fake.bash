@@ -20,10 +20,12 @@
 #   fake_request N [JQ] prints request N's log (or runs jq JQ on it).
 #   fake_count          prints how many requests the fake received.
 #   FAKE_FIXTURES       the repository's copies of the shared API fixtures.
+#   FAKE_IDLE_EXIT      seconds after which an idle fake exits by itself (60).
 #
 # This file defines teardown(); a test file that needs its own should
 # define teardown_local instead, which is called first.
 
+# shellcheck disable=SC2034 # used by the tests that load this file
 FAKE_FIXTURES="${MC_TOP:-$BATS_TEST_DIRNAME/..}/t/fixtures/api"
 
 fake_start() {
