@@ -1,8 +1,8 @@
 /* mc: the driver: one-shot and interactive sessions composed from the suite's programs. */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
-#include <ctype.h>
 #include <histedit.h>
 #include <limits.h>
 #include <signal.h>
@@ -108,6 +108,26 @@ arg(struct args *a, const char *s)
 	if (a->n + 1 < (int)(sizeof a->v / sizeof a->v[0]))
 		a->v[a->n++] = (char *)s;
 	a->v[a->n] = NULL;
+}
+
+/* Growing a buffer; running out of memory ends the program, as with JSON. */
+static void
+bput(struct mc_buf *b, const void *p, size_t n)
+{
+	if (mc_buf_add(b, p, n) == -1)
+		mc_oom();
+}
+
+static void
+bputs(struct mc_buf *b, const char *s)
+{
+	bput(b, s, strlen(s));
+}
+
+static void
+bputc(struct mc_buf *b, char c)
+{
+	bput(b, &c, 1);
 }
 
 static void
@@ -216,11 +236,20 @@ pipeline(const struct driver *d, int render, int stats, int out_fd, struct mc_bu
 	return slurp;
 }
 
-/* The system prompt, assembled once per session launch. */
+/* The system prompt, assembled once per session launch; on failure the
+ * one in use stays. */
 static int
 assemble(struct driver *d)
 {
-	return pipeline(d, 1, 0, -1, &d->prompt);
+	struct mc_buf b = {0};
+
+	if (pipeline(d, 1, 0, -1, &b) == -1) {
+		mc_buf_free(&b);
+		return -1;
+	}
+	mc_buf_free(&d->prompt);
+	d->prompt = b;
+	return 0;
 }
 
 /* The context document (instructions and skills), parsed. */
@@ -243,13 +272,9 @@ collect(void *arg, const char *p, size_t n)
 {
 	struct mc_buf *b = arg;
 
-	if (b->len + n > ENVELOPE_CAP) {
-		errno = EFBIG;
-		return -1;
-	}
-	if (mc_buf_add(b, p, n) == -1)
-		mc_oom();
-	return 0;
+	/* Past the cap the program is stopped; the length tells the caller. */
+	bput(b, p, n);
+	return b->len > ENVELOPE_CAP ? -1 : 0;
 }
 
 /* The envelope for the session's items (and an extra trailing PROMPT). */
@@ -288,13 +313,11 @@ request(struct driver *d, const char *items, const char *extra, struct mc_buf *e
 		mc_err("%s", err);
 		return -1;
 	}
-	if (!stage_ok("mc-request", st))
-		return -1;
 	if (env->len > ENVELOPE_CAP) {
 		mc_err("mc-request: envelope over the %u-byte limit", (unsigned)ENVELOPE_CAP);
 		return -1;
 	}
-	return 0;
+	return stage_ok("mc-request", st) ? 0 : -1;
 }
 
 /* What the output of one answer needs while it streams. */
@@ -397,7 +420,11 @@ exchange(struct driver *d, cJSON *calls)
 	f.inlen = env.len;
 	unlink(d->items_path);
 	ret = mc_filter_run(a.v, &f, &st, err, sizeof err);
-	mc_term_flush(&s.term, &s.clean);
+	s.clean.len = 0;
+	if (d->tty && !s.closed && mc_term_flush(&s.term, &s.clean) == 0 && s.clean.len > 0) {
+		fwrite(s.clean.data, 1, s.clean.len, stdout);
+		s.last = s.clean.data[s.clean.len - 1];
+	}
 	mc_buf_free(&s.clean);
 	mc_buf_free(&env);
 	if (d->tty && s.started && s.last != '\n' && !s.closed)
@@ -571,57 +598,52 @@ resume(struct driver *d)
 	return 0;
 }
 
-/* Write all of p to the new private file path. */
+/*
+ * A launch: the tool definitions (`mc-tool list`, into a file for every
+ * request) are listed while the system prompt is assembled.
+ */
 static int
-write_file(const char *path, const char *p, size_t n)
+launch(struct driver *d)
 {
-	ssize_t w;
-	int fd;
+	char *argv[] = { "mc-tool", "list", NULL }, *const *argvs[] = { argv }, err[256];
+	struct mc_pipeline p;
+	int fd, in, bad, r;
 
-	if ((fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600)) == -1)
+	if (ensure_tmpdir(d) == -1)
 		return -1;
-	for (; n > 0; p += w, n -= (size_t)w)
-		if ((w = write(fd, p, n)) == -1 && errno != EINTR) {
-			close(fd);
-			return -1;
-		} else if (w == -1)
-			w = 0;
-	return close(fd);
-}
-
-/* The tool definitions, from `mc-tool list`, for every request. */
-static int
-ensure_tools(struct driver *d)
-{
-	char *argv[] = { "mc-tool", "list", NULL }, err[256];
-	struct mc_buf b = {0};
-	struct mc_filter f = { .out = collect, .arg = &b };
-	char *path;
-	int st;
-
 	if (d->tools_path || d->no_tools)
-		return 0;
-	if (mc_filter_run(argv, &f, &st, err, sizeof err) == -1) {
+		return assemble(d);
+	if ((d->tools_path = mc_path_join(d->tmpdir, "tools.json")) == NULL)
+		mc_oom();
+	fd = open(d->tools_path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd == -1) {
+		mc_err("%s: %s", d->tools_path, strerror(errno));
+		return -1;
+	}
+	if ((in = open("/dev/null", O_RDONLY | O_CLOEXEC)) == -1) {
+		mc_err("/dev/null: %s", strerror(errno));
+		close(fd);
+		return -1;
+	}
+	r = mc_pipeline_start(&p, argvs, 1, in, fd, NULL, err, sizeof err);
+	close(in);
+	if (r == -1) {
 		/* The suite without its tools still answers questions. */
 		mc_warn("%s; no tools this session", err);
+		close(fd);
+		unlink(d->tools_path);
+		free(d->tools_path);
+		d->tools_path = NULL;
 		d->no_tools = 1;
-		return 0;
+		return assemble(d);
 	}
-	if (!stage_ok("mc-tool", st)) {
-		mc_buf_free(&b);
+	close(fd);
+	r = assemble(d);
+	if ((bad = mc_pipeline_wait(&p)) >= 0) {
+		stage_ok("mc-tool", p.status[bad]);
 		return -1;
 	}
-	if ((path = mc_path_join(d->tmpdir, "tools.json")) == NULL)
-		mc_oom();
-	if (write_file(path, b.data ? b.data : "", b.len) == -1) {
-		mc_err("%s: %s", path, strerror(errno));
-		free(path);
-		mc_buf_free(&b);
-		return -1;
-	}
-	mc_buf_free(&b);
-	d->tools_path = path;
-	return 0;
+	return r;
 }
 
 static int
@@ -757,8 +779,8 @@ run_call(struct driver *d, const cJSON *call, struct mc_buf *touched)
 	}
 	if ((text = cJSON_PrintUnformatted(call)) == NULL)
 		mc_oom();
-	mc_buf_adds(&in, text);
-	mc_buf_addc(&in, '\n');
+	bputs(&in, text);
+	bputc(&in, '\n');
 	free(text);
 	f.in = in.data;
 	f.inlen = in.len;
@@ -790,7 +812,7 @@ run_call(struct driver *d, const cJSON *call, struct mc_buf *touched)
 		return MC_EXIT_FAIL;
 	mc_file_read(d->touched_path, 1u << 20, MC_LINK_REFUSE, NULL, 1, &r);
 	if (r.status == MC_READ_OK)
-		mc_buf_add(touched, r.data, r.len);
+		bput(touched, r.data, r.len);
 	free(r.data);
 	unlink(d->touched_path);
 	return MC_EXIT_OK;
@@ -853,8 +875,9 @@ inject_guides(struct driver *d, struct mc_buf *touched)
 
 			if (path == NULL || content == NULL || injected(d, path))
 				continue;
-			mc_buf_printf(&b, "<Context File=%s>\n%s%s</Context>", path, content,
-			    *content && content[strlen(content) - 1] == '\n' ? "" : "\n");
+			if (mc_buf_printf(&b, "<Context File=%s>\n%s%s</Context>", path, content,
+			    *content && content[strlen(content) - 1] == '\n' ? "" : "\n") == -1)
+				mc_oom();
 			m = mc_json_new_obj();
 			mc_json_add_str(m, "type", "message");
 			mc_json_add_str(m, "role", "user");
@@ -884,7 +907,7 @@ turn(struct driver *d, const char *text)
 	cJSON *m, *calls, *c;
 	int r;
 
-	if (ensure_tmpdir(d) == -1 || ensure_session(d) == -1 || ensure_tools(d) == -1)
+	if (ensure_session(d) == -1)
 		return MC_EXIT_FAIL;
 	m = mc_json_new_obj();
 	mc_json_add_str(m, "type", "message");
@@ -945,9 +968,17 @@ one_shot_text(int argc, char *argv[], int *status)
 	int k;
 
 	*status = MC_EXIT_OK;
-	for (k = 0; k < argc; k++)
-		if ((k && mc_buf_addc(&b, ' ') == -1) || mc_buf_adds(&b, argv[k]) == -1)
-			mc_oom();
+	for (k = 0; k < argc; k++) {
+		if (k)
+			bputc(&b, ' ');
+		bputs(&b, argv[k]);
+	}
+	if (b.len > 0 && !mc_utf8_valid(b.data, b.len)) {
+		mc_err("PROMPT: not UTF-8 text");
+		*status = MC_EXIT_FAIL;
+		mc_buf_free(&b);
+		return NULL;
+	}
 	if (!isatty(STDIN_FILENO)) {
 		if (mc_fd_slurp(STDIN_FILENO, STDIN_CAP, &in) == -1) {
 			if (errno == EFBIG)
@@ -975,15 +1006,15 @@ one_shot_text(int argc, char *argv[], int *status)
 		fence = longest_backticks(in.data) + 1;
 		if (fence < 3)
 			fence = 3;
-		mc_buf_adds(&b, "\n\n");
+		bputs(&b, "\n\n");
 		for (i = 0; i < fence; i++)
-			mc_buf_addc(&b, '`');
-		mc_buf_addc(&b, '\n');
-		mc_buf_add(&b, in.data, in.len);
+			bputc(&b, '`');
+		bputc(&b, '\n');
+		bput(&b, in.data, in.len);
 		if (in.data[in.len - 1] != '\n')
-			mc_buf_addc(&b, '\n');
+			bputc(&b, '\n');
 		for (i = 0; i < fence; i++)
-			mc_buf_addc(&b, '`');
+			bputc(&b, '`');
 	}
 	mc_buf_free(&in);
 	if (b.len == 0) {
@@ -1001,8 +1032,6 @@ dry_run(struct driver *d, const char *text)
 	int r;
 
 	/* The session is read, never written: nothing is sent. */
-	if (ensure_tmpdir(d) == -1 || ensure_tools(d) == -1)
-		return MC_EXIT_FAIL;
 	r = request(d, d->ses.path, text, &env);
 	if (r == 0 && fwrite(env.data, 1, env.len, stdout) != env.len)
 		r = -1;
@@ -1081,8 +1110,8 @@ read_entry(struct driver *d, EditLine *el)
 		if (block) {
 			if (len == 3 && memcmp(line, "\"\"\"", 3) == 0)
 				break;
-			mc_buf_add(&b, line, len);
-			mc_buf_addc(&b, '\n');
+			bput(&b, line, len);
+			bputc(&b, '\n');
 			continue;
 		}
 		if (b.len == 0 && len == 3 && memcmp(line, "\"\"\"", 3) == 0) {
@@ -1090,15 +1119,15 @@ read_entry(struct driver *d, EditLine *el)
 			continue;
 		}
 		if (len && line[len - 1] == '\\') {
-			mc_buf_add(&b, line, len - 1);
-			mc_buf_addc(&b, '\n');
+			bput(&b, line, len - 1);
+			bputc(&b, '\n');
 			continue;
 		}
-		mc_buf_add(&b, line, len);
+		bput(&b, line, len);
 		break;
 	}
 	if (b.data == NULL)
-		mc_buf_adds(&b, "");
+		bputs(&b, "");
 	return mc_buf_steal(&b);
 }
 
@@ -1118,8 +1147,9 @@ list_skills(const struct driver *d)
 		int on = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(e, "enabled"));
 
 		desc = mc_json_str(e, "description");
-		mc_buf_printf(&b, "  %s%s%s%s\n", mc_json_str(e, "name") ? mc_json_str(e, "name") : "?",
-		    desc && *desc ? ": " : "", desc ? desc : "", on ? "" : " (disabled)");
+		if (mc_buf_printf(&b, "  %s%s%s%s\n", mc_json_str(e, "name") ? mc_json_str(e, "name") : "?",
+		    desc && *desc ? ": " : "", desc ? desc : "", on ? "" : " (disabled)") == -1)
+			mc_oom();
 		show(d, b.data, b.len);
 		mc_buf_free(&b);
 		n++;
@@ -1143,16 +1173,18 @@ show_context(const struct driver *d)
 	if ((doc = context_doc(d)) == NULL)
 		return;
 	cJSON_ArrayForEach(e, mc_json_arr(doc, "instructions")) {
-		mc_buf_printf(&b, "  %s (%s, %.0f bytes)\n", mc_json_str(e, "path"),
+		if (mc_buf_printf(&b, "  %s (%s, %.0f bytes)\n", mc_json_str(e, "path"),
 		    mc_json_str(e, "source"),
-		    cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(e, "bytes")));
+		    cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(e, "bytes"))) == -1)
+			mc_oom();
 	}
 	if (b.len == 0)
-		mc_buf_adds(&b, "  no AGENTS.md instruction files\n");
+		bputs(&b, "  no AGENTS.md instruction files\n");
 	cJSON_ArrayForEach(e, mc_json_arr(doc, "diagnostics"))
-		mc_buf_printf(&b, "  %s: %s: %s\n", mc_json_str(e, "severity"),
+		if (mc_buf_printf(&b, "  %s: %s: %s\n", mc_json_str(e, "severity"),
 		    mc_json_str(e, "path") ? mc_json_str(e, "path") : "-",
-		    mc_json_str(e, "message"));
+		    mc_json_str(e, "message")) == -1)
+			mc_oom();
 	show(d, b.data, b.len);
 	mc_buf_free(&b);
 
@@ -1179,6 +1211,20 @@ show_context(const struct driver *d)
 		note(d, "session %s: %zu items, %zu bytes", d->ses.id, d->ses.items, d->ses.bytes);
 	else
 		note(d, "session: none yet (created with the first message)");
+}
+
+static void
+forget_session(struct driver *d)
+{
+	size_t i;
+
+	for (i = 0; i < d->ninjected; i++)
+		free(d->injected[i]);
+	free(d->injected);
+	d->injected = NULL;
+	d->ninjected = 0;
+	cJSON_Delete(d->always);
+	d->always = NULL;
 }
 
 /* A slash command. Returns 1 to leave the session. */
@@ -1220,7 +1266,9 @@ command(struct driver *d, const char *line)
 			}
 		}
 	} else if (IS("/new")) {
+		/* Guides and approvals belong to the session they were given in. */
 		mc_session_close(&d->ses);
+		forget_session(d);
 		if (assemble(d) == 0)
 			note(d, "new session");
 	} else {
@@ -1330,8 +1378,6 @@ interactive(struct driver *d)
 static void
 cleanup(struct driver *d)
 {
-	size_t i;
-
 	if (d->items_path)
 		unlink(d->items_path);
 	if (d->touched_path)
@@ -1343,10 +1389,7 @@ cleanup(struct driver *d)
 	free(d->items_path);
 	free(d->touched_path);
 	free(d->tools_path);
-	for (i = 0; i < d->ninjected; i++)
-		free(d->injected[i]);
-	free(d->injected);
-	cJSON_Delete(d->always);
+	forget_session(d);
 	free(d->tmpdir);
 	mc_session_close(&d->ses);
 	mc_buf_free(&d->prompt);
@@ -1474,7 +1517,7 @@ main(int argc, char *argv[])
 			status = MC_EXIT_FAIL;
 		if (status == MC_EXIT_OK) {
 			resolve(&d, d.ses.header);
-			if (assemble(&d) == -1)
+			if (launch(&d) == -1)
 				status = MC_EXIT_FAIL;
 			else
 				status = interactive(&d);
@@ -1510,7 +1553,7 @@ main(int argc, char *argv[])
 		sigemptyset(&sa.sa_mask);
 		sigaction(SIGINT, &sa, NULL);
 		resolve(&d, d.ses.header);
-		if (assemble(&d) == -1)
+		if (launch(&d) == -1)
 			status = MC_EXIT_FAIL;
 		else if (opt.dry)
 			status = dry_run(&d, text);

@@ -94,6 +94,19 @@ whole_lines() {
 	assert_success
 }
 
+@test "a prompt or piped input that is not UTF-8 is refused before anything is sent" {
+	fake_start "$(answers ok)"
+	use_fake
+	run --separate-stderr mc "$(printf 'bad \377 byte')" </dev/null
+	assert_failure 1
+	assert_equal "$stderr" "mc: PROMPT: not UTF-8 text"
+	run --separate-stderr mc 'look' < <(printf 'bin\377ary')
+	assert_failure 1
+	assert_equal "$stderr" "mc: standard input: not UTF-8 text"
+	assert_equal "$(fake_count)" 0
+	assert_equal "$(session_files)" ""
+}
+
 @test "--dry-run prints the envelope and sends nothing" {
 	fake_start "$(answers ok)"
 	use_fake
@@ -305,6 +318,16 @@ wait_for() {
 	pane >&2
 	return 1
 }
+# wait_prompt N: until the Nth prompt is shown (the session reads again)
+wait_prompt() {
+	local i
+	for ((i = 0; i < 400; i++)); do
+		[ "$(pane | grep -c '^mc>')" -ge "$1" ] && return 0
+		sleep 0.05
+	done
+	pane >&2
+	return 1
+}
 wait_status() {
 	local i
 	for ((i = 0; i < 400; i++)); do
@@ -323,6 +346,7 @@ wait_status() {
 	wait_for 'mc>'
 	keys 'what is the answer?' Enter
 	wait_for 'The answer is 42.'
+	wait_prompt 2
 	keys '/prompt' Enter
 	wait_for 'House rule: tabs, not spaces.'
 	keys '/exit' Enter
@@ -345,8 +369,11 @@ wait_status() {
 	wait_for 'one'
 	keys C-c
 	wait_for '(cancelled)'
+	wait_prompt 2
 	keys 'line one \' Enter 'line two' Enter
 	wait_for 'second answer'
+	# Ctrl-D typed ahead would be lost to the switch of terminal modes
+	wait_prompt 3
 	keys C-d
 	assert_equal "$(wait_status)" 0
 	assert_equal "$(fake_request 2 '[.body.messages[1:][] | .role + ":" + .content] | join("|")')" \
@@ -370,6 +397,7 @@ wait_status() {
 	wait_for 'mc: unknown command /nope'
 	keys '//slash first' Enter
 	wait_for 'fine'
+	wait_prompt 5
 	keys '/context' Enter
 	wait_for 'session '
 	keys '/exit' Enter
@@ -444,7 +472,8 @@ call() { # ID NAME ARGS-JSON
 }
 
 @test "agent: --max-steps bounds the loop and leaves a valid session" {
-	fake_start "[$(calls "$(call c1 find '{"glob":"*"}')"), $(calls "$(call c2 find '{"glob":"*"}')")]"
+	printf 'x\n' > a.txt
+	fake_start "[$(calls "$(call c1 read '{"path":"a.txt"}')"), $(calls "$(call c2 read '{"path":"a.txt"}')")]"
 	use_fake
 	run --separate-stderr mc --max-steps 1 'look around' </dev/null
 	assert_failure 1
@@ -482,6 +511,7 @@ call() { # ID NAME ARGS-JSON
 	keys a Enter
 	wait_for 'all done'
 	assert_equal "$(pane | grep -c 'allow bash?')" 2
+	wait_prompt 2
 	keys '/exit' Enter
 	assert_equal "$(wait_status)" 0
 	[ ! -e f1 ]
