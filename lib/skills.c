@@ -56,13 +56,62 @@ diag(const struct mc_skills *sk, const char *severity, const char *path,
 	char msg[1024], clean[8192];
 	va_list ap;
 
+	cJSON *d;
+
 	if (sk->doc == NULL)
 		return;
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
 	mc_sanitize(clean, sizeof clean, path);
-	mc_context_diag(sk->doc, severity, clean, "%s", msg);
+	if (sk->pending == NULL) {
+		mc_context_diag(sk->doc, severity, clean, "%s", msg);
+		return;
+	}
+	d = mc_json_push(sk->pending, mc_json_new_obj());
+	mc_json_add_str(d, "severity", severity);
+	mc_json_add_str(d, "path", clean);
+	mc_json_add_str(d, "message", msg);
+}
+
+struct held {
+	const cJSON *d;
+	size_t i;
+};
+
+static int
+cmp_held(const void *a, const void *b)
+{
+	const struct held *x = a, *y = b;
+	int c = strcmp(mc_json_str(x->d, "path"), mc_json_str(y->d, "path"));
+
+	return c ? c : x->i < y->i ? -1 : 1;
+}
+
+/* Directories list their entries in an order of the file system's own;
+ * the scan's diagnostics are added by path, so the output never depends
+ * on it. */
+static void
+flush_pending(struct mc_skills *sk)
+{
+	struct held *h;
+	const cJSON *d;
+	size_t n = 0, i;
+
+	if ((h = calloc((size_t)cJSON_GetArraySize(sk->pending) + 1, sizeof *h)) == NULL)
+		mc_oom();
+	cJSON_ArrayForEach(d, sk->pending) {
+		h[n].d = d;
+		h[n].i = n;
+		n++;
+	}
+	qsort(h, n, sizeof *h, cmp_held);
+	for (i = 0; i < n; i++)
+		mc_context_diag(sk->doc, mc_json_str(h[i].d, "severity"),
+		    mc_json_str(h[i].d, "path"), "%s", mc_json_str(h[i].d, "message"));
+	free(h);
+	cJSON_Delete(sk->pending);
+	sk->pending = NULL;
 }
 
 /* dir/name; called once per skill, so without printf. */
@@ -520,6 +569,8 @@ mc_skills_scan(struct mc_skills *sk, const struct mc_settings *s, const char *on
 
 	if (only != NULL)
 		sk->doc = NULL;
+	else if (sk->doc != NULL)
+		sk->pending = mc_json_new_arr();
 
 	if ((seen = calloc(sk->nroots + 1, sizeof *seen)) == NULL)
 		mc_oom();
@@ -569,6 +620,8 @@ mc_skills_scan(struct mc_skills *sk, const struct mc_settings *s, const char *on
 		sc.cand[sk->n++] = *c;
 	}
 	sk->list = sc.cand;
+	if (sk->pending != NULL)
+		flush_pending(sk);
 	sk->doc = doc;
 }
 

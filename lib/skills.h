@@ -35,6 +35,8 @@ struct mc_skills {
 	struct mc_skill *list;		/* after a scan: one per name, sorted */
 	size_t n;
 	cJSON *doc;			/* diagnostics go here; NULL: dropped */
+	cJSON *pending;			/* private: a scan's diagnostics, held
+					 * back to be added in path order */
 };
 
 /* True when name is 1-64 characters of a-z, 0-9 and -. */

@@ -386,7 +386,7 @@ names() {
 	skills
 	assert_success
 	assert_equal "$(names)" '["real"]'
-	assert_equal "$(jqo -c '[.diagnostics[] | [.severity, (.path | sub(".*/skills/"; "")), .message]] | sort')" \
+	assert_equal "$(jqo -c '[.diagnostics[] | [.severity, (.path | sub(".*/skills/"; "")), .message]]')" \
 	    '[["warning","g2/in-group","symbolic link to a directory; not traversed"],["warning","grp","symbolic link to a directory; not traversed"],["warning","via-link","symbolic link to a directory; not traversed"]]'
 	# the repository's .agents/skills itself
 	rm -rf "$W/.agents"
@@ -432,9 +432,11 @@ names() {
 	run --separate-stderr timeout 10 mc-skills </dev/null
 	assert_failure 1
 	assert_equal "$(names)" '["ok"]'
-	assert_equal "$(jqo -c '[.diagnostics[] | [(.path | sub(".*/skills/"; "")), .message]] | sort')" \
+	assert_equal "$(jqo -c '[.diagnostics[] | [(.path | sub(".*/skills/"; "")), .message]]')" \
 	    '[["dir/SKILL.md","not a regular file"],["fifo/SKILL.md","not a regular file"],["latin1/SKILL.md","not valid UTF-8 text"],["nul/SKILL.md","not valid UTF-8 text"]]'
 	assert_equal "$(wc -l <<<"$stderr")" 4
+	# diagnostics come in path order whatever order the directory lists
+	assert_equal "${stderr_lines[2]}" "mc-skills: $(pwd -P)/.agents/skills/latin1/SKILL.md: not valid UTF-8 text"
 }
 
 @test "an unreadable SKILL.md or skill directory is an error naming it" {
@@ -448,7 +450,7 @@ names() {
 	chmod 755 "$R/sealed"
 	assert_failure 1
 	assert_equal "$(names)" '["ok"]'
-	assert_equal "$(jqo -c '[.diagnostics[] | [(.path | sub(".*/skills/"; "")), .message]] | sort')" \
+	assert_equal "$(jqo -c '[.diagnostics[] | [(.path | sub(".*/skills/"; "")), .message]]')" \
 	    '[["locked/SKILL.md","Permission denied"],["sealed","Permission denied"]]'
 }
 
