@@ -1,7 +1,6 @@
 /* pipeline.c: spawn pipelines of the suite's programs without a shell. */
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
@@ -12,33 +11,10 @@
 #include <unistd.h>
 
 #include "diag.h"
-#include "fsread.h"
 #include "pipeline.h"
+#include "proc.h"
 
 extern char **environ;
-
-char *
-mc_pipeline_beside(const char *name)
-{
-	char self[PATH_MAX], *slash, *path;
-	ssize_t n;
-
-	if (strchr(name, '/') != NULL)
-		return NULL;
-	n = readlink("/proc/self/exe", self, sizeof self - 1);
-	if (n <= 0)
-		return NULL;
-	self[n] = '\0';
-	if ((slash = strrchr(self, '/')) == NULL)
-		return NULL;
-	*slash = '\0';
-	if ((path = mc_path_join(*self ? self : "/", name)) == NULL)
-		return NULL;
-	if (access(path, X_OK) == 0)
-		return path;
-	free(path);
-	return NULL;
-}
 
 static int
 spawn_one(pid_t *pid, char *const argv[], int in, int out, char *err, size_t errsz)
@@ -68,11 +44,11 @@ spawn_one(pid_t *pid, char *const argv[], int in, int out, char *err, size_t err
 		posix_spawn_file_actions_adddup2(&fa, in, STDIN_FILENO);
 	if (out != STDOUT_FILENO)
 		posix_spawn_file_actions_adddup2(&fa, out, STDOUT_FILENO);
-	if ((path = mc_pipeline_beside(argv[0])) != NULL) {
+	if ((path = mc_proc_sibling(argv[0])) != NULL) {
 		e = posix_spawn(pid, path, &fa, &at, argv, environ);
 		free(path);
 	} else
-		e = posix_spawnp(pid, argv[0], &fa, &at, argv, environ);
+		e = ENOENT;
 	posix_spawn_file_actions_destroy(&fa);
 	posix_spawnattr_destroy(&at);
 	if (e != 0) {

@@ -16,13 +16,6 @@ struct mc_pipeline {
 };
 
 /*
- * The path of program `name` beside the running executable, when one is
- * there and executable; else NULL (the caller searches PATH). Freed by the
- * caller.
- */
-char *mc_pipeline_beside(const char *name);
-
-/*
  * Start the n commands argvs[0..n-1] (each NULL-terminated, argv[0] the
  * program's name, found beside this executable or else on PATH), the
  * stdout of each connected to the stdin of the next. The first reads
