@@ -333,6 +333,14 @@ names() {
 	assert_equal "$stderr" "mc-skills: warning: $(pwd -P)/.agents/skills/open/SKILL.md: unterminated frontmatter (no closing ---); listed without a description"
 }
 
+@test "a UTF-8 byte order mark before the frontmatter is accepted" {
+	mkdir -p "$R/bom"
+	printf -- '\357\273\277---\r\ndescription: after a BOM\r\n---\r\n' >"$R/bom/SKILL.md"
+	skills
+	assert_success
+	assert_equal "$(jqo '.skills[0].description')" "after a BOM"
+}
+
 @test "--- inside the body does not end or reopen the frontmatter" {
 	mkdir -p "$R/rule"
 	printf -- '---\ndescription: first\n---\ntext\n---\ndescription: second\n---\n' >"$R/rule/SKILL.md"
