@@ -30,3 +30,21 @@ settings() {
 jqo() {
 	printf '%s' "$output" | jq -r "$@"
 }
+
+# unprivileged CMD...: run CMD as nobody when the tests run as root, who
+# reads everything, so that permission rules can be tested at all. The
+# directories above the test's temp tree are made traversable for it.
+unprivileged() {
+	if [ "$(id -u)" -ne 0 ]; then
+		"$@"
+		return
+	fi
+	local d=$BATS_TEST_TMPDIR
+	while [ "$d" != / ]; do
+		chmod o+x "$d"
+		d=$(dirname "$d")
+	done
+	chmod o+rx "$BATS_TEST_TMPDIR"
+	setpriv --reuid=65534 --regid=65534 --clear-groups \
+		env PATH="$PATH" HOME="$HOME" MC_HOME="$MC_HOME" LC_ALL=C "$@"
+}
