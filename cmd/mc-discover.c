@@ -218,13 +218,13 @@ load_touched(struct discovery *d, const char *touched)
 int
 main(int argc, char *argv[])
 {
-	enum { OPT_PRETTY = 256, OPT_KEEP, OPT_TOUCHED, OPT_VERSION };
+	enum { OPT_PRETTY = 256, OPT_KEEP, OPT_TOUCHED };
 	static const struct option longopts[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "pretty", no_argument, NULL, OPT_PRETTY },
 		{ "keep-going", no_argument, NULL, OPT_KEEP },
 		{ "touched", no_argument, NULL, OPT_TOUCHED },
-		{ "version", no_argument, NULL, OPT_VERSION },
+		{ "version", no_argument, NULL, MC_OPT_VERSION },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct discovery d = {0};
@@ -243,9 +243,6 @@ main(int argc, char *argv[])
 		case 'q':
 			mc_quiet = 1;
 			break;
-		case 'h':
-			fputs(usage, stdout);
-			return mc_finish(MC_EXIT_OK);
 		case OPT_PRETTY:
 			pretty = 1;
 			break;
@@ -255,12 +252,8 @@ main(int argc, char *argv[])
 		case OPT_TOUCHED:
 			touched = 1;
 			break;
-		case OPT_VERSION:
-			puts("mc-discover (mc) " MC_VERSION);
-			return mc_finish(MC_EXIT_OK);
-		default:
-			fputs("Try 'mc-discover --help' for more information.\n", stderr);
-			return MC_EXIT_USAGE;
+		default:	/* -h, --version or a bad option */
+			return mc_opt_exit(c, usage);
 		}
 	}
 	argc -= optind;

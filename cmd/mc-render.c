@@ -1059,7 +1059,7 @@ int
 main(int argc, char *argv[])
 {
 	enum { OPT_AGENT = 256, OPT_SUBAGENT, OPT_JSON, OPT_PRETTY, OPT_STATS,
-		OPT_DEFAULT, OPT_VERSION };
+		OPT_DEFAULT };
 	static const struct option longopts[] = {
 		{ "agent", required_argument, NULL, OPT_AGENT },
 		{ "subagent", required_argument, NULL, OPT_SUBAGENT },
@@ -1069,7 +1069,7 @@ main(int argc, char *argv[])
 		{ "stats", no_argument, NULL, OPT_STATS },
 		{ "print-default", required_argument, NULL, OPT_DEFAULT },
 		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, OPT_VERSION },
+		{ "version", no_argument, NULL, MC_OPT_VERSION },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct render R = {0};
@@ -1110,15 +1110,8 @@ main(int argc, char *argv[])
 		case 'q':
 			mc_quiet = 1;
 			break;
-		case 'h':
-			fputs(usage, stdout);
-			return mc_finish(MC_EXIT_OK);
-		case OPT_VERSION:
-			puts("mc-render (mc) " MC_VERSION);
-			return mc_finish(MC_EXIT_OK);
-		default:
-			fputs("Try 'mc-render --help' for more information.\n", stderr);
-			return MC_EXIT_USAGE;
+		default:	/* -h, --version or a bad option */
+			return mc_opt_exit(c, usage);
 		}
 	}
 	if (optind < argc)

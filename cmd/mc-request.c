@@ -78,7 +78,7 @@ int
 main(int argc, char *argv[])
 {
 	enum { OPT_API = 256, OPT_ITEMS, OPT_TOOLS, OPT_NO_STREAM, OPT_MAX,
-		OPT_BODY, OPT_PRETTY, OPT_VERSION };
+		OPT_BODY, OPT_PRETTY };
 	static const struct option longopts[] = {
 		{ "provider", required_argument, NULL, 'p' },
 		{ "model", required_argument, NULL, 'm' },
@@ -90,7 +90,7 @@ main(int argc, char *argv[])
 		{ "body", no_argument, NULL, OPT_BODY },
 		{ "pretty", no_argument, NULL, OPT_PRETTY },
 		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, OPT_VERSION },
+		{ "version", no_argument, NULL, MC_OPT_VERSION },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct mc_provider_opts po = {0};
@@ -115,9 +115,6 @@ main(int argc, char *argv[])
 		case 'q':
 			mc_quiet = 1;
 			break;
-		case 'h':
-			fputs(usage, stdout);
-			return mc_finish(MC_EXIT_OK);
 		case OPT_API:
 			if (strcmp(optarg, "chat") != 0 && strcmp(optarg, "responses") != 0)
 				return mc_usage_error("--api: expected \"chat\" or \"responses\", not \"%s\"",
@@ -148,12 +145,8 @@ main(int argc, char *argv[])
 		case OPT_PRETTY:
 			pretty = 1;
 			break;
-		case OPT_VERSION:
-			puts("mc-request (mc) " MC_VERSION);
-			return mc_finish(MC_EXIT_OK);
-		default:
-			fputs("Try 'mc-request --help' for more information.\n", stderr);
-			return MC_EXIT_USAGE;
+		default:	/* -h, --version or a bad option */
+			return mc_opt_exit(c, usage);
 		}
 	}
 	argc -= optind;

@@ -216,12 +216,12 @@ out:
 int
 main(int argc, char *argv[])
 {
-	enum { OPT_PRETTY = 256, OPT_KEEP, OPT_VERSION };
+	enum { OPT_PRETTY = 256, OPT_KEEP };
 	static const struct option longopts[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "pretty", no_argument, NULL, OPT_PRETTY },
 		{ "keep-going", no_argument, NULL, OPT_KEEP },
-		{ "version", no_argument, NULL, OPT_VERSION },
+		{ "version", no_argument, NULL, MC_OPT_VERSION },
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *dir = NULL;
@@ -236,21 +236,14 @@ main(int argc, char *argv[])
 		case 'q':
 			mc_quiet = 1;
 			break;
-		case 'h':
-			fputs(usage, stdout);
-			return mc_finish(MC_EXIT_OK);
 		case OPT_PRETTY:
 			pretty = 1;
 			break;
 		case OPT_KEEP:
 			keep = 1;
 			break;
-		case OPT_VERSION:
-			puts("mc-skills (mc) " MC_VERSION);
-			return mc_finish(MC_EXIT_OK);
-		default:
-			fputs("Try 'mc-skills --help' for more information.\n", stderr);
-			return MC_EXIT_USAGE;
+		default:	/* -h, --version or a bad option */
+			return mc_opt_exit(c, usage);
 		}
 	}
 	argc -= optind;

@@ -1128,12 +1128,12 @@ done:
 int
 main(int argc, char *argv[])
 {
-	enum { OPT_PRETTY = 256, OPT_TOUCHED, OPT_VERSION };
+	enum { OPT_PRETTY = 256, OPT_TOUCHED };
 	static const struct option longopts[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "pretty", no_argument, NULL, OPT_PRETTY },
 		{ "touched-out", required_argument, NULL, OPT_TOUCHED },
-		{ "version", no_argument, NULL, OPT_VERSION },
+		{ "version", no_argument, NULL, MC_OPT_VERSION },
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *dir = NULL, *touched = NULL, *sub;
@@ -1152,21 +1152,14 @@ main(int argc, char *argv[])
 		case 'q':
 			mc_quiet = 1;
 			break;
-		case 'h':
-			fputs(usage, stdout);
-			return mc_finish(MC_EXIT_OK);
 		case OPT_PRETTY:
 			pretty = 1;
 			break;
 		case OPT_TOUCHED:
 			touched = optarg;
 			break;
-		case OPT_VERSION:
-			puts("mc-tool (mc) " MC_VERSION);
-			return mc_finish(MC_EXIT_OK);
-		default:
-			fputs("Try 'mc-tool --help' for more information.\n", stderr);
-			return MC_EXIT_USAGE;
+		default:	/* -h, --version or a bad option */
+			return mc_opt_exit(c, usage);
 		}
 	}
 	argc -= optind;

@@ -1402,7 +1402,7 @@ cleanup(struct driver *d)
 int
 main(int argc, char *argv[])
 {
-	enum { OPT_SESSION = 256, OPT_AGENT, OPT_DRY, OPT_STATS, OPT_MAX_STEPS, OPT_VERSION };
+	enum { OPT_SESSION = 256, OPT_AGENT, OPT_DRY, OPT_STATS, OPT_MAX_STEPS };
 	static const struct option longopts[] = {
 		{ "continue", no_argument, NULL, 'c' },
 		{ "session", required_argument, NULL, OPT_SESSION },
@@ -1414,7 +1414,7 @@ main(int argc, char *argv[])
 		{ "max-steps", required_argument, NULL, OPT_MAX_STEPS },
 		{ "yes", no_argument, NULL, 'y' },
 		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, OPT_VERSION },
+		{ "version", no_argument, NULL, MC_OPT_VERSION },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct driver d = { .ses = { .fd = -1 } };
@@ -1459,15 +1459,8 @@ main(int argc, char *argv[])
 		case 'y':
 			opt.yes = 1;
 			break;
-		case 'h':
-			fputs(usage, stdout);
-			return mc_finish(MC_EXIT_OK);
-		case OPT_VERSION:
-			puts("mc (mc) " MC_VERSION);
-			return mc_finish(MC_EXIT_OK);
-		default:
-			fputs("Try 'mc --help' for more information.\n", stderr);
-			return MC_EXIT_USAGE;
+		default:	/* -h, --version or a bad option */
+			return mc_opt_exit(c, usage);
 		}
 	}
 	/* `mc prompt`, unless written `mc -- prompt` to ask about the word. */

@@ -135,6 +135,21 @@ reader_gone(void)
 }
 
 int
+mc_opt_exit(int c, const char *usage)
+{
+	if (c == 'h') {
+		fputs(usage, stdout);
+		return mc_finish(MC_EXIT_OK);
+	}
+	if (c == MC_OPT_VERSION) {
+		printf("%s (mc) %s\n", mc_progname, MC_VERSION);
+		return mc_finish(MC_EXIT_OK);
+	}
+	fprintf(stderr, "Try '%s --help' for more information.\n", mc_progname);
+	return MC_EXIT_USAGE;
+}
+
+int
 mc_finish(int status)
 {
 	int bad = 0;

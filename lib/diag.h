@@ -34,6 +34,14 @@ char *mc_sanitize(char *dst, size_t dstsz, const char *src);
 /* Print "PROG: --help for usage" style error and return MC_EXIT_USAGE. */
 int mc_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* getopt_long value of every program's --version. */
+#define MC_OPT_VERSION 0x7f00
+
+/* The end of every program's option switch: -h prints the usage on stdout,
+ * --version the version (both status 0); anything else is a bad option,
+ * already named by getopt_long (status 2). Returns the status to exit with. */
+int mc_opt_exit(int c, const char *usage);
+
 /* Flush and close stdout; report a failed write. A reader that went away
  * (EPIPE) is not an error. Returns the status to exit with. */
 int mc_finish(int status);
