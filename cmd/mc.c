@@ -355,6 +355,23 @@ stream_out(void *arg, const char *p, size_t n)
 	return 0;
 }
 
+/* A provider that sends no call_id, or one the session already holds,
+ * would make the history invalid: such a call gets an id of its own. */
+static void
+fresh_call_id(struct driver *d, cJSON *call)
+{
+	const char *cid = mc_json_str(call, "call_id");
+	char id[32];
+
+	if (cid != NULL && *cid != '\0' && !mc_session_has_call(&d->ses, cid))
+		return;
+	do
+		snprintf(id, sizeof id, "mc-%08x%08x", arc4random(), arc4random());
+	while (mc_session_has_call(&d->ses, id));
+	cJSON_DeleteItemFromObjectCaseSensitive(call, "call_id");
+	mc_json_add_str(call, "call_id", id);
+}
+
 /* Append the items mc-send wrote for the answer to the session; the
  * function_calls among them are copied into calls. */
 static int
@@ -386,11 +403,15 @@ keep_items(struct driver *d, cJSON *calls)
 			mc_err("mc-send: items line %zu: %s", lineno,
 			    item ? "not a conversation item" : err);
 			ret = -1;
-		} else if (mc_session_append(&d->ses, item, err, sizeof err) == -1) {
-			mc_err("%s", err);
-			ret = -1;
-		} else if (strcmp(type, "function_call") == 0)
-			mc_json_push(calls, cJSON_Duplicate(item, 1));
+		} else {
+			if (strcmp(type, "function_call") == 0)
+				fresh_call_id(d, item);
+			if (mc_session_append(&d->ses, item, err, sizeof err) == -1) {
+				mc_err("%s", err);
+				ret = -1;
+			} else if (strcmp(type, "function_call") == 0)
+				mc_json_push(calls, cJSON_Duplicate(item, 1));
+		}
 		cJSON_Delete(item);
 	}
 	free(r.data);
@@ -675,7 +696,7 @@ announce(const struct driver *d, const char *name, const cJSON *call)
 {
 	static const char *const keys[] = { "path", "command", "pattern", "glob", NULL };
 	const char *args = mc_json_str(call, "arguments"), *v = NULL;
-	char clean[128], err[64];
+	char clean[128], cname[128], err[64];
 	cJSON *a;
 	int i;
 
@@ -685,7 +706,8 @@ announce(const struct driver *d, const char *name, const cJSON *call)
 		for (i = 0; keys[i] && v == NULL; i++)
 			v = mc_json_str(a, keys[i]);
 	mc_sanitize(clean, sizeof clean, v ? v : "");
-	fprintf(stderr, "%s> %s %s%s\n", d->color ? "\033[2m" : "", name, clean,
+	mc_sanitize(cname, sizeof cname, name);
+	fprintf(stderr, "%s> %s %s%s\n", d->color ? "\033[2m" : "", cname, clean,
 	    d->color ? "\033[0m" : "");
 	cJSON_Delete(a);
 }
@@ -792,7 +814,10 @@ run_call(struct driver *d, const cJSON *call, struct mc_buf *touched)
 	}
 	mc_buf_free(&in);
 	item = NULL;
-	if (!interrupted && stage_ok("mc-tool", st))
+	/* An unknown or disabled tool is mc-tool's exit 1, with an output
+	 * naming the tools there are: the model should read that. */
+	if (!interrupted && (stage_ok("mc-tool", st) ||
+	    (WIFEXITED(st) && WEXITSTATUS(st) == MC_EXIT_FAIL)))
 		item = mc_json_parse(out.data ? out.data : "", out.len, err, sizeof err);
 	mc_buf_free(&out);
 	type = mc_json_str(item, "type");
@@ -839,13 +864,14 @@ inject_guides(struct driver *d, struct mc_buf *touched)
 	argv[n++] = "-q";
 	argv[n++] = "--keep-going";
 	argv[n++] = "--touched";
+	argv[n++] = "--";	/* a file named -C.. is a path, not an option */
 	for (line = touched->data; line && line < touched->data + touched->len; line = nl + 1) {
 		if ((nl = strchr(line, '\n')) == NULL)
 			nl = line + strlen(line);
 		*nl = '\0';
 		if (*line == '\0')
 			continue;
-		for (i = 4; i < n && strcmp(argv[i], line) != 0; i++)
+		for (i = 5; i < n && strcmp(argv[i], line) != 0; i++)
 			;
 		if (i < n)
 			continue;
@@ -859,7 +885,7 @@ inject_guides(struct driver *d, struct mc_buf *touched)
 		argv[n++] = line;
 	}
 	argv[n] = NULL;
-	if (n == 4) {
+	if (n == 5) {
 		free(argv);
 		return;
 	}

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -15,6 +16,7 @@
 #include "fsread.h"
 #include "json.h"
 #include "session.h"
+#include "utf8.h"
 
 #define HEADER_MAX (64u << 10)
 
@@ -66,6 +68,38 @@ session_path(const char *dir, const char *id)
 	return path;
 }
 
+static void
+remember_call(struct mc_session *s, const cJSON *item)
+{
+	const char *type = mc_json_str(item, "type"), *cid = mc_json_str(item, "call_id");
+
+	if (type == NULL || cid == NULL || strcmp(type, "function_call") != 0 ||
+	    mc_session_has_call(s, cid))
+		return;
+	if (s->calls == NULL)
+		s->calls = mc_json_new_obj();
+	mc_json_add(s->calls, cid, cJSON_CreateTrue());
+}
+
+int
+mc_session_has_call(const struct mc_session *s, const char *call_id)
+{
+	return cJSON_GetObjectItemCaseSensitive(s->calls, call_id) != NULL;
+}
+
+/* Lock the session file against a second writer. */
+static int
+lock(struct mc_session *s, char *err, size_t errsz)
+{
+	if (flock(s->fd, LOCK_EX | LOCK_NB) == 0)
+		return 0;
+	if (errno == EWOULDBLOCK)
+		snprintf(err, errsz, "session %s is in use by another mc", s->id);
+	else
+		snprintf(err, errsz, "%s: lock: %s", s->path, strerror(errno));
+	return -1;
+}
+
 /* Write one whole line; a short write is undone so no torn line stays. */
 static int
 append_line(struct mc_session *s, const char *line, size_t len, char *err, size_t errsz)
@@ -80,11 +114,14 @@ append_line(struct mc_session *s, const char *line, size_t len, char *err, size_
 	do
 		w = write(s->fd, line, len);
 	while (w == -1 && errno == EINTR);
+	/* "Flushed to disk before the next step": a crash of the machine,
+	 * not only of mc, keeps every item that was reported written. */
 	if (w == (ssize_t)len) {
-		s->bytes = (size_t)st.st_size + len;
-		return 0;
-	}
-	if (w >= 0)
+		if (fdatasync(s->fd) == 0) {
+			s->bytes = (size_t)st.st_size + len;
+			return 0;
+		}
+	} else if (w >= 0)
 		errno = ENOSPC;
 	snprintf(err, errsz, "%s: %s", s->path, strerror(errno));
 	if (w > 0 && ftruncate(s->fd, st.st_size) == -1) {
@@ -107,6 +144,8 @@ mc_session_append(struct mc_session *s, const cJSON *item, char *err, size_t err
 	text[n] = '\n';
 	r = append_line(s, text, n + 1, err, errsz);
 	free(text);
+	if (r == 0)
+		remember_call(s, item);
 	if (r == 0 && strcmp(mc_json_str(item, "type") ? mc_json_str(item, "type") : "", "session") != 0)
 		s->items++;
 	return r;
@@ -138,6 +177,9 @@ mc_session_create(struct mc_session *s, const char *home, const char *cwd,
 		free(s->path);
 	}
 	free(dir);
+	/* Nobody else knows the new name yet: this lock cannot be held. */
+	if (s->fd != -1)
+		(void)flock(s->fd, LOCK_EX | LOCK_NB);
 	if (s->fd == -1) {
 		snprintf(err, errsz, "%s: %s", s->path, strerror(errno));
 		free(s->path);
@@ -208,6 +250,7 @@ scan(struct mc_session *s, char *data, size_t len, char ***open_ids, size_t *nop
 		}
 		s->items++;
 		cid = mc_json_str(item, "call_id");
+		remember_call(s, item);
 		if (type != NULL && cid != NULL && strcmp(type, "function_call") == 0) {
 			char **p = reallocarray(ids, n + 1, sizeof *p);
 
@@ -262,11 +305,18 @@ mc_session_open(struct mc_session *s, const char *home, const char *id,
 	free(dir);
 	if ((s->id = strdup(id)) == NULL)
 		mc_oom();
-	mc_file_read(s->path, MC_SESSION_MAX, MC_LINK_REFUSE, NULL, 1, &r);
-	if (r.status == MC_READ_MISSING) {
-		snprintf(err, errsz, "no session %s (%s)", id, s->path);
+	memset(&r, 0, sizeof r);
+	if ((s->fd = open(s->path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)) == -1) {
+		if (errno == ENOENT)
+			snprintf(err, errsz, "no session %s (%s)", id, s->path);
+		else
+			snprintf(err, errsz, "%s: %s", s->path, strerror(errno));
 		goto out;
 	}
+	if (lock(s, err, errsz) == -1)
+		goto out;
+	/* Bytes, not text: a torn last line may end inside a character. */
+	mc_file_read(s->path, MC_SESSION_MAX, MC_LINK_REFUSE, NULL, 0, &r);
 	if (r.status != MC_READ_OK) {
 		snprintf(err, errsz, "%s: %s", s->path, mc_read_strerror(&r, MC_SESSION_MAX));
 		goto out;
@@ -275,12 +325,12 @@ mc_session_open(struct mc_session *s, const char *home, const char *id,
 	end = memrchr(r.data, '\n', r.len);
 	keep = end ? (size_t)(end - r.data) + 1 : 0;
 	s->dropped = r.len - keep;
-	if (scan(s, r.data, keep, &ids, &nids, err, errsz) == -1)
-		goto out;
-	if ((s->fd = open(s->path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC)) == -1) {
-		snprintf(err, errsz, "%s: %s", s->path, strerror(errno));
+	if (memchr(r.data, '\0', keep) != NULL || !mc_utf8_valid(r.data, keep)) {
+		snprintf(err, errsz, "%s: not valid UTF-8 text", s->path);
 		goto out;
 	}
+	if (scan(s, r.data, keep, &ids, &nids, err, errsz) == -1)
+		goto out;
 	if (s->dropped && ftruncate(s->fd, (off_t)keep) == -1) {
 		snprintf(err, errsz, "%s: %s", s->path, strerror(errno));
 		goto out;
@@ -425,6 +475,8 @@ mc_session_close(struct mc_session *s)
 	free(s->id);
 	free(s->path);
 	cJSON_Delete(s->header);
+	cJSON_Delete(s->calls);
 	s->id = s->path = NULL;
 	s->header = NULL;
+	s->calls = NULL;
 }

@@ -23,6 +23,7 @@ struct mc_session {
 	size_t bytes;		/* file size */
 	size_t dropped;		/* bytes of a torn last line removed on open */
 	size_t repaired;	/* interrupted calls given an output on open */
+	cJSON *calls;		/* call_ids of the file's function_calls (keys) */
 };
 
 /* True when id is a session id (letters, digits, '-', '_', at most 64). */
@@ -34,7 +35,8 @@ int mc_session_create(struct mc_session *s, const char *home, const char *cwd,
     const char *provider, const char *model, char *err, size_t errsz);
 
 /*
- * Open session id for appending. A torn last line (no final newline) is
+ * Open session id for appending, locked against a second mc on the same
+ * session (which would answer this one's calls behind its back). A torn last line (no final newline) is
  * cut off and a function_call without its output gets an output saying
  * the call was interrupted, so the history is valid for a provider again.
  * Returns 0, or -1 with a reason in err.
@@ -52,8 +54,12 @@ int mc_session_peek(struct mc_session *s, const char *home, const char *id,
 int mc_session_latest(const char *home, const char *cwd, char **id,
     char *err, size_t errsz);
 
-/* Append one item (compact JSON, one line). Returns 0 or -1 with err. */
+/* Append one item (compact JSON, one line), on disk before it returns.
+ * Returns 0 or -1 with err. */
 int mc_session_append(struct mc_session *s, const cJSON *item, char *err, size_t errsz);
+
+/* True when the session already holds a function_call with this call_id. */
+int mc_session_has_call(const struct mc_session *s, const char *call_id);
 
 void mc_session_close(struct mc_session *s);
 

@@ -518,3 +518,74 @@ call() { # ID NAME ARGS-JSON
 	assert_equal "$(cat f2 f3)" "$(printf '2\n3')"
 	assert_equal "$(fake_request 2 '.body.messages[-1].content')" 'refused: the user did not allow this call.'
 }
+
+# --- defects found in review ---
+
+@test "a call_id the session already holds, or none, gets an id of its own" {
+	fake_start '[{"answer":{"api":"chat","calls":[{"call_id":"c1","name":"read","arguments":"{\"path\":\"a.txt\"}"}]}},
+	  {"answer":{"api":"chat","text":"one"}},
+	  {"answer":{"api":"chat","calls":[{"call_id":"c1","name":"read","arguments":"{\"path\":\"a.txt\"}"}]}},
+	  {"answer":{"api":"chat","text":"two"}}]'
+	use_fake
+	echo hi > a.txt
+	run --separate-stderr mc 'first' </dev/null
+	assert_success
+	run --separate-stderr mc -c 'second' </dev/null
+	assert_success
+	assert_output two
+	f=$(session_files)
+	assert_equal "$(jq -r 'select(.type=="function_call") | .call_id' "$f" | sort -u | wc -l)" 2
+	assert_equal "$(jq -r 'select(.type=="function_call_output") | .call_id' "$f" | sort -u | wc -l)" 2
+	# and the history stays valid for the next turn
+	run --separate-stderr mc-request --items "$f" -m x </dev/null
+	assert_success
+}
+
+@test "a session in use by another mc is refused, not answered behind its back" {
+	fake_start "$(answers one)"
+	use_fake
+	mc 'first' </dev/null >/dev/null
+	f=$(session_files)
+	id=$(basename "$f" .jsonl)
+	run --separate-stderr flock -n "$f" mc --session "$id" 'again' </dev/null
+	assert_failure 1
+	assert_equal "$stderr" "mc: session $id is in use by another mc"
+	assert_equal "$(wc -l < "$f")" 3
+}
+
+@test "resume cuts a torn last line even when it ends inside a character" {
+	fake_start "$(answers one two)"
+	use_fake
+	mc 'first' </dev/null >/dev/null
+	f=$(session_files)
+	printf '{"type":"message","role":"assistant","content":"caf\303' >> "$f"
+	run --separate-stderr mc -c 'next' </dev/null
+	assert_success
+	assert_output two
+	whole_lines
+	refute grep -q caf "$f"
+}
+
+@test "an unknown tool's own explanation reaches the model" {
+	fake_start '[{"answer":{"api":"chat","calls":[{"call_id":"c1","name":"teleport","arguments":"{}"}]}},
+	  {"answer":{"api":"chat","text":"done"}}]'
+	use_fake
+	run --separate-stderr mc 'go' </dev/null
+	assert_success
+	out=$(jq -r 'select(.type=="function_call_output") | .output' "$(session_files)")
+	[[ "$out" == *teleport* ]]
+	[[ "$out" == *read* ]]	# it names the tools there are
+}
+
+@test "a touched path that looks like an option is still a path" {
+	fake_start '[{"answer":{"api":"chat","calls":[{"call_id":"c1","name":"read","arguments":"{\"path\":\"-C../x.txt\"}"}]}},
+	  {"answer":{"api":"chat","text":"done"}}]'
+	use_fake
+	mkdir -p -- '-C..'
+	echo text > '-C../x.txt'
+	echo 'guide for the odd directory' > '-C../AGENTS.md'
+	run --separate-stderr mc 'go' </dev/null
+	assert_success
+	assert_equal "$stderr" ""
+	grep -q 'guide for the odd directory' "$(session_files)"
+}
