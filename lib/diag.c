@@ -52,6 +52,9 @@ mc_sanitize(char *dst, size_t dstsz, const char *src)
 		if (n == 0) {		/* invalid byte */
 			dst[o++] = '?';
 			s++;
+		} else if (n == 2 && s[0] == 0xc2 && s[1] < 0xa0) {
+			dst[o++] = '?';	/* a C1 control: U+009B is CSI to a terminal */
+			s += 2;
 		} else if (n == 1 && (*s < 0x20 || *s == 0x7f)) {
 			if (o + 4 >= dstsz)
 				break;

@@ -204,22 +204,6 @@ blank(const char *s, size_t n)
 	return 1;
 }
 
-/* True when the JSON text holds the escape \u0000, which cJSON would
- * silently cut a string at. Backslashes occur only inside strings. */
-static int
-nul_escape(const char *s, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i + 1 < n; i++)
-		if (s[i] == '\\') {
-			if (s[i + 1] == 'u' && n - i >= 6 && memcmp(s + i + 2, "0000", 4) == 0)
-				return 1;
-			i++;
-		}
-	return 0;
-}
-
 /* Parse one line (no newline in it) as a JSON document. */
 static cJSON *
 parse_line(struct check *c, const char *s, size_t n)
@@ -238,7 +222,7 @@ parse_line(struct check *c, const char *s, size_t n)
 			end = s + n;
 		return fail(c, "invalid JSON at column %zu", (size_t)(end - s) + 1);
 	}
-	if (nul_escape(s, n)) {
+	if (mc_json_nul_escape(s, n)) {
 		cJSON_Delete(doc);
 		return fail(c, "a string holds a NUL character (\\u0000)");
 	}

@@ -63,6 +63,20 @@ mc_json_parse(const char *s, size_t len, char *err, size_t errsz)
 	return doc;
 }
 
+int
+mc_json_nul_escape(const char *s, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i + 1 < n; i++)
+		if (s[i] == '\\') {
+			if (s[i + 1] == 'u' && n - i >= 6 && memcmp(s + i + 2, "0000", 4) == 0)
+				return 1;
+			i++;
+		}
+	return 0;
+}
+
 cJSON *
 mc_json_read_fd(int fd, int *empty, char *err, size_t errsz)
 {
@@ -87,6 +101,11 @@ mc_json_read_fd(int fd, int *empty, char *err, size_t errsz)
 		return NULL;
 	}
 	doc = mc_json_parse(b.data, b.len, err, errsz);
+	if (doc != NULL && mc_json_nul_escape(b.data, b.len)) {
+		snprintf(err, errsz, "a string holds a NUL character (\\u0000)");
+		cJSON_Delete(doc);
+		doc = NULL;
+	}
 	mc_buf_free(&b);
 	return doc;
 }

@@ -776,3 +776,33 @@ fake_skills() { # DIR TEXT: an mc-skills that logs its arguments and prints TEXT
 	call find '{"glob":"*","path":"f"}'
 	assert_equal "$out" "error: f is not a directory"
 }
+
+# --- defects found in review ---
+
+@test "write and edit refuse a NUL character instead of cutting the content at it" {
+	call write '{"path":"n.txt","content":"abc\u0000def"}'
+	assert_success
+	assert_equal "$out" 'error: the arguments of this write call hold a NUL character (\u0000), which no file or command here can take'
+	[ ! -e n.txt ]
+	printf 'abc\n' > e.txt
+	call edit '{"path":"e.txt","old_string":"abc","new_string":"x\u0000y"}'
+	assert_success
+	assert_equal "$(cat e.txt)" abc
+}
+
+@test "a raw \\u0000 in the item on stdin is refused" {
+	printf '{"type":"function_call","call_id":"c1","name":"write","arguments":{"path":"n.txt","content":"a\\u0000b"}}' > item
+	run --separate-stderr mc-tool call < item
+	assert_failure 1
+	assert_equal "$stderr" 'mc-tool: stdin: a string holds a NUL character (\u0000)'
+	[ ! -e n.txt ]
+}
+
+@test "C1 control characters in a tool name never reach stderr raw" {
+	jq -cn '{type:"function_call",call_id:"c1",name:"x\u009b2J\u001b[31m",arguments:"{}"}' > item
+	run --separate-stderr mc-tool call < item
+	assert_failure 1
+	[[ "$stderr" != *$'\302\233'* ]]
+	[[ "$stderr" != *$'\033'* ]]
+	[[ "$stderr" == *'x?2J^[[31m'* ]]
+}
