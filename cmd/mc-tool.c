@@ -19,6 +19,7 @@
 #include "fsread.h"
 #include "json.h"
 #include "proc.h"
+#include "provider.h"
 #include "settings.h"
 #include "utf8.h"
 
@@ -1192,6 +1193,9 @@ main(int argc, char *argv[])
 	}
 	cJSON_ArrayForEach(w, s.warnings)
 		mc_warn("%s: %s", s.path, w->valuestring);
+	/* What a tool runs could print a key into its output, and so into the
+	 * session and the next request. */
+	mc_provider_unset_keys(&s);
 	if (strcmp(sub, "list") == 0) {
 		status = cmd_list(&s, pretty);
 		mc_settings_free(&s);

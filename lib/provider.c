@@ -163,3 +163,18 @@ mc_provider_resolve(const struct mc_settings *s, const struct mc_provider_opts *
 	p->model = dup(v);
 	return 0;
 }
+
+void
+mc_provider_unset_keys(const struct mc_settings *s)
+{
+	const cJSON *e, *k;
+	size_t i;
+
+	for (i = 0; i < sizeof builtins / sizeof builtins[0]; i++)
+		if (builtins[i].api_key_env != NULL)
+			unsetenv(builtins[i].api_key_env);
+	cJSON_ArrayForEach(e, mc_settings_get(s, "providers"))
+		if ((k = cJSON_GetObjectItemCaseSensitive(e, "api_key_env")) != NULL &&
+		    cJSON_IsString(k) && *k->valuestring != '\0')
+			unsetenv(k->valuestring);
+}

@@ -806,3 +806,12 @@ fake_skills() { # DIR TEXT: an mc-skills that logs its arguments and prints TEXT
 	[[ "$stderr" != *$'\033'* ]]
 	[[ "$stderr" == *'x?2J^[[31m'* ]]
 }
+
+@test "the commands a tool runs never see a provider's key" {
+	settings '{"providers":{"mine":{"base_url":"http://127.0.0.1:9/v1","api":"chat","api_key_env":"MY_KEY"}}}'
+	OPENAI_API_KEY=sk-test-openai OPENROUTER_API_KEY=sk-test-router MY_KEY=sk-test-mine KEEP=visible \
+		call bash '{"command":"env"}'
+	assert_success
+	[[ "$out" != *sk-test* ]]
+	[[ "$out" == *KEEP=visible* ]]
+}
