@@ -1054,15 +1054,48 @@ one_shot_text(int argc, char *argv[], int *status)
 static int
 dry_run(struct driver *d, const char *text)
 {
-	struct mc_buf env = {0};
-	int r;
+	struct mc_buf env = {0}, items = {0};
+	struct mc_read r = {0};
+	cJSON *msg;
+	char *line;
+	int ret = -1, fd;
 
-	/* The session is read, never written: nothing is sent. */
-	r = request(d, d->ses.path, text, &env);
-	if (r == 0 && fwrite(env.data, 1, env.len, stdout) != env.len)
-		r = -1;
+	/* The session is read, never written: the request goes from a copy
+	 * with the message added (a message of 1 MiB is too long for argv). */
+	if (ensure_tmpdir(d) == -1)
+		return MC_EXIT_FAIL;
+	if (d->ses.path != NULL) {
+		mc_file_read(d->ses.path, MC_SESSION_MAX, MC_LINK_REFUSE, NULL, 0, &r);
+		if (r.status != MC_READ_OK) {
+			mc_err("%s: %s", d->ses.path, mc_read_strerror(&r, MC_SESSION_MAX));
+			return MC_EXIT_FAIL;
+		}
+		bput(&items, r.data, r.len);
+		free(r.data);
+	}
+	msg = mc_json_new_obj();
+	mc_json_add_str(msg, "type", "message");
+	mc_json_add_str(msg, "role", "user");
+	mc_json_add_str(msg, "content", text);
+	if ((line = cJSON_PrintUnformatted(msg)) == NULL)
+		mc_oom();
+	bputs(&items, line);
+	bputc(&items, '\n');
+	free(line);
+	cJSON_Delete(msg);
+	fd = open(d->items_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd == -1 || mc_write_all(fd, items.data, items.len) == -1)
+		mc_err("%s: %s", d->items_path, strerror(errno));
+	else
+		ret = request(d, d->items_path, NULL, &env);
+	if (fd != -1)
+		close(fd);
+	unlink(d->items_path);
+	if (ret == 0 && fwrite(env.data, 1, env.len, stdout) != env.len)
+		ret = -1;
+	mc_buf_free(&items);
 	mc_buf_free(&env);
-	return r == 0 ? MC_EXIT_OK : MC_EXIT_FAIL;
+	return ret == 0 ? MC_EXIT_OK : MC_EXIT_FAIL;
 }
 
 /* --- the interactive session --- */

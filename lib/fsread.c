@@ -39,6 +39,24 @@ mc_path_join(const char *dir, const char *name)
 }
 
 int
+mc_write_all(int fd, const void *p, size_t n)
+{
+	const char *c = p;
+	ssize_t w;
+
+	while (n > 0) {
+		if ((w = write(fd, c, n)) == -1) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		c += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+int
 mc_fd_slurp(int fd, size_t cap, struct mc_buf *out)
 {
 	ssize_t n;

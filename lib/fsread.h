@@ -51,6 +51,10 @@ const char *mc_read_strerror(const struct mc_read *r, size_t cap);
  * (EFBIG when over the cap). */
 int mc_fd_slurp(int fd, size_t cap, struct mc_buf *out);
 
+/* Write all n bytes to fd, going on after short writes and EINTR.
+ * Returns 0, or -1 with errno. */
+int mc_write_all(int fd, const void *p, size_t n);
+
 /* True when the canonical path `path` is `dir` or lies below it. */
 int mc_path_within(const char *path, const char *dir);
 

@@ -589,3 +589,13 @@ call() { # ID NAME ARGS-JSON
 	assert_equal "$stderr" ""
 	grep -q 'guide for the odd directory' "$(session_files)"
 }
+
+@test "--dry-run takes piped input larger than one argument may be" {
+	settings '{"provider":"llamacpp","model":"m"}'
+	head -c 200000 /dev/zero | tr '\0' a > big
+	run --separate-stderr mc --dry-run explain < big
+	assert_success
+	assert_equal "$stderr" ""
+	assert_equal "$(jqo '.body.messages[-1].content | length')" $((200000 + 17))
+	assert_equal "$(ls "$MC_HOME/sessions" 2>/dev/null | wc -l)" 0
+}
