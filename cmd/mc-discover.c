@@ -234,7 +234,7 @@ main(int argc, char *argv[])
 	char err[1024];
 	size_t i;
 
-	mc_init("mc-discover");
+	mc_init("mc-discover", argv);
 	while ((c = getopt_long(argc, argv, "+C:hq", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'C':

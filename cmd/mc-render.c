@@ -1077,7 +1077,7 @@ main(int argc, char *argv[])
 	const struct mc_prompt *p;
 	int c, json = 0, stats = 0, pretty = 0, f, status;
 
-	mc_init("mc-render");
+	mc_init("mc-render", argv);
 	while ((c = getopt_long(argc, argv, "+hm:q", longopts, NULL)) != -1) {
 		switch (c) {
 		case OPT_AGENT:

@@ -103,7 +103,7 @@ main(int argc, char *argv[])
 	cJSON *items = NULL, *tools = NULL, *out = NULL, *w;
 	int c, body_only = 0, pretty = 0, status = MC_EXIT_FAIL;
 
-	mc_init("mc-request");
+	mc_init("mc-request", argv);
 	while ((c = getopt_long(argc, argv, "+hm:p:q", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'p':

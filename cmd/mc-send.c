@@ -532,7 +532,7 @@ main(int argc, char *argv[])
 	cJSON *doc;
 	int c, bad = 0, empty, n, status = MC_EXIT_FAIL, nh = 0;
 
-	mc_init("mc-send");
+	mc_init("mc-send", argv);
 	while ((c = getopt_long(argc, argv, "+hq", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'q':

@@ -227,7 +227,7 @@ main(int argc, char *argv[])
 	const char *dir = NULL;
 	int c, pretty = 0, keep = 0;
 
-	mc_init("mc-skills");
+	mc_init("mc-skills", argv);
 	while ((c = getopt_long(argc, argv, "C:hq", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'C':

@@ -1151,7 +1151,7 @@ main(int argc, char *argv[])
 	int c, pretty = 0, status;
 	const cJSON *w;
 
-	mc_init("mc-tool");
+	mc_init("mc-tool", argv);
 	while ((c = getopt_long(argc, argv, "C:hq", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'C':

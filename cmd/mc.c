@@ -1481,7 +1481,7 @@ main(int argc, char *argv[])
 	char err[1024], *text;
 	const char *nc, *errstr;
 
-	mc_init("mc");
+	mc_init("mc", argv);
 	/* A stage that dies early closes the pipe the driver writes to; that
 	 * is its failure to report, not a reason to end the session. The
 	 * stages get SIGPIPE's default back when they start. */

@@ -25,11 +25,12 @@ on_sigpipe(int sig)
 }
 
 void
-mc_init(const char *progname)
+mc_init(const char *progname, char *argv[])
 {
 	int fd;
 
 	mc_progname = progname;
+	argv[0] = (char *)progname;
 	/* A program started with a closed fd 0-2 would write its output into
 	 * the first file it opens. */
 	while ((fd = open("/dev/null", O_RDWR)) >= 0 && fd <= 2)

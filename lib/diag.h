@@ -15,10 +15,12 @@ enum {
 extern const char *mc_progname;
 extern int mc_quiet;		/* -q: no warnings on stderr */
 
-/* Set the program name, make sure fds 0-2 are open, and make SIGPIPE end
- * the program quietly with status 0 (a handler: exec restores the default;
- * a program that writes to pipes other than stdout sets SIG_IGN itself). */
-void mc_init(const char *progname);
+/* Set the program name (argv[0] too, which getopt names in its messages,
+ * so they read "PROG: ..." however the program was started), make sure fds
+ * 0-2 are open, and make SIGPIPE end the program quietly with status 0 (a
+ * handler: exec restores the default; a program that writes to pipes other
+ * than stdout sets SIG_IGN itself). */
+void mc_init(const char *progname, char *argv[]);
 
 /* "PROG: message" on stderr; control characters in the message are shown
  * escaped, since parts of it may come from files or the network. */
