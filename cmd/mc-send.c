@@ -178,6 +178,7 @@ out_check(struct out *o)
 	return 0;
 }
 
+/* Written, not flushed: stdout is flushed once per piece of the body. */
 static int
 put_json(struct out *o, cJSON *ev)
 {
@@ -187,9 +188,9 @@ put_json(struct out *o, cJSON *ev)
 	r = mc_json_write(stdout, ev, 0);
 	cJSON_Delete(ev);
 	o->wrote = 1;
-	if (r == -1)
+	if (r == -1 || ferror(stdout))
 		return out_fail(o);
-	return out_check(o);
+	return 0;
 }
 
 static cJSON *
@@ -223,7 +224,7 @@ on_event(const struct mc_event *ev, void *arg)
 			errno = 0;
 			if (fwrite(ev->text, 1, ev->len, stdout) != ev->len)
 				return out_fail(o);
-			return out_check(o);
+			return 0;
 		}
 		if (o->mode == EVENTS) {
 			j = mc_json_new_obj();
@@ -271,6 +272,9 @@ on_body(const char *p, size_t n, void *arg)
 	struct out *o = arg;
 	int r = mc_stream_feed(o->stream, p, n);
 
+	/* All the events in this piece are out; nothing waits for more. */
+	if (!o->broken)
+		out_check(o);
 	if (o->broken || got_sigint)
 		return -1;
 	return r;
@@ -495,7 +499,8 @@ report(struct out *o, const struct envelope *env)
 		if (o->code[0])
 			mc_json_add_str(j, "code", o->code);
 		mc_json_add_str(j, "message", o->msg);
-		put_json(o, j);
+		if (put_json(o, j) == 0)
+			out_check(o);
 	}
 	if (strncmp(o->msg, "HTTP ", 5) == 0 || o->local)
 		mc_err("%s", o->msg);
@@ -663,6 +668,8 @@ main(int argc, char *argv[])
 			status = MC_EXIT_INTR;
 		} else if (res.result == MC_HTTP_OK && res.status >= 200 && res.status <= 299) {
 			mc_stream_end(o.stream);
+			if (!o.broken)
+				out_check(&o);
 		} else if (res.result != MC_HTTP_STOPPED) {
 			attempt_error(&o, &env, &res, idle);
 		}
