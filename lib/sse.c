@@ -6,8 +6,11 @@
 #include <cJSON.h>
 
 #include "buf.h"
+#include "chunk.h"
 #include "json.h"
 #include "sse.h"
+
+int mc_stream_nofast;
 
 /* ---- framing ---- */
 
@@ -309,6 +312,7 @@ struct mc_stream {
 	char *finish;		/* chat: the provider's finish_reason */
 	int have_usage;
 	long long in, out;
+	struct mc_buf delta;	/* the fast path's text */
 };
 
 struct mc_stream *
@@ -341,6 +345,7 @@ mc_stream_free(struct mc_stream *s)
 	free(s->calls);
 	free(s->finish);
 	mc_buf_free(&s->json);
+	mc_buf_free(&s->delta);
 	mc_sse_free(&s->sse);
 	free(s);
 }
@@ -798,6 +803,12 @@ on_sse(const char *event, const char *data, size_t len, void *arg)
 		return 0;
 	if (s->api == MC_API_CHAT && len == 6 && memcmp(data, "[DONE]", 6) == 0) {
 		finish(s, s->finish);
+		return 0;
+	}
+	/* Most chunks are a plain text delta: no tree for those. */
+	if (s->api == MC_API_CHAT && !mc_stream_nofast && strcmp(event, "error") != 0 &&
+	    mc_chunk_text(data, len, &s->delta) == 1) {
+		text(s, s->delta.data);
 		return 0;
 	}
 	if ((doc = mc_json_parse(data, len, err, sizeof err)) == NULL) {
