@@ -8,6 +8,11 @@
 #define DEPTH 64	/* deeper documents go to cJSON (its limit is 1000) */
 #define NUMMAX 62	/* cJSON reads at most 63 bytes of a number */
 
+/* Bytes that stand for themselves in a string: not '"', '\\' or a control byte. */
+static const unsigned char plain[256] = {
+	[0x20 ... 0x21] = 1, [0x23 ... 0x5b] = 1, [0x5d ... 0xff] = 1	/* '"' is 0x22, '\\' 0x5c */
+};
+
 struct scan {
 	const char *p, *end;
 	int depth;
@@ -54,7 +59,7 @@ str(struct scan *s, struct mc_buf *out)
 	size_t k;
 
 	for (;;) {
-		for (q = p; q < s->end && *q != '"' && *q != '\\' && (unsigned char)*q >= 0x20; q++)
+		for (q = p; q < s->end && plain[(unsigned char)*q]; q++)
 			;
 		if (q == s->end || (unsigned char)*q < 0x20)
 			return -1;
@@ -174,7 +179,7 @@ key(struct scan *s, const char **k, size_t *kl)
 
 	if (s->p >= s->end || *s->p != '"')
 		return -1;
-	for (q = s->p + 1; q < s->end && *q != '"' && *q != '\\' && (unsigned char)*q >= 0x20; q++)
+	for (q = s->p + 1; q < s->end && plain[(unsigned char)*q]; q++)
 		;
 	if (q == s->end || *q != '"')
 		return -1;
@@ -192,7 +197,7 @@ key(struct scan *s, const char **k, size_t *kl)
 static int
 is(const char *k, size_t kl, const char *w)
 {
-	return kl == strlen(w) && memcmp(k, w, kl) == 0;
+	return k[0] == w[0] && strncmp(k, w, kl) == 0 && w[kl] == '\0';
 }
 
 /* After a member or element: 1 at the closing byte c, 0 after a comma. */
