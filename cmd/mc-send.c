@@ -39,6 +39,7 @@ enum mode { TEXT, EVENTS, ITEMS };
 
 /* Set by the SIGINT handler; wake_pipe[1] wakes a waiting poll. */
 static volatile sig_atomic_t got_sigint;
+static char outbuf[1 << 16];	/* stdout's buffer when it is not a terminal */
 static int wake_pipe[2] = { -1, -1 };
 
 struct envelope {
@@ -590,6 +591,11 @@ main(int argc, char *argv[])
 			return MC_EXIT_FAIL;
 		}
 	}
+
+	/* Room for a whole piece of the body's text: one write(2) per flush
+	 * (glibc ignores the size when it allocates the buffer itself). */
+	if (!isatty(STDOUT_FILENO))
+		setvbuf(stdout, outbuf, _IOFBF, sizeof outbuf);
 
 	if ((doc = mc_json_read_fd(STDIN_FILENO, &empty, err, sizeof err)) == NULL) {
 		if (empty)
