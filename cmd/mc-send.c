@@ -39,6 +39,7 @@ enum mode { TEXT, EVENTS, ITEMS };
 
 /* Set by the SIGINT handler; wake_pipe[1] wakes a waiting poll. */
 static volatile sig_atomic_t got_sigint;
+static char outbuf[1 << 16];	/* stdout's buffer when it is not a terminal */
 static int wake_pipe[2] = { -1, -1 };
 
 struct envelope {
@@ -178,6 +179,7 @@ out_check(struct out *o)
 	return 0;
 }
 
+/* Written, not flushed: stdout is flushed once per piece of the body. */
 static int
 put_json(struct out *o, cJSON *ev)
 {
@@ -187,9 +189,9 @@ put_json(struct out *o, cJSON *ev)
 	r = mc_json_write(stdout, ev, 0);
 	cJSON_Delete(ev);
 	o->wrote = 1;
-	if (r == -1)
+	if (r == -1 || ferror(stdout))
 		return out_fail(o);
-	return out_check(o);
+	return 0;
 }
 
 static cJSON *
@@ -223,7 +225,7 @@ on_event(const struct mc_event *ev, void *arg)
 			errno = 0;
 			if (fwrite(ev->text, 1, ev->len, stdout) != ev->len)
 				return out_fail(o);
-			return out_check(o);
+			return 0;
 		}
 		if (o->mode == EVENTS) {
 			j = mc_json_new_obj();
@@ -271,6 +273,9 @@ on_body(const char *p, size_t n, void *arg)
 	struct out *o = arg;
 	int r = mc_stream_feed(o->stream, p, n);
 
+	/* All the events in this piece are out; nothing waits for more. */
+	if (!o->broken)
+		out_check(o);
 	if (o->broken || got_sigint)
 		return -1;
 	return r;
@@ -495,7 +500,8 @@ report(struct out *o, const struct envelope *env)
 		if (o->code[0])
 			mc_json_add_str(j, "code", o->code);
 		mc_json_add_str(j, "message", o->msg);
-		put_json(o, j);
+		if (put_json(o, j) == 0)
+			out_check(o);
 	}
 	if (strncmp(o->msg, "HTTP ", 5) == 0 || o->local)
 		mc_err("%s", o->msg);
@@ -586,6 +592,11 @@ main(int argc, char *argv[])
 		}
 	}
 
+	/* Room for a whole piece of the body's text: one write(2) per flush
+	 * (glibc ignores the size when it allocates the buffer itself). */
+	if (!isatty(STDOUT_FILENO))
+		setvbuf(stdout, outbuf, _IOFBF, sizeof outbuf);
+
 	if ((doc = mc_json_read_fd(STDIN_FILENO, &empty, err, sizeof err)) == NULL) {
 		if (empty)
 			mc_err("no envelope on stdin");
@@ -663,6 +674,8 @@ main(int argc, char *argv[])
 			status = MC_EXIT_INTR;
 		} else if (res.result == MC_HTTP_OK && res.status >= 200 && res.status <= 299) {
 			mc_stream_end(o.stream);
+			if (!o.broken)
+				out_check(&o);
 		} else if (res.result != MC_HTTP_STOPPED) {
 			attempt_error(&o, &env, &res, idle);
 		}

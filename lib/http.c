@@ -253,6 +253,8 @@ mc_http_post(const struct mc_http_req *req, struct mc_http_res *res)
 	curl_easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf);
 	curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, on_header);
 	curl_easy_setopt(h, CURLOPT_HEADERDATA, &x);
+	/* Fewer, larger pieces: each costs a poll, a recv and a flush downstream. */
+	curl_easy_setopt(h, CURLOPT_BUFFERSIZE, 256L * 1024);
 	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_write);
 	curl_easy_setopt(h, CURLOPT_WRITEDATA, &x);
 	curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, on_progress);

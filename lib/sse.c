@@ -6,8 +6,11 @@
 #include <cJSON.h>
 
 #include "buf.h"
+#include "chunk.h"
 #include "json.h"
 #include "sse.h"
+
+int mc_stream_nofast;
 
 /* ---- framing ---- */
 
@@ -55,12 +58,13 @@ dispatch(struct mc_sse *x, mc_sse_fn fn, void *arg, int *rc)
 	return 0;
 }
 
-/* One complete line (without its terminator) is in x->line. */
+/* One complete line l, n (without its terminator): in x->line, or in the
+ * caller's chunk when it lay wholly inside one. */
 static int
-line(struct mc_sse *x, mc_sse_fn fn, void *arg, int *rc)
+line(struct mc_sse *x, const char *l, size_t n, mc_sse_fn fn, void *arg, int *rc)
 {
-	const char *l = x->line.len ? x->line.data : "", *colon, *v;
-	size_t n = x->line.len, fl, vl;
+	const char *colon, *v;
+	size_t fl, vl;
 	int r = 0;
 
 	if (x->first) {
@@ -116,28 +120,39 @@ out:
 int
 mc_sse_feed(struct mc_sse *x, const char *p, size_t n, mc_sse_fn fn, void *arg, int *rc)
 {
-	size_t i, start = 0;
-	int r;
+	const char *end = p + n, *e, *cr;
+	int anycr = memchr(p, '\r', n) != NULL, r;
 
-	for (i = 0; i < n; i++) {
-		if (p[i] != '\r' && p[i] != '\n') {
+	while (p < end) {
+		if (x->cr) {
 			x->cr = 0;
-			continue;
+			if (*p == '\n' && x->line.len == 0) {
+				/* the LF of a CRLF */
+				p++;
+				continue;
+			}
 		}
-		if (p[i] == '\n' && x->cr && i == start && x->line.len == 0) {
-			/* the LF of a CRLF */
-			x->cr = 0;
-			start = i + 1;
-			continue;
+		e = memchr(p, '\n', end - p);
+		if (anycr && (cr = memchr(p, '\r', (e ? e : end) - p)) != NULL)
+			e = cr;
+		if (e == NULL)
+			break;
+		if (x->line.len == 0) {
+			if ((size_t)(e - p) > x->max)
+				return -2;
+			x->cr = *e == '\r';
+			r = line(x, p, e - p, fn, arg, rc);
+		} else {
+			if ((r = add(&x->line, p, e - p, x->max)) != 0)
+				return r;
+			x->cr = *e == '\r';
+			r = line(x, x->line.data, x->line.len, fn, arg, rc);
 		}
-		if ((r = add(&x->line, p + start, i - start, x->max)) != 0)
+		if (r != 0)
 			return r;
-		x->cr = p[i] == '\r';
-		if ((r = line(x, fn, arg, rc)) != 0)
-			return r;
-		start = i + 1;
+		p = e + 1;
 	}
-	return add(&x->line, p + start, n - start, x->max);
+	return add(&x->line, p, end - p, x->max);
 }
 
 int
@@ -145,7 +160,7 @@ mc_sse_finish(struct mc_sse *x, mc_sse_fn fn, void *arg, int *rc)
 {
 	int r;
 
-	if (x->line.len > 0 && (r = line(x, fn, arg, rc)) != 0)
+	if (x->line.len > 0 && (r = line(x, x->line.data, x->line.len, fn, arg, rc)) != 0)
 		return r;
 	return dispatch(x, fn, arg, rc);
 }
@@ -297,6 +312,7 @@ struct mc_stream {
 	char *finish;		/* chat: the provider's finish_reason */
 	int have_usage;
 	long long in, out;
+	struct mc_buf delta;	/* the fast path's text */
 };
 
 struct mc_stream *
@@ -329,6 +345,7 @@ mc_stream_free(struct mc_stream *s)
 	free(s->calls);
 	free(s->finish);
 	mc_buf_free(&s->json);
+	mc_buf_free(&s->delta);
 	mc_sse_free(&s->sse);
 	free(s);
 }
@@ -786,6 +803,12 @@ on_sse(const char *event, const char *data, size_t len, void *arg)
 		return 0;
 	if (s->api == MC_API_CHAT && len == 6 && memcmp(data, "[DONE]", 6) == 0) {
 		finish(s, s->finish);
+		return 0;
+	}
+	/* Most chunks are a plain text delta: no tree for those. */
+	if (s->api == MC_API_CHAT && !mc_stream_nofast && strcmp(event, "error") != 0 &&
+	    mc_chunk_text(data, len, &s->delta) == 1) {
+		text(s, s->delta.data);
 		return 0;
 	}
 	if ((doc = mc_json_parse(data, len, err, sizeof err)) == NULL) {

@@ -81,6 +81,9 @@ int mc_stream_failed(const struct mc_stream *s);
 /* True once any byte of the body was fed. */
 int mc_stream_started(const struct mc_stream *s);
 void mc_stream_free(struct mc_stream *s);
+/* Tests and fuzzing: non-zero decodes every chat chunk with cJSON, never
+ * with the fast path of chunk.h, so that the two can be compared. */
+extern int mc_stream_nofast;
 
 /*
  * The provider's own message in an error body: {"error":{"message",
