@@ -685,6 +685,7 @@ main(int argc, char *argv[])
 		    n >= retries || !retryable(&o, &res))
 			break;
 		delay = retry_delay(&res, n, base_ms, maxwait * 1000);
+		spin_clear(&o);	/* the warning gets a line of its own */
 		mc_warn("%s; retry %d of %ld in %ld.%01ld s", o.msg, n + 1, retries,
 		    delay / 1000, delay % 1000 / 100);
 		mc_http_res_free(&res);
