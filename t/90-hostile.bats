@@ -300,7 +300,7 @@ skill() {
 	one_error "mc-render: $MC_HOME/prompts/tools.md: unterminated variable {{operating_system"
 	printf 'x\n{{ \033[2J}}\n' > "$MC_HOME/prompts/tools.md"
 	run --separate-stderr timeout 20 mc-render < /dev/null
-	one_error "mc-render: $MC_HOME/prompts/tools.md: white space inside variable {{"
+	one_error "mc-render: $MC_HOME/prompts/tools.md: whitespace inside variable {{"
 	[[ "$stderr" != *$'\033'* ]]
 	printf '{{operating_system}}\033]0;x\007\n' > "$MC_HOME/prompts/tools.md"
 	run --separate-stderr timeout 20 mc-render < /dev/null
