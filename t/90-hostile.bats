@@ -307,3 +307,92 @@ skill() {
 	no_crash
 	assert_success
 }
+
+# ---- mc-request ----
+
+@test "mc-request: a binary, NUL-holding or invalid UTF-8 system prompt" {
+	head -c 4096 /dev/urandom > "$BATS_TEST_TMPDIR/bin"
+	printf '\000\377' >> "$BATS_TEST_TMPDIR/bin"
+	run --separate-stderr timeout 20 mc-request -m m hi < "$BATS_TEST_TMPDIR/bin"
+	one_error "mc-request: standard input: the system prompt "
+	assert_output ""
+	printf 'rules\000hidden' > "$BATS_TEST_TMPDIR/p"
+	run --separate-stderr timeout 20 mc-request -m m hi < "$BATS_TEST_TMPDIR/p"
+	one_error "mc-request: standard input: the system prompt contains a NUL byte"
+	printf 'rules \355\240\200 surrogate' > "$BATS_TEST_TMPDIR/p"
+	run --separate-stderr timeout 20 mc-request -m m hi < "$BATS_TEST_TMPDIR/p"
+	one_error "mc-request: standard input: the system prompt is not valid UTF-8"
+	head -c $(((8 << 20) + 1)) /dev/zero | tr '\0' x > "$BATS_TEST_TMPDIR/p"
+	run --separate-stderr timeout 20 mc-request -m m hi < "$BATS_TEST_TMPDIR/p"
+	one_error "mc-request: standard input: the system prompt is over the 8388608-byte limit"
+}
+
+@test "mc-request: hostile items files name the file and the line" {
+	I=$BATS_TEST_TMPDIR/items
+	{ echo '{"type":"message","role":"user","content":"ok"}'
+	  printf '{"type":"message","role":"user","content":%s}\n' "$(nested 100000)"; } > "$I"
+	run --separate-stderr timeout 20 mc-request -m m --items "$I" < /dev/null
+	one_error "mc-request: $I:2: invalid JSON at column "
+	printf '{"type":"message","role":"user","content":"a\\u0000b"}\n' > "$I"
+	run --separate-stderr timeout 20 mc-request -m m --items "$I" < /dev/null
+	one_error "mc-request: $I:1: a string holds a NUL character (\\u0000)"
+	printf '\n{"type":"message","role":"user","content":"a\000b"}\n' > "$I"
+	run --separate-stderr timeout 20 mc-request -m m --items "$I" < /dev/null
+	one_error "mc-request: $I:2: NUL byte in line"
+	printf '{"type":"message","role":"user","content":"a\300\257b"}\n' > "$I"
+	run --separate-stderr timeout 20 mc-request -m m --items "$I" < /dev/null
+	one_error "mc-request: $I:1: not valid UTF-8"
+	head -c 8192 /dev/urandom > "$I"
+	run --separate-stderr timeout 20 mc-request -m m --items "$I" < /dev/null
+	one_error "mc-request: $I:"
+	printf '{"type":"message","role":"user\\n</x>\\u001b[2J","content":"x"}\n' > "$I"
+	run --separate-stderr timeout 20 mc-request -m m --items "$I" < /dev/null
+	one_error "mc-request: $I:1: "
+	[[ "$stderr" != *$'\033'* ]]
+}
+
+@test "mc-request: a huge line and millions of lines, within and over the bound" {
+	I=$BATS_TEST_TMPDIR/items
+	python3 -c 'import json; print(json.dumps({"type":"message","role":"user","content":"y" * (32 << 20)}))' > "$I"
+	run --separate-stderr timeout 120 mc-request -m m --body --items "$I" < /dev/null
+	no_crash
+	assert_success
+	assert_equal "$(jqo '.input[0].content | length')" $((32 << 20))
+	yes '' | head -n 3000000 > "$I"
+	echo '{"type":"message","role":"user","content":"last"}' >> "$I"
+	run --separate-stderr timeout 60 mc-request -m m --body --items "$I" < /dev/null
+	no_crash
+	assert_success
+	assert_equal "$(jqo -c '.input')" '[{"type":"message","role":"user","content":"last"}]'
+	yes '{"type":"message","role":"user","content":"x"}' | head -n 1000000 > "$I"
+	echo 'not json' >> "$I"
+	run --separate-stderr timeout 120 mc-request -m m --items "$I" < /dev/null
+	one_error "mc-request: $I:1000001: invalid JSON"
+	truncate -s $(((256 << 20) + 1)) "$I"
+	run --separate-stderr timeout 20 mc-request -m m --items "$I" < /dev/null
+	one_error "mc-request: $I: over the 268435456-byte limit"
+}
+
+@test "mc-request: binary, nested and NUL-holding tools files" {
+	T=$BATS_TEST_TMPDIR/tools
+	head -c 4096 /dev/urandom > "$T"
+	printf '\377' >> "$T"
+	run --separate-stderr timeout 20 mc-request -m m --tools "$T" hi < /dev/null
+	one_error "mc-request: $T: not valid UTF-8"
+	nested 100000 > "$T"
+	run --separate-stderr timeout 20 mc-request -m m --tools "$T" hi < /dev/null
+	one_error "mc-request: $T: invalid JSON at line 1, column "
+	python3 -c 'print("[{\"name\":\"x\",\"parameters\":" + "{\"a\":" * 5000 + "1" + "}" * 5000 + "}]")' > "$T"
+	run --separate-stderr timeout 20 mc-request -m m --tools "$T" hi < /dev/null
+	one_error "mc-request: $T: invalid JSON at line 1, column "
+	printf '[{"name":"read\\u0000evil"}]' > "$T"
+	run --separate-stderr timeout 20 mc-request -m m --tools "$T" hi < /dev/null
+	one_error "mc-request: $T: a string holds a NUL character (\\u0000)"
+	assert_output ""
+	printf '[{"name":"r","description":"x\000y"}]' > "$T"
+	run --separate-stderr timeout 20 mc-request -m m --tools "$T" hi < /dev/null
+	one_error "mc-request: $T: "
+	head -c $(((4 << 20) + 1)) /dev/zero | tr '\0' ' ' > "$T"
+	run --separate-stderr timeout 20 mc-request -m m --tools "$T" hi < /dev/null
+	one_error "mc-request: $T: "
+}
