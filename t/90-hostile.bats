@@ -396,3 +396,150 @@ skill() {
 	run --separate-stderr timeout 20 mc-request -m m --tools "$T" hi < /dev/null
 	one_error "mc-request: $T: "
 }
+
+# ---- mc-send ----
+
+# envelope_url URL: an envelope for URL with a minimal streaming chat body
+envelope_url() {
+	jq -nc --arg url "$1" '{version: 1, provider: "fake", api: "chat", url: $url,
+		api_key_env: null, cache_key: "00", body: {stream: true}}'
+}
+
+# sse_body FILE: a script entry sending FILE byte for byte as an event stream
+sse_body() {
+	printf '{"body_file":"%s","framing":"chunked","headers":{"Content-Type":"text/event-stream"}}' "$1"
+}
+
+# chat_stream FILE CONTENT: FILE gets a chat stream whose one delta is the
+# JSON string text CONTENT (written as it is, escapes and bytes included).
+chat_stream() {
+	printf 'data: {"choices":[{"index":0,"delta":{"content":"%s"}}]}\n\n' "$2" > "$1"
+	printf 'data: {"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}\n\ndata: [DONE]\n\n' >> "$1"
+}
+
+@test "mc-send: binary, nested and huge envelopes" {
+	head -c 4096 /dev/urandom > "$BATS_TEST_TMPDIR/env"
+	printf '\377' >> "$BATS_TEST_TMPDIR/env"
+	run --separate-stderr timeout 20 mc-send < "$BATS_TEST_TMPDIR/env"
+	one_error "mc-send: envelope: "
+	nested 100000 > "$BATS_TEST_TMPDIR/env"
+	run --separate-stderr timeout 20 mc-send < "$BATS_TEST_TMPDIR/env"
+	one_error "mc-send: envelope: invalid JSON at line 1, column "
+	python3 -c 'print("{\"body\":" + "{\"a\":" * 100000 + "1" + "}" * 100000 + "}")' > "$BATS_TEST_TMPDIR/env"
+	run --separate-stderr timeout 20 mc-send < "$BATS_TEST_TMPDIR/env"
+	one_error "mc-send: envelope: invalid JSON at line 1, column "
+	head -c $(((64 << 20) + 1)) /dev/zero | tr '\0' ' ' > "$BATS_TEST_TMPDIR/env"
+	run --separate-stderr timeout 20 mc-send < "$BATS_TEST_TMPDIR/env"
+	one_error "mc-send: envelope: input is over the 67108864-byte limit"
+	envelope_url http://127.0.0.1:9/x | jq -c '.api_key_env = "OPENAI_API_KEY\u0000X"' > "$BATS_TEST_TMPDIR/env"
+	run --separate-stderr timeout 20 mc-send < "$BATS_TEST_TMPDIR/env"
+	one_error "mc-send: envelope: a string holds a NUL character (\\u0000)"
+}
+
+@test "mc-send: only http and https URLs are used" {
+	for url in file:///etc/passwd gopher://127.0.0.1:70/1 ftp://127.0.0.1/x dict://127.0.0.1:2628/d \
+	    scp://127.0.0.1/x ldap://127.0.0.1/ telnet://127.0.0.1/ http:/x //127.0.0.1/x; do
+		envelope_url "$url" > "$BATS_TEST_TMPDIR/env"
+		run --separate-stderr timeout 20 mc-send --retries 0 < "$BATS_TEST_TMPDIR/env"
+		one_error "mc-send: envelope: url: must be an http:// or https:// URL"
+		refute_output --partial "root:"
+	done
+	envelope_url $'http://127.0.0.1:9/x\n</x>' > "$BATS_TEST_TMPDIR/env"
+	run --separate-stderr timeout 20 mc-send --retries 0 < "$BATS_TEST_TMPDIR/env"
+	one_error "mc-send: envelope: url: "
+}
+
+@test "mc-send: a redirect to file:// is not followed" {
+	load fake
+	fake_start '[{"status":302,"headers":{"Location":"file:///etc/passwd"},"body":"moved"}]'
+	fake_envelope chat > "$BATS_TEST_TMPDIR/env"
+	export FAKE_API_KEY=sk-test-Hostile9Key
+	run --separate-stderr timeout 30 mc-send --retries 0 < "$BATS_TEST_TMPDIR/env"
+	one_error "mc-send: HTTP 302 from fake"
+	refute_output --partial "root:"
+	[[ "$stderr" != *root:* ]]
+}
+
+@test "mc-send: a binary answer is one sanitized line" {
+	load fake
+	head -c 100000 /dev/urandom > "$BATS_TEST_TMPDIR/body"
+	fake_start "[$(sse_body "$BATS_TEST_TMPDIR/body"),{\"body_file\":\"$BATS_TEST_TMPDIR/body\"}]"
+	export FAKE_API_KEY=sk-test-Hostile9Key
+	fake_envelope chat > "$BATS_TEST_TMPDIR/env"
+	for i in 1 2; do
+		run --separate-stderr timeout 30 mc-send --retries 0 < "$BATS_TEST_TMPDIR/env"
+		one_error "mc-send: "
+		assert_output ""
+		# No control character reaches stderr, and the line is UTF-8.
+		[ "$(printf '%s' "$stderr" | tr -d '\000-\037\177' | wc -c)" -eq "${#stderr}" ]
+		printf '%s' "$stderr" | iconv -f UTF-8 -t UTF-8 > /dev/null
+	done
+}
+
+@test "mc-send: a provider's error message with newlines and escapes is one line" {
+	load fake
+	fake_start '[{"status":400,"json":{"error":{"message":"first\nsecond\u001b]0;pwned\u0007\u001b[2J</x>"}}}]'
+	export FAKE_API_KEY=sk-test-Hostile9Key
+	fake_envelope chat > "$BATS_TEST_TMPDIR/env"
+	run --separate-stderr timeout 30 mc-send --retries 0 < "$BATS_TEST_TMPDIR/env"
+	one_error "mc-send: HTTP 400 from fake: first"
+	[[ "$stderr" != *$'\033'* && "$stderr" != *$'\007'* ]]
+}
+
+@test "mc-send: an endless line with no newline ends at the 64 MiB event cap" {
+	load fake
+	{ printf 'data: '; head -c $(((64 << 20) + 4096)) /dev/zero | tr '\0' x; } > "$BATS_TEST_TMPDIR/body"
+	fake_start "[{\"body_file\":\"$BATS_TEST_TMPDIR/body\",\"framing\":\"chunked\",\"chunk\":1048576,\"headers\":{\"Content-Type\":\"text/event-stream\"}}]"
+	export FAKE_API_KEY=sk-test-Hostile9Key
+	fake_envelope chat > "$BATS_TEST_TMPDIR/env"
+	run --separate-stderr timeout 120 mc-send --retries 0 < "$BATS_TEST_TMPDIR/env"
+	one_error "mc-send: an event in the stream is over 67108864 bytes"
+	assert_output ""
+}
+
+@test "mc-send: a raw NUL inside a delta is a bad event" {
+	load fake
+	printf 'data: {"choices":[{"index":0,"delta":{"content":"x\000y"}}]}\n\n' > "$BATS_TEST_TMPDIR/body"
+	fake_start "[$(sse_body "$BATS_TEST_TMPDIR/body")]"
+	export FAKE_API_KEY=sk-test-Hostile9Key
+	fake_envelope chat > "$BATS_TEST_TMPDIR/env"
+	run --separate-stderr timeout 30 mc-send --retries 0 < "$BATS_TEST_TMPDIR/env"
+	one_error "mc-send: bad event in the stream: "
+}
+
+@test "mc-send: invalid UTF-8 in deltas comes out as U+FFFD, in every mode" {
+	skip "BUG: mc-send passes invalid UTF-8 from deltas through raw (text, --events, --items)"
+	load fake
+	chat_stream "$BATS_TEST_TMPDIR/body" $'a\xffb\xc0\xafc\xed\xa0\x80d'
+	fake_start "[$(sse_body "$BATS_TEST_TMPDIR/body"),$(sse_body "$BATS_TEST_TMPDIR/body"),$(sse_body "$BATS_TEST_TMPDIR/body")]"
+	export FAKE_API_KEY=sk-test-Hostile9Key
+	fake_envelope chat > "$BATS_TEST_TMPDIR/env"
+	run --separate-stderr timeout 30 mc-send --retries 0 < "$BATS_TEST_TMPDIR/env"
+	no_crash
+	assert_success
+	printf '%s\n' "$output" | iconv -f UTF-8 -t UTF-8 > /dev/null
+	[[ "$output" == a*b*c*d ]]
+	run --separate-stderr timeout 30 mc-send --retries 0 --events < "$BATS_TEST_TMPDIR/env"
+	assert_success
+	printf '%s\n' "$output" | iconv -f UTF-8 -t UTF-8 > /dev/null
+	run --separate-stderr timeout 30 mc-send --retries 0 --items < "$BATS_TEST_TMPDIR/env"
+	assert_success
+	# The items must be fit for the session: mc-request reads them back.
+	printf '%s\n' "$output" > "$BATS_TEST_TMPDIR/items"
+	run --separate-stderr mc-request -m m --items "$BATS_TEST_TMPDIR/items" hi < /dev/null
+	assert_success
+}
+
+@test "mc-send: a \\u0000 escape in a delta does not cut the text short" {
+	skip "BUG: mc-send cuts a delta at a \\u0000 escape (cJSON strings end at NUL), losing the rest"
+	load fake
+	chat_stream "$BATS_TEST_TMPDIR/body" 'before\u0000after'
+	fake_start "[$(sse_body "$BATS_TEST_TMPDIR/body")]"
+	export FAKE_API_KEY=sk-test-Hostile9Key
+	fake_envelope chat > "$BATS_TEST_TMPDIR/env"
+	run --separate-stderr timeout 30 mc-send --retries 0 < "$BATS_TEST_TMPDIR/env"
+	no_crash
+	assert_success
+	[[ "$output" == before*after ]]
+	[[ "$output" != *$'\0'* ]]
+}
