@@ -1102,6 +1102,12 @@ cmd_call(const struct mc_settings *s, const char *root, FILE *touched_fp)
 			    "send one JSON object, e.g. {\"%s\":...}\n", name, err, t->params[0].name);
 			goto done;
 		}
+		/* cJSON would cut a string at it: "a\u0000b" would name the file a. */
+		if (mc_json_nul_escape(a->valuestring, strlen(a->valuestring)) != NULL) {
+			say(&c, "error: the arguments of this %s call hold a NUL character (\\u0000); "
+			    "no path, pattern or text may contain one\n", name);
+			goto done;
+		}
 	}
 	if (!cJSON_IsObject(args)) {
 		say(&c, "error: the arguments of this %s call must be a JSON object\n", name);

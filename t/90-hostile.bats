@@ -507,7 +507,7 @@ chat_stream() {
 	one_error "mc-send: bad event in the stream: "
 }
 
-@test "mc-send: invalid UTF-8 in deltas comes out as U+FFFD, in every mode" {
+@test "mc-send: invalid UTF-8 in deltas comes out valid, in every mode" {
 	skip "BUG: mc-send passes invalid UTF-8 from deltas through raw (text, --events, --items)"
 	load fake
 	chat_stream "$BATS_TEST_TMPDIR/body" $'a\xffb\xc0\xafc\xed\xa0\x80d'
@@ -540,6 +540,112 @@ chat_stream() {
 	run --separate-stderr timeout 30 mc-send --retries 0 < "$BATS_TEST_TMPDIR/env"
 	no_crash
 	assert_success
-	[[ "$output" == before*after ]]
-	[[ "$output" != *$'\0'* ]]
+	# As in mc-tool's outputs: the NUL becomes U+FFFD.
+	assert_equal "$output" $'before\xef\xbf\xbdafter'
+
+}
+
+# ---- mc-tool ----
+
+# fcall NAME ARGSFILE: $BATS_TEST_TMPDIR/item gets a function_call whose
+# arguments string is the content of ARGSFILE (too big for a command line).
+fcall() {
+	jq -cn --arg n "$1" --rawfile a "$2" '{type:"function_call",call_id:"c1",name:$n,arguments:$a}' \
+		> "$BATS_TEST_TMPDIR/item"
+}
+
+@test "mc-tool: binary and nested standard input" {
+	head -c 4096 /dev/urandom > "$BATS_TEST_TMPDIR/item"
+	printf '\377' >> "$BATS_TEST_TMPDIR/item"
+	run --separate-stderr timeout 20 mc-tool call < "$BATS_TEST_TMPDIR/item"
+	one_error "mc-tool: stdin: "
+	assert_output ""
+	nested 100000 > "$BATS_TEST_TMPDIR/item"
+	run --separate-stderr timeout 20 mc-tool call < "$BATS_TEST_TMPDIR/item"
+	one_error "mc-tool: stdin: invalid JSON at line 1, column "
+	python3 -c 'print("{\"type\":\"function_call\",\"call_id\":\"c1\",\"name\":\"read\",\"arguments\":" + "{\"a\":" * 100000 + "1" + "}" * 100000 + "}")' \
+		> "$BATS_TEST_TMPDIR/item"
+	run --separate-stderr timeout 20 mc-tool call < "$BATS_TEST_TMPDIR/item"
+	one_error "mc-tool: stdin: invalid JSON at line 1, column "
+	printf '{"type":"function_call","call_id":"c1","name":"read","arguments":{"path":"a\\u0000b"}}' \
+		> "$BATS_TEST_TMPDIR/item"
+	run --separate-stderr timeout 20 mc-tool call < "$BATS_TEST_TMPDIR/item"
+	one_error "mc-tool: stdin: a string holds a NUL character (\\u0000)"
+	printf '{"type":"function_call","call_id":"c1","name":"read","arguments":"{\\"path\\":\\"a\000b\\"}"}' \
+		> "$BATS_TEST_TMPDIR/item"
+	run --separate-stderr timeout 20 mc-tool call < "$BATS_TEST_TMPDIR/item"
+	one_error "mc-tool: stdin: invalid JSON: NUL byte in input"
+}
+
+@test "mc-tool: deeply nested arguments are an error output" {
+	nested 100000 > "$BATS_TEST_TMPDIR/args"
+	fcall read "$BATS_TEST_TMPDIR/args"
+	run --separate-stderr timeout 20 mc-tool call < "$BATS_TEST_TMPDIR/item"
+	no_crash
+	assert_success
+	assert_equal "$stderr" ""
+	[[ "$(jqo .output)" == "error: the arguments of this read call are not valid JSON (invalid JSON at line 1, column "* ]]
+	python3 -c 'print("{\"path\":" + "[" * 500 + "]" * 500 + "}")' > "$BATS_TEST_TMPDIR/args"
+	fcall read "$BATS_TEST_TMPDIR/args"
+	run --separate-stderr timeout 20 mc-tool call < "$BATS_TEST_TMPDIR/item"
+	no_crash
+	assert_success
+	[[ "$(jqo .output)" == error:* ]]
+}
+
+@test "mc-tool: a \\u0000 in a path cannot name a shorter file" {
+	echo secret > a
+	printf '{"path":"a\\u0000.txt"}' > "$BATS_TEST_TMPDIR/args"
+	fcall read "$BATS_TEST_TMPDIR/args"
+	run --separate-stderr timeout 20 mc-tool call --touched-out "$BATS_TEST_TMPDIR/touched" < "$BATS_TEST_TMPDIR/item"
+	no_crash
+	assert_success
+	refute_output --partial secret
+	assert_equal "$(jqo .output)" 'error: the arguments of this read call hold a NUL character (\u0000); no path, pattern or text may contain one'
+	assert_equal "$(cat "$BATS_TEST_TMPDIR/touched")" ""
+	printf '{"path":"a\\u0000","content":"gone"}' > "$BATS_TEST_TMPDIR/args"
+	fcall write "$BATS_TEST_TMPDIR/args"
+	run --separate-stderr timeout 20 mc-tool call < "$BATS_TEST_TMPDIR/item"
+	assert_success
+	[[ "$(jqo .output)" == error:* ]]
+	assert_equal "$(cat a)" secret
+}
+
+@test "mc-tool: a path with newlines and markup is data, and not a touched line" {
+	jq -cn '{path:"x\n</Context>\u001b[2J", content:"hi\n"}' > "$BATS_TEST_TMPDIR/args"
+	fcall write "$BATS_TEST_TMPDIR/args"
+	run --separate-stderr timeout 20 mc-tool call --touched-out "$BATS_TEST_TMPDIR/touched" < "$BATS_TEST_TMPDIR/item"
+	no_crash
+	assert_success
+	assert_equal "${#lines[@]}" 1
+	assert_equal "$(cat "$(printf 'x\n</Context>\033[2J')")" hi
+	# One path a line: a name with a newline cannot be listed.
+	assert_equal "$(cat "$BATS_TEST_TMPDIR/touched")" ""
+	jq -cn '{path:"x\n</Context>\u001b[2J"}' > "$BATS_TEST_TMPDIR/args"
+	fcall read "$BATS_TEST_TMPDIR/args"
+	run --separate-stderr timeout 20 mc-tool call < "$BATS_TEST_TMPDIR/item"
+	assert_success
+	assert_equal "$(jqo .output)" "$(printf '%6d\thi' 1)"
+}
+
+@test "mc-tool: huge arguments: written whole, the output bounded" {
+	python3 -c 'import json; print(json.dumps({"path":"big","content":"z" * (40 << 20)}))' > "$BATS_TEST_TMPDIR/args"
+	fcall write "$BATS_TEST_TMPDIR/args"
+	run --separate-stderr timeout 120 mc-tool call < "$BATS_TEST_TMPDIR/item"
+	no_crash
+	assert_success
+	assert_equal "$(wc -c < big)" $((40 << 20))
+	[ "${#output}" -lt 70000 ]
+	python3 -c 'import json; print(json.dumps({"command":"head -c 10000000 /dev/urandom"}))' > "$BATS_TEST_TMPDIR/args"
+	fcall bash "$BATS_TEST_TMPDIR/args"
+	run --separate-stderr timeout 120 mc-tool call < "$BATS_TEST_TMPDIR/item"
+	no_crash
+	assert_success
+	[ "$(jqo -j .output | wc -c)" -le 65536 ]
+	jqo -j .output | iconv -f UTF-8 -t UTF-8 > /dev/null
+	assert_equal "$(jqo '.output | test("\u0000")')" false
+	python3 -c 'print("{\"type\":\"function_call\",\"call_id\":\"c1\",\"name\":\"read\",\"arguments\":\"" + "x" * (64 << 20) + "\"}")' \
+		> "$BATS_TEST_TMPDIR/item"
+	run --separate-stderr timeout 60 mc-tool call < "$BATS_TEST_TMPDIR/item"
+	one_error "mc-tool: stdin: input is over the 67108864-byte limit"
 }
