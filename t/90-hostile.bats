@@ -101,6 +101,14 @@ skill() {
 	one_error "mc-skills: stdin: expected a JSON object"
 	run --separate-stderr timeout 20 mc-skills <<< '"just a string"'
 	one_error "mc-skills: stdin: expected a JSON object"
+	# What mc-skills extends or reads must have its shape, not be replaced.
+	run --separate-stderr timeout 20 mc-skills <<< '{"diagnostics":"keep me"}'
+	one_error "mc-skills: stdin: diagnostics: expected an array"
+	assert_output ""
+	run --separate-stderr timeout 20 mc-skills <<< '{"root":["/etc"]}'
+	one_error "mc-skills: stdin: root: expected a string"
+	run --separate-stderr timeout 20 mc-skills <<< '{"version":"1"}'
+	one_error "mc-skills: stdin: version: unsupported document version (expected 1)"
 }
 
 @test "mc-skills: a \\u0000 escape in the document is refused, not cut short" {
