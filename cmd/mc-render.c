@@ -201,8 +201,10 @@ adds(struct mc_buf *b, const char *s)
 
 /*
  * A value shown on one line of the prompt (a description, a persona):
- * control characters and line separators become spaces, the ends are
- * trimmed and at most max characters are kept. NULL when nothing is left.
+ * control characters and line separators become spaces, < and > become
+ * &lt; and &gt; so that the value cannot open or close a tag of the
+ * prompt, the ends are trimmed and at most max characters are kept.
+ * NULL when nothing is left.
  */
 static char *
 one_line(const char *s, size_t max)
@@ -221,6 +223,10 @@ one_line(const char *s, size_t max)
 		    (k == 3 && u[0] == 0xe2 && u[1] == 0x80 && (u[2] == 0xa8 || u[2] == 0xa9))) {
 			add(&b, run, (size_t)(s - run));
 			adds(&b, " ");
+			run = s + k;
+		} else if (*u == '<' || *u == '>') {
+			add(&b, run, (size_t)(s - run));
+			adds(&b, *u == '<' ? "&lt;" : "&gt;");
 			run = s + k;
 		}
 		s += k;
@@ -835,9 +841,12 @@ build_context(struct render *R)
 		path = mc_json_str(e, "path");
 		content = mc_json_str(e, "content");
 		adds(&S->text, "<Context File=");
-		/* The path shares a line with markup: no line breaks in it. */
+		/* The path shares a line with markup: no line breaks, no tags. */
 		for (; *path; path++)
-			add(&S->text, (unsigned char)*path < 0x20 || *path == 0x7f ? "?" : path, 1);
+			if (*path == '<' || *path == '>')
+				adds(&S->text, *path == '<' ? "&lt;" : "&gt;");
+			else
+				add(&S->text, (unsigned char)*path < 0x20 || *path == 0x7f ? "?" : path, 1);
 		adds(&S->text, ">\n");
 		n = strlen(content);
 		add(&S->text, content, n);

@@ -1098,16 +1098,15 @@ cmd_call(const struct mc_settings *s, const char *root, FILE *touched_fp)
 			;
 		args = *p ? mc_json_parse(a->valuestring, strlen(a->valuestring), err, sizeof err) :
 		    cJSON_CreateObject();
-		if (args != NULL && mc_json_nul_escape(a->valuestring, strlen(a->valuestring))) {
-			cJSON_Delete(args);
-			args = NULL;
-			say(&c, "error: the arguments of this %s call hold a NUL character (\\u0000), "
-			    "which no file or command here can take\n", name);
-			goto done;
-		}
 		if (args == NULL) {
 			say(&c, "error: the arguments of this %s call are not valid JSON (%s); "
 			    "send one JSON object, e.g. {\"%s\":...}\n", name, err, t->params[0].name);
+			goto done;
+		}
+		/* cJSON would cut a string at it: "a\u0000b" would name the file a. */
+		if (mc_json_nul_escape(a->valuestring, strlen(a->valuestring)) != NULL) {
+			say(&c, "error: the arguments of this %s call hold a NUL character (\\u0000); "
+			    "no path, pattern or text may contain one\n", name);
 			goto done;
 		}
 	}

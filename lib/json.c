@@ -63,25 +63,27 @@ mc_json_parse(const char *s, size_t len, char *err, size_t errsz)
 	return doc;
 }
 
-int
-mc_json_nul_escape(const char *s, size_t n)
+const char *
+mc_json_nul_escape(const char *s, size_t len)
 {
 	size_t i;
 
-	for (i = 0; i + 1 < n; i++)
+	/* Backslashes occur only inside strings, and pair off there. */
+	for (i = 0; i + 1 < len; i++)
 		if (s[i] == '\\') {
-			if (s[i + 1] == 'u' && n - i >= 6 && memcmp(s + i + 2, "0000", 4) == 0)
-				return 1;
+			if (s[i + 1] == 'u' && len - i >= 6 && memcmp(s + i + 2, "0000", 4) == 0)
+				return s + i;
 			i++;
 		}
-	return 0;
+	return NULL;
 }
 
 cJSON *
 mc_json_read_fd(int fd, int *empty, char *err, size_t errsz)
 {
 	struct mc_buf b = {0};
-	size_t i;
+	size_t i, line, col;
+	const char *at;
 	cJSON *doc;
 
 	*empty = 0;
@@ -101,8 +103,10 @@ mc_json_read_fd(int fd, int *empty, char *err, size_t errsz)
 		return NULL;
 	}
 	doc = mc_json_parse(b.data, b.len, err, errsz);
-	if (doc != NULL && mc_json_nul_escape(b.data, b.len)) {
-		snprintf(err, errsz, "a string holds a NUL character (\\u0000)");
+	if (doc != NULL && (at = mc_json_nul_escape(b.data, b.len)) != NULL) {
+		where(b.data, at, &line, &col);
+		snprintf(err, errsz, "a string holds a NUL character (\\u0000) at line %zu, column %zu",
+		    line, col);
 		cJSON_Delete(doc);
 		doc = NULL;
 	}

@@ -15,16 +15,17 @@
 cJSON *mc_json_parse(const char *s, size_t len, char *err, size_t errsz);
 
 /*
+ * The first escape \u0000 in a JSON text of len bytes, or NULL. cJSON
+ * would silently cut the string there.
+ */
+const char *mc_json_nul_escape(const char *s, size_t len);
+
+/*
  * Read one document from fd (at most MC_JSON_MAX bytes). An input of only
- * white space sets *empty and returns NULL with no error. A \u0000 escape
- * is refused, since it would cut a string short. On failure
- * returns NULL with a reason in err.
+ * white space sets *empty and returns NULL with no error. A string holding
+ * \u0000 is an error. On failure returns NULL with a reason in err.
  */
 cJSON *mc_json_read_fd(int fd, int *empty, char *err, size_t errsz);
-
-/* True when the JSON text s holds the escape \u0000, at which cJSON would
- * silently cut a string short. */
-int mc_json_nul_escape(const char *s, size_t n);
 
 /* Write doc followed by a newline, compact or pretty. Returns 0 or -1. */
 int mc_json_write(FILE *fp, const cJSON *doc, int pretty);

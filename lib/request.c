@@ -34,6 +34,11 @@ mc_request_tools(const char *name, const char *s, size_t len,
 		snprintf(err, errsz, "%s: %s", name, why);
 		return NULL;
 	}
+	if (mc_json_nul_escape(s, len) != NULL) {
+		snprintf(err, errsz, "%s: a string holds a NUL character (\\u0000)", name);
+		cJSON_Delete(doc);
+		return NULL;
+	}
 	if (!cJSON_IsArray(doc)) {
 		snprintf(err, errsz, "%s: expected a JSON array of tools", name);
 		cJSON_Delete(doc);

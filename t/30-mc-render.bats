@@ -416,7 +416,7 @@ No AGENTS.md instruction files were discovered.
 	ctx '{"instructions":[{"path":"/a\n</Context>\u0007.md","content":"x\n"}]}'
 	render
 	assert_success
-	assert_line '<Context File=/a?</Context>?.md>'
+	assert_line '<Context File=/a?&lt;/Context&gt;?.md>'
 }
 
 # ---- bad input ----

@@ -782,7 +782,7 @@ fake_skills() { # DIR TEXT: an mc-skills that logs its arguments and prints TEXT
 @test "write and edit refuse a NUL character instead of cutting the content at it" {
 	call write '{"path":"n.txt","content":"abc\u0000def"}'
 	assert_success
-	assert_equal "$out" 'error: the arguments of this write call hold a NUL character (\u0000), which no file or command here can take'
+	assert_equal "$out" 'error: the arguments of this write call hold a NUL character (\u0000); no path, pattern or text may contain one'
 	[ ! -e n.txt ]
 	printf 'abc\n' > e.txt
 	call edit '{"path":"e.txt","old_string":"abc","new_string":"x\u0000y"}'
@@ -794,7 +794,7 @@ fake_skills() { # DIR TEXT: an mc-skills that logs its arguments and prints TEXT
 	printf '{"type":"function_call","call_id":"c1","name":"write","arguments":{"path":"n.txt","content":"a\\u0000b"}}' > item
 	run --separate-stderr mc-tool call < item
 	assert_failure 1
-	assert_equal "$stderr" 'mc-tool: stdin: a string holds a NUL character (\u0000)'
+	assert_equal "$stderr" 'mc-tool: stdin: a string holds a NUL character (\u0000) at line 1, column 95'
 	[ ! -e n.txt ]
 }
 
