@@ -7,8 +7,10 @@
 
 #include "buf.h"
 #include "chunk.h"
+#include "clip.h"
 #include "json.h"
 #include "sse.h"
+#include "utf8.h"
 
 int mc_stream_nofast;
 
@@ -313,6 +315,8 @@ struct mc_stream {
 	int have_usage;
 	long long in, out;
 	struct mc_buf delta;	/* the fast path's text */
+	struct mc_buf fixed;	/* text repaired to valid UTF-8 */
+	struct mc_buf unnul;	/* an event with its \u0000 escapes replaced */
 };
 
 struct mc_stream *
@@ -346,6 +350,8 @@ mc_stream_free(struct mc_stream *s)
 	free(s->finish);
 	mc_buf_free(&s->json);
 	mc_buf_free(&s->delta);
+	mc_buf_free(&s->fixed);
+	mc_buf_free(&s->unnul);
 	mc_sse_free(&s->sse);
 	free(s);
 }
@@ -405,8 +411,31 @@ text(struct mc_stream *s, const char *t)
 		return;
 	ev.text = t;
 	ev.len = strlen(t);
+	/* cJSON does not check UTF-8: what a provider garbles must not reach
+	 * the session, where it would make every later request invalid. */
+	if (!mc_utf8_valid(t, ev.len)) {
+		s->fixed.len = 0;
+		if (mc_clip_repair(&s->fixed, t, ev.len) == -1)
+			mc_oom();
+		ev.text = s->fixed.data;
+		ev.len = s->fixed.len;
+	}
 	s->ntext++;
 	emit(s, &ev);
+}
+
+/* A string of a call made valid UTF-8 in place of the original. */
+static void
+repair(char **p)
+{
+	struct mc_buf b = {0};
+
+	if (*p == NULL || mc_utf8_valid(*p, strlen(*p)))
+		return;
+	if (mc_clip_repair(&b, *p, strlen(*p)) == -1 || (b.data == NULL && mc_buf_grow(&b, 0) == -1))
+		mc_oom();
+	free(*p);
+	*p = mc_buf_steal(&b);
 }
 
 static char *
@@ -485,6 +514,16 @@ call_emit(struct mc_stream *s, struct call *c)
 		return;
 	c->emitted = 1;
 	s->nemitted++;
+	repair(&c->call_id);
+	repair(&c->name);
+	if (c->args.len && !mc_utf8_valid(c->args.data, c->args.len)) {
+		struct mc_buf b = {0};
+
+		if (mc_clip_repair(&b, c->args.data, c->args.len) == -1)
+			mc_oom();
+		mc_buf_free(&c->args);
+		c->args = b;
+	}
 	ev.call_id = c->call_id ? c->call_id : "";
 	ev.name = c->name ? c->name : "";
 	ev.arguments = c->args.len ? c->args.data : "";
@@ -810,6 +849,18 @@ on_sse(const char *event, const char *data, size_t len, void *arg)
 	    mc_chunk_text(data, len, &s->delta) == 1) {
 		text(s, s->delta.data);
 		return 0;
+	}
+	if (mc_json_nul_escape(data, len) != NULL) {
+		/* cJSON would end the string there and lose the rest: a NUL
+		 * becomes U+FFFD, as in tool outputs (both escapes are 6 bytes). */
+		char *p;
+
+		s->unnul.len = 0;
+		if (mc_buf_add(&s->unnul, data, len) == -1)
+			mc_oom();
+		while ((p = (char *)mc_json_nul_escape(s->unnul.data, s->unnul.len)) != NULL)
+			memcpy(p, "\\ufffd", 6);
+		data = s->unnul.data;
 	}
 	if ((doc = mc_json_parse(data, len, err, sizeof err)) == NULL) {
 		if (s->at_eof)
