@@ -283,15 +283,11 @@ fail0:
 	return -1;
 }
 
-int
-mc_session_open(struct mc_session *s, const char *home, const char *id,
-    char *err, size_t errsz)
+/* Fill in the id and path of session id; nothing is opened. */
+static int
+locate(struct mc_session *s, const char *home, const char *id, char *err, size_t errsz)
 {
-	char *dir, **ids = NULL, *end;
-	size_t nids = 0, i, keep;
-	struct mc_read r;
-	cJSON *out;
-	int ret = -1;
+	char *dir;
 
 	memset(s, 0, sizeof *s);
 	s->fd = -1;
@@ -305,6 +301,21 @@ mc_session_open(struct mc_session *s, const char *home, const char *id,
 	free(dir);
 	if ((s->id = strdup(id)) == NULL)
 		mc_oom();
+	return 0;
+}
+
+int
+mc_session_open(struct mc_session *s, const char *home, const char *id,
+    char *err, size_t errsz)
+{
+	char **ids = NULL, *end;
+	size_t nids = 0, i, keep;
+	struct mc_read r;
+	cJSON *out;
+	int ret = -1;
+
+	if (locate(s, home, id, err, errsz) == -1)
+		return -1;
 	memset(&r, 0, sizeof r);
 	if ((s->fd = open(s->path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)) == -1) {
 		if (errno == ENOENT)
@@ -441,20 +452,8 @@ int
 mc_session_peek(struct mc_session *s, const char *home, const char *id,
     char *err, size_t errsz)
 {
-	char *dir;
-
-	memset(s, 0, sizeof *s);
-	s->fd = -1;
-	if (!mc_session_id_valid(id)) {
-		snprintf(err, errsz, "%s: not a valid session id", id);
+	if (locate(s, home, id, err, errsz) == -1)
 		return -1;
-	}
-	if ((dir = sessions_dir(home, 0, err, errsz)) == NULL)
-		return -1;
-	s->path = session_path(dir, id);
-	free(dir);
-	if ((s->id = strdup(id)) == NULL)
-		mc_oom();
 	if ((s->header = read_header(AT_FDCWD, s->path)) == NULL) {
 		if (access(s->path, F_OK) == -1)
 			snprintf(err, errsz, "no session %s (%s)", id, s->path);
