@@ -89,7 +89,7 @@ asan: deps
 valgrind: deps
 	@$(MAKE) --no-print-directory all units
 	@scripts/valgrind-bin build/valgrind/bin
-	@scripts/run-tests build build/valgrind/bin
+	@MC_VALGRIND=1 scripts/run-tests build build/valgrind/bin
 
 bench: deps
 	@$(MAKE) --no-print-directory all
