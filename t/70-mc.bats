@@ -599,3 +599,23 @@ call() { # ID NAME ARGS-JSON
 	assert_equal "$(jqo '.body.messages[-1].content | length')" $((200000 + 17))
 	assert_equal "$(ls "$MC_HOME/sessions" 2>/dev/null | wc -l)" 0
 }
+
+@test "agent: a scripted model reads, edits, runs the build, then answers" {
+	printf '#include <stdio.h>\nint main(void) { puts("hello, wrold"); return 0; }\n' > hello.c
+	fake_start "[$(calls "$(call c1 read '{"path":"hello.c"}')"),
+	  $(calls "$(call c2 edit '{"path":"hello.c","old_string":"wrold","new_string":"world"}')"),
+	  $(calls "$(call c3 bash '{"command":"cc -o hello hello.c && ./hello"}')"),
+	  {\"answer\":{\"api\":\"chat\",\"text\":\"Fixed the typo; it prints hello, world.\"}}]"
+	use_fake
+	run --separate-stderr mc --yes 'fix the typo in hello.c' </dev/null
+	assert_success
+	assert_output 'Fixed the typo; it prints hello, world.'
+	grep -q 'hello, world' hello.c
+	f=$(session_files)
+	assert_equal "$(jq -r '.type + ":" + (.name // .role // .call_id // "")' "$f" | tr '\n' ' ')" \
+		"session: message:user function_call:read function_call_output:c1 function_call:edit function_call_output:c2 function_call:bash function_call_output:c3 message:assistant "
+	assert_equal "$(jq -r 'select(.call_id == "c3" and .type == "function_call_output") | .output' "$f")" \
+		"$(printf 'hello, world\n[exit status 0]')"
+	assert_equal "$(fake_count)" 4
+	whole_lines
+}
