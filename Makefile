@@ -8,7 +8,7 @@ MANDIR = $(PREFIX)/share/man
 CC ?= cc
 PKGS = libcjson libcurl libbsd
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lmd
+PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lmd -lm
 
 CFLAGS ?= -O2 -g
 override CFLAGS := -std=c17 -D_GNU_SOURCE -Wall -Wextra -Wshadow -Wstrict-prototypes \

@@ -1,5 +1,7 @@
 /* json.c: whole-document JSON I/O and small checked helpers over cJSON. */
 #include <errno.h>
+#include <float.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,15 +68,14 @@ mc_json_parse(const char *s, size_t len, char *err, size_t errsz)
 const char *
 mc_json_nul_escape(const char *s, size_t len)
 {
-	size_t i;
+	const char *p = s, *end = s + len;
 
 	/* Backslashes occur only inside strings, and pair off there. */
-	for (i = 0; i + 1 < len; i++)
-		if (s[i] == '\\') {
-			if (s[i + 1] == 'u' && len - i >= 6 && memcmp(s + i + 2, "0000", 4) == 0)
-				return s + i;
-			i++;
-		}
+	while ((p = memchr(p, '\\', (size_t)(end - p))) != NULL && end - p >= 2) {
+		if (p[1] == 'u' && end - p >= 6 && memcmp(p + 2, "0000", 4) == 0)
+			return p;
+		p += 2;
+	}
 	return NULL;
 }
 
@@ -114,16 +115,150 @@ mc_json_read_fd(int fd, int *empty, char *err, size_t errsz)
 	return doc;
 }
 
+static void
+bput(struct mc_buf *b, const void *p, size_t n)
+{
+	if (mc_buf_add(b, p, n) == -1)
+		mc_oom();
+}
+
+/* A string as cJSON writes it, but a run of plain bytes at a time:
+ * cJSON's printer spends most of a large document's time here. */
+static void
+put_string(struct mc_buf *b, const char *s)
+{
+	static const char hex[] = "0123456789abcdef";
+	const unsigned char *p = (const unsigned char *)(s ? s : ""), *run;
+	char esc[7];
+
+	static const unsigned char plain[256] = {
+		/* all but control characters, '"' (0x22) and '\\' (0x5c) */
+		[0x20 ... 0x21] = 1, [0x23 ... 0x5b] = 1, [0x5d ... 0xff] = 1
+	};
+
+	bput(b, "\"", 1);
+	for (;;) {
+		for (run = p; plain[*p]; p++)
+			;
+		bput(b, run, (size_t)(p - run));
+		if (*p == '\0')
+			break;
+		esc[0] = '\\';
+		switch (*p) {
+		case '"': case '\\': esc[1] = (char)*p; break;
+		case '\b': esc[1] = 'b'; break;
+		case '\f': esc[1] = 'f'; break;
+		case '\n': esc[1] = 'n'; break;
+		case '\r': esc[1] = 'r'; break;
+		case '\t': esc[1] = 't'; break;
+		default:
+			memcpy(esc + 1, "u00", 3);
+			esc[4] = hex[*p >> 4];
+			esc[5] = hex[*p & 15];
+			bput(b, esc, 6);
+			p++;
+			continue;
+		}
+		bput(b, esc, 2);
+		p++;
+	}
+	bput(b, "\"", 1);
+}
+
+/* A number exactly as cJSON 1.7 prints one. */
+static void
+put_number(struct mc_buf *b, const cJSON *n)
+{
+	double d = n->valuedouble, back;
+	char num[32];
+
+	if (isnan(d) || isinf(d))
+		snprintf(num, sizeof num, "null");
+	else if (d == (double)n->valueint)
+		snprintf(num, sizeof num, "%d", n->valueint);
+	else {
+		snprintf(num, sizeof num, "%1.15g", d);
+		/* cJSON's test of "recovered": equal within an epsilon */
+		if (sscanf(num, "%lg", &back) != 1 ||
+		    fabs(back - d) > (fabs(back) > fabs(d) ? fabs(back) : fabs(d)) * DBL_EPSILON)
+			snprintf(num, sizeof num, "%1.17g", d);
+	}
+	bput(b, num, strlen(num));
+}
+
+static void
+put_value(struct mc_buf *b, const cJSON *v)
+{
+	const cJSON *e;
+
+	switch (v->type & 0xff) {
+	case cJSON_False:
+		bput(b, "false", 5);
+		break;
+	case cJSON_True:
+		bput(b, "true", 4);
+		break;
+	case cJSON_NULL:
+		bput(b, "null", 4);
+		break;
+	case cJSON_Number:
+		put_number(b, v);
+		break;
+	case cJSON_Raw:
+		if (v->valuestring)
+			bput(b, v->valuestring, strlen(v->valuestring));
+		break;
+	case cJSON_String:
+		put_string(b, v->valuestring);
+		break;
+	case cJSON_Array:
+		bput(b, "[", 1);
+		for (e = v->child; e; e = e->next) {
+			put_value(b, e);
+			if (e->next)
+				bput(b, ",", 1);
+		}
+		bput(b, "]", 1);
+		break;
+	case cJSON_Object:
+		bput(b, "{", 1);
+		for (e = v->child; e; e = e->next) {
+			put_string(b, e->string);
+			bput(b, ":", 1);
+			put_value(b, e);
+			if (e->next)
+				bput(b, ",", 1);
+		}
+		bput(b, "}", 1);
+		break;
+	}
+}
+
+char *
+mc_json_compact(const cJSON *doc, size_t *len)
+{
+	struct mc_buf b = {0};
+
+	put_value(&b, doc);
+	if (len)
+		*len = b.len;
+	return mc_buf_steal(&b);
+}
+
 int
 mc_json_write(FILE *fp, const cJSON *doc, int pretty)
 {
+	size_t n;
 	char *s;
 	int rc;
 
-	s = pretty ? cJSON_Print(doc) : cJSON_PrintUnformatted(doc);
-	if (s == NULL)
+	if (pretty) {
+		if ((s = cJSON_Print(doc)) == NULL)
+			mc_oom();
+		n = strlen(s);
+	} else if ((s = mc_json_compact(doc, &n)) == NULL)
 		mc_oom();
-	rc = fputs(s, fp) == EOF || putc('\n', fp) == EOF ? -1 : 0;
+	rc = fwrite(s, 1, n, fp) != n || putc('\n', fp) == EOF ? -1 : 0;
 	free(s);
 	return rc;
 }

@@ -27,6 +27,10 @@ const char *mc_json_nul_escape(const char *s, size_t len);
  */
 cJSON *mc_json_read_fd(int fd, int *empty, char *err, size_t errsz);
 
+/* doc as compact JSON, byte for byte what cJSON_PrintUnformatted gives, but
+ * faster on long strings. Returns a malloc'ed string (NULL: out of memory). */
+char *mc_json_compact(const cJSON *doc, size_t *len);
+
 /* Write doc followed by a newline, compact or pretty. Returns 0 or -1. */
 int mc_json_write(FILE *fp, const cJSON *doc, int pretty);
 

@@ -1,4 +1,7 @@
 /* utf8.c: strict UTF-8 validation (RFC 3629). */
+#include <stdint.h>
+#include <string.h>
+
 #include "utf8.h"
 
 size_t
@@ -47,7 +50,18 @@ mc_utf8_valid(const char *p, size_t n)
 	size_t i = 0, k;
 
 	while (i < n) {
-		if (s[i] < 0x80) {	/* fast path for ASCII runs */
+		/* ASCII runs eight bytes at a time */
+		while (i + 8 <= n) {
+			uint64_t w;
+
+			memcpy(&w, s + i, 8);
+			if (w & 0x8080808080808080ull)
+				break;
+			i += 8;
+		}
+		if (i >= n)
+			break;
+		if (s[i] < 0x80) {
 			i++;
 			continue;
 		}
