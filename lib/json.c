@@ -115,11 +115,15 @@ mc_json_read_fd(int fd, int *empty, char *err, size_t errsz)
 	return doc;
 }
 
-static void
+/* Append without the NUL mc_buf_add writes each time: the writer makes
+ * many small appends, and mc_buf_steal terminates the text once. */
+static inline void
 bput(struct mc_buf *b, const void *p, size_t n)
 {
-	if (mc_buf_add(b, p, n) == -1)
+	if (b->cap - b->len <= n && mc_buf_grow(b, n) == -1)
 		mc_oom();
+	memcpy(b->data + b->len, p, n);
+	b->len += n;
 }
 
 /* A string as cJSON writes it, but a run of plain bytes at a time:
