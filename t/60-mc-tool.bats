@@ -642,6 +642,8 @@ fake_skills() { # DIR TEXT: an mc-skills that logs its arguments and prints TEXT
 }
 
 @test "bash: a command over the argument size limit is an output" {
+	# valgrind runs exec itself and fails it its own way (status 101)
+	[ -z "${MC_VALGRIND:-}" ] || skip "valgrind's exec does not report E2BIG (make check runs it)"
 	jq -cn --rawfile big <(head -c 300000 /dev/zero | tr '\0' x) \
 		'{type:"function_call",call_id:"c1",name:"bash",arguments:({command:("echo " + $big)} | tojson)}' >item
 	run --separate-stderr mc-tool call <item
