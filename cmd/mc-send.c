@@ -82,15 +82,6 @@ on_sigint(int sig)
 	errno = e;
 }
 
-static long
-since_ms(const struct timespec *t)
-{
-	struct timespec now;
-
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return (now.tv_sec - t->tv_sec) * 1000L + (now.tv_nsec - t->tv_nsec) / 1000000L;
-}
-
 static void
 spin_clear(struct out *o)
 {
@@ -109,7 +100,7 @@ spin_tick(void *arg)
 
 	if (!o->tty || o->wrote || o->done || o->failed)
 		return;
-	if (o->spin_on && since_ms(&o->spin_last) < 100)
+	if (o->spin_on && mc_ms_since(&o->spin_last) < 100)
 		return;
 	clock_gettime(CLOCK_MONOTONIC, &o->spin_last);
 	fprintf(stderr, "\r%c waiting for %s", frames[o->spin_frame++ % 4], o->provider);
@@ -393,7 +384,7 @@ pause_ms(long ms, struct out *o)
 	for (;;) {
 		if (got_sigint)
 			return -1;
-		if ((left = ms - since_ms(&start)) <= 0)
+		if ((left = ms - mc_ms_since(&start)) <= 0)
 			return 0;
 		spin_tick(o);
 		(void)poll(&pfd, 1, left > 100 ? 100 : (int)left);
@@ -513,7 +504,7 @@ int
 main(int argc, char *argv[])
 {
 	enum { OPT_EVENTS = 256, OPT_ITEMS, OPT_ITEMS_OUT, OPT_CONNECT, OPT_IDLE, OPT_RETRIES,
-	    OPT_MAXWAIT, OPT_VERSION };
+	    OPT_MAXWAIT };
 	static const struct option longopts[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "events", no_argument, NULL, OPT_EVENTS },
@@ -523,7 +514,7 @@ main(int argc, char *argv[])
 		{ "idle-timeout", required_argument, NULL, OPT_IDLE },
 		{ "retries", required_argument, NULL, OPT_RETRIES },
 		{ "retry-max-wait", required_argument, NULL, OPT_MAXWAIT },
-		{ "version", no_argument, NULL, OPT_VERSION },
+		{ "version", no_argument, NULL, MC_OPT_VERSION },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct out o = { .mode = TEXT };
@@ -544,12 +535,6 @@ main(int argc, char *argv[])
 		case 'q':
 			mc_quiet = 1;
 			break;
-		case 'h':
-			fputs(usage, stdout);
-			return mc_finish(MC_EXIT_OK);
-		case OPT_VERSION:
-			puts("mc-send (mc) " MC_VERSION);
-			return mc_finish(MC_EXIT_OK);
 		case OPT_EVENTS:
 		case OPT_ITEMS:
 			if (o.mode != TEXT && o.mode != (c == OPT_EVENTS ? EVENTS : ITEMS))
@@ -573,9 +558,8 @@ main(int argc, char *argv[])
 		case OPT_MAXWAIT:
 			maxwait = num_opt("--retry-max-wait", optarg, 0, 3600, &bad);
 			break;
-		default:
-			fputs("Try 'mc-send --help' for more information.\n", stderr);
-			return MC_EXIT_USAGE;
+		default:	/* -h, --version or a bad option */
+			return mc_opt_exit(c, usage);
 		}
 		if (bad)
 			return MC_EXIT_USAGE;

@@ -174,23 +174,6 @@ out:
 	return rc;
 }
 
-static int
-write_all(int fd, const char *p, size_t n)
-{
-	ssize_t k;
-
-	while (n > 0) {
-		if ((k = write(fd, p, n)) == -1) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		p += k;
-		n -= (size_t)k;
-	}
-	return 0;
-}
-
 int
 mc_confine_write(const char *dir, const char *name, const char *data,
     size_t len, int *created, char *err, size_t errsz)
@@ -231,7 +214,7 @@ mc_confine_write(const char *dir, const char *name, const char *data,
 	/* Owner first: a chown would clear set-id bits set by the chmod. */
 	if (exists)
 		(void)!fchown(fd, st.st_uid, st.st_gid);	/* best effort */
-	if (write_all(fd, data, len) == -1 || fchmod(fd, mode) == -1 || fsync(fd) == -1) {
+	if (mc_write_all(fd, data, len) == -1 || fchmod(fd, mode) == -1 || fsync(fd) == -1) {
 		fail(err, errsz, "%s", strerror(errno));
 		goto unlink;
 	}

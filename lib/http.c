@@ -27,8 +27,8 @@ struct xfer {
 	int intr;
 };
 
-static long
-elapsed_ms(const struct timespec *since)
+long
+mc_ms_since(const struct timespec *since)
 {
 	struct timespec now;
 
@@ -196,15 +196,15 @@ run(struct xfer *x, CURLM *m)
 			x->intr = 1;
 			break;
 		}
-		if (idle_ms > 0 && elapsed_ms(&x->last) >= idle_ms) {
+		if (idle_ms > 0 && mc_ms_since(&x->last) >= idle_ms) {
 			x->res->result = MC_HTTP_IDLE;
 			break;
 		}
 		if (x->req->on_tick)
 			x->req->on_tick(x->req->arg);
 		wait = 100;
-		if (idle_ms > 0 && idle_ms - elapsed_ms(&x->last) < wait)
-			wait = idle_ms - elapsed_ms(&x->last) + 1;
+		if (idle_ms > 0 && idle_ms - mc_ms_since(&x->last) < wait)
+			wait = idle_ms - mc_ms_since(&x->last) + 1;
 		if (wait < 1)
 			wait = 1;
 		if (curl_multi_poll(m, wake.fd >= 0 ? &wake : NULL, wake.fd >= 0 ? 1 : 0,

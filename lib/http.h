@@ -68,4 +68,7 @@ long mc_http_retry_after(const char *value, time_t now);
  * random delay between half and all of base_ms * 2^n, at most cap_ms. */
 long mc_http_backoff(int n, long base_ms, long cap_ms);
 
+/* Milliseconds of CLOCK_MONOTONIC since *since. */
+long mc_ms_since(const struct timespec *since);
+
 #endif
