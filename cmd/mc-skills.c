@@ -44,6 +44,52 @@ repository(const char *dir)
 	return p;
 }
 
+/* The document with sk's list as its skills, ahead of the diagnostics,
+ * written as it goes: ten thousand skills need no tree of their own. */
+static int
+write_doc(FILE *fp, const cJSON *doc, const struct mc_skills *sk)
+{
+	struct mc_jw w = { .fp = fp };
+	const cJSON *e, *diags = NULL;
+	size_t i;
+
+	mc_jw_raw(&w, "{", 1);
+	cJSON_ArrayForEach(e, doc) {
+		if (strcmp(e->string, "skills") == 0)
+			continue;
+		if (strcmp(e->string, "diagnostics") == 0) {
+			diags = e;
+			continue;
+		}
+		mc_jw_member(&w, e->string, e);
+		mc_jw_raw(&w, ",", 1);
+	}
+	mc_jw_raw(&w, "\"skills\":[", 10);
+	for (i = 0; i < sk->n; i++) {
+		const struct mc_skill *k = &sk->list[i];
+
+		mc_jw_raw(&w, i ? ",{\"name\":" : "{\"name\":", i ? 9 : 8);
+		mc_jw_str(&w, k->name);
+		mc_jw_raw(&w, ",\"description\":", 15);
+		mc_jw_str(&w, k->description);
+		mc_jw_raw(&w, ",\"path\":", 8);
+		mc_jw_str(&w, k->path);
+		mc_jw_raw(&w, ",\"source\":", 10);
+		mc_jw_str(&w, sk->roots[k->root].source);
+		if (k->enabled)
+			mc_jw_raw(&w, ",\"enabled\":true}", 16);
+		else
+			mc_jw_raw(&w, ",\"enabled\":false}", 17);
+	}
+	mc_jw_raw(&w, "]", 1);
+	if (diags != NULL) {
+		mc_jw_raw(&w, ",", 1);
+		mc_jw_member(&w, "diagnostics", diags);
+	}
+	mc_jw_raw(&w, "}\n", 2);
+	return mc_jw_end(&w);
+}
+
 /* Add a string that sk owns: thousands of skills need not be copied. */
 static void
 add_ref(cJSON *o, const char *key, const char *val)
@@ -55,11 +101,12 @@ add_ref(cJSON *o, const char *key, const char *val)
 	cJSON_AddItemToObjectCS(o, key, v);
 }
 
-/* The list refers to sk's strings: write the document before freeing sk. */
-static cJSON *
-skills_json(const struct mc_skills *sk)
+/* --pretty: the same document as a tree, for cJSON to indent. It refers
+ * to sk's strings: write it before freeing sk. */
+static void
+set_skills(cJSON *doc, const struct mc_skills *sk)
 {
-	cJSON *arr = mc_json_new_arr(), *o, *b;
+	cJSON *arr = mc_json_new_arr(), *o, *b, *diags;
 	size_t i;
 
 	for (i = 0; i < sk->n; i++) {
@@ -74,18 +121,9 @@ skills_json(const struct mc_skills *sk)
 			mc_oom();
 		cJSON_AddItemToObjectCS(o, "enabled", b);
 	}
-	return arr;
-}
-
-/* Put skills in doc, replacing an earlier list, ahead of the diagnostics. */
-static void
-set_skills(cJSON *doc, cJSON *skills)
-{
-	cJSON *diags;
-
 	cJSON_DeleteItemFromObjectCaseSensitive(doc, "skills");
 	diags = cJSON_DetachItemFromObjectCaseSensitive(doc, "diagnostics");
-	mc_json_add(doc, "skills", skills);
+	mc_json_add(doc, "skills", arr);
 	if (diags != NULL)
 		mc_json_add(doc, "diagnostics", diags);
 }
@@ -127,7 +165,7 @@ list(const char *dir, int pretty, int keep)
 	const char *root;
 	char err[1024], *repo;
 	cJSON *doc = NULL;
-	int empty = 1, before, status;
+	int empty = 1, before, status, rc;
 
 	if (!isatty(STDIN_FILENO) &&
 	    (doc = mc_json_read_fd(STDIN_FILENO, &empty, err, sizeof err)) == NULL && !empty) {
@@ -160,10 +198,13 @@ list(const char *dir, int pretty, int keep)
 
 	mc_skills_init(&sk, &s, repo, doc);
 	mc_skills_scan(&sk, &s, NULL);
-	set_skills(doc, skills_json(&sk));
-
 	status = mc_context_errors(doc) > before && !keep ? MC_EXIT_FAIL : MC_EXIT_OK;
-	if (mc_json_write(stdout, doc, pretty) == -1 && errno != EPIPE)
+	if (pretty) {
+		set_skills(doc, &sk);
+		rc = mc_json_write(stdout, doc, 1);
+	} else
+		rc = write_doc(stdout, doc, &sk);
+	if (rc == -1 && errno != EPIPE)
 		status = MC_EXIT_FAIL;
 	cJSON_Delete(doc);
 	mc_skills_free(&sk);

@@ -116,20 +116,30 @@ mc_json_read_fd(int fd, int *empty, char *err, size_t errsz)
 }
 
 /* Append without the NUL mc_buf_add writes each time: the writer makes
- * many small appends, and mc_buf_steal terminates the text once. */
-static inline void
-bput(struct mc_buf *b, const void *p, size_t n)
+ * many small appends, and the text is terminated once at the end. A
+ * writer with a stream passes on each 64 KiB as it fills, so a large
+ * document never sits whole in memory and the next program in the pipe
+ * can start reading it. */
+void
+mc_jw_raw(struct mc_jw *w, const void *p, size_t n)
 {
+	struct mc_buf *b = &w->b;
+
 	if (b->cap - b->len <= n && mc_buf_grow(b, n) == -1)
 		mc_oom();
 	memcpy(b->data + b->len, p, n);
 	b->len += n;
+	if (w->fp != NULL && b->len >= MC_JW_CHUNK) {
+		if (fwrite(b->data, 1, b->len, w->fp) != b->len)
+			w->err = 1;
+		b->len = 0;
+	}
 }
 
 /* A string as cJSON writes it, but a run of plain bytes at a time:
  * cJSON's printer spends most of a large document's time here. */
-static void
-put_string(struct mc_buf *b, const char *s)
+void
+mc_jw_str(struct mc_jw *w, const char *s)
 {
 	static const char hex[] = "0123456789abcdef";
 	const unsigned char *p = (const unsigned char *)(s ? s : ""), *run;
@@ -140,11 +150,11 @@ put_string(struct mc_buf *b, const char *s)
 		[0x20 ... 0x21] = 1, [0x23 ... 0x5b] = 1, [0x5d ... 0xff] = 1
 	};
 
-	bput(b, "\"", 1);
+	mc_jw_raw(w, "\"", 1);
 	for (;;) {
 		for (run = p; plain[*p]; p++)
 			;
-		bput(b, run, (size_t)(p - run));
+		mc_jw_raw(w, run, (size_t)(p - run));
 		if (*p == '\0')
 			break;
 		esc[0] = '\\';
@@ -159,19 +169,19 @@ put_string(struct mc_buf *b, const char *s)
 			memcpy(esc + 1, "u00", 3);
 			esc[4] = hex[*p >> 4];
 			esc[5] = hex[*p & 15];
-			bput(b, esc, 6);
+			mc_jw_raw(w, esc, 6);
 			p++;
 			continue;
 		}
-		bput(b, esc, 2);
+		mc_jw_raw(w, esc, 2);
 		p++;
 	}
-	bput(b, "\"", 1);
+	mc_jw_raw(w, "\"", 1);
 }
 
 /* A number exactly as cJSON 1.7 prints one. */
 static void
-put_number(struct mc_buf *b, const cJSON *n)
+put_number(struct mc_jw *w, const cJSON *n)
 {
 	double d = n->valuedouble, back;
 	char num[32];
@@ -187,81 +197,101 @@ put_number(struct mc_buf *b, const cJSON *n)
 		    fabs(back - d) > (fabs(back) > fabs(d) ? fabs(back) : fabs(d)) * DBL_EPSILON)
 			snprintf(num, sizeof num, "%1.17g", d);
 	}
-	bput(b, num, strlen(num));
+	mc_jw_raw(w, num, strlen(num));
 }
 
-static void
-put_value(struct mc_buf *b, const cJSON *v)
+void
+mc_jw_member(struct mc_jw *w, const char *key, const cJSON *v)
+{
+	mc_jw_str(w, key);
+	mc_jw_raw(w, ":", 1);
+	mc_jw_value(w, v);
+}
+
+void
+mc_jw_value(struct mc_jw *w, const cJSON *v)
 {
 	const cJSON *e;
 
 	switch (v->type & 0xff) {
 	case cJSON_False:
-		bput(b, "false", 5);
+		mc_jw_raw(w, "false", 5);
 		break;
 	case cJSON_True:
-		bput(b, "true", 4);
+		mc_jw_raw(w, "true", 4);
 		break;
 	case cJSON_NULL:
-		bput(b, "null", 4);
+		mc_jw_raw(w, "null", 4);
 		break;
 	case cJSON_Number:
-		put_number(b, v);
+		put_number(w, v);
 		break;
 	case cJSON_Raw:
 		if (v->valuestring)
-			bput(b, v->valuestring, strlen(v->valuestring));
+			mc_jw_raw(w, v->valuestring, strlen(v->valuestring));
 		break;
 	case cJSON_String:
-		put_string(b, v->valuestring);
+		mc_jw_str(w, v->valuestring);
 		break;
 	case cJSON_Array:
-		bput(b, "[", 1);
+		mc_jw_raw(w, "[", 1);
 		for (e = v->child; e; e = e->next) {
-			put_value(b, e);
+			mc_jw_value(w, e);
 			if (e->next)
-				bput(b, ",", 1);
+				mc_jw_raw(w, ",", 1);
 		}
-		bput(b, "]", 1);
+		mc_jw_raw(w, "]", 1);
 		break;
 	case cJSON_Object:
-		bput(b, "{", 1);
+		mc_jw_raw(w, "{", 1);
 		for (e = v->child; e; e = e->next) {
-			put_string(b, e->string);
-			bput(b, ":", 1);
-			put_value(b, e);
+			mc_jw_member(w, e->string, e);
 			if (e->next)
-				bput(b, ",", 1);
+				mc_jw_raw(w, ",", 1);
 		}
-		bput(b, "}", 1);
+		mc_jw_raw(w, "}", 1);
 		break;
 	}
+}
+
+int
+mc_jw_end(struct mc_jw *w)
+{
+	struct mc_buf *b = &w->b;
+
+	if (w->fp != NULL && b->len > 0 && fwrite(b->data, 1, b->len, w->fp) != b->len)
+		w->err = 1;
+	mc_buf_free(b);
+	return w->err ? -1 : 0;
 }
 
 char *
 mc_json_compact(const cJSON *doc, size_t *len)
 {
-	struct mc_buf b = {0};
+	struct mc_jw w = {0};
 
-	put_value(&b, doc);
+	mc_jw_value(&w, doc);
 	if (len)
-		*len = b.len;
-	return mc_buf_steal(&b);
+		*len = w.b.len;
+	return mc_buf_steal(&w.b);
 }
 
 int
 mc_json_write(FILE *fp, const cJSON *doc, int pretty)
 {
+	struct mc_jw w = { .fp = fp };
 	size_t n;
 	char *s;
 	int rc;
 
-	if (pretty) {
-		if ((s = cJSON_Print(doc)) == NULL)
-			mc_oom();
-		n = strlen(s);
-	} else if ((s = mc_json_compact(doc, &n)) == NULL)
+	if (!pretty) {
+		mc_jw_value(&w, doc);
+		mc_jw_raw(&w, "\n", 1);
+		return mc_jw_end(&w);
+	}
+	if ((s = cJSON_Print(doc)) == NULL)
 		mc_oom();
+	n = strlen(s);
 	rc = fwrite(s, 1, n, fp) != n || putc('\n', fp) == EOF ? -1 : 0;
 	free(s);
 	return rc;

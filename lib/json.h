@@ -6,6 +6,8 @@
 
 #include <cJSON.h>
 
+#include "buf.h"
+
 #define MC_JSON_MAX (64u << 20)	/* largest document read from a stream */
 
 /*
@@ -33,6 +35,24 @@ char *mc_json_compact(const cJSON *doc, size_t *len);
 
 /* Write doc followed by a newline, compact or pretty. Returns 0 or -1. */
 int mc_json_write(FILE *fp, const cJSON *doc, int pretty);
+
+/*
+ * A compact writer, for documents built piece by piece. With fp set, it
+ * writes each MC_JW_CHUNK bytes as they fill; with fp NULL, the text
+ * stays in b. Allocation failure exits; mc_jw_end writes the rest, frees
+ * the buffer and returns 0, or -1 when any write failed.
+ */
+#define MC_JW_CHUNK (64u << 10)
+struct mc_jw {
+	struct mc_buf b;
+	FILE *fp;
+	int err;
+};
+void mc_jw_raw(struct mc_jw *w, const void *p, size_t n);
+void mc_jw_str(struct mc_jw *w, const char *s);
+void mc_jw_value(struct mc_jw *w, const cJSON *v);
+void mc_jw_member(struct mc_jw *w, const char *key, const cJSON *v);
+int mc_jw_end(struct mc_jw *w);
 
 /* Accessors that return NULL / the fallback when the member is absent or
  * of another type. */
