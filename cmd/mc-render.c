@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <dirent.h>
 #include <getopt.h>
+#include <limits.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdint.h>
@@ -79,6 +80,9 @@ struct section {
 struct render {
 	struct mc_settings s;
 	cJSON *doc;			/* the context document read on stdin */
+	struct mc_buf skills;		/* its enabled skills, as the section's lines */
+	cJSON *bad_skill;		/* the first skill that fails check_skill */
+	int bad_index;
 	struct fragment frag[F_N];
 	const cJSON *override;		/* the prompt.model_overrides entry that applies */
 	int override_index;
@@ -251,11 +255,12 @@ bad_doc(const char *at, const char *what)
 	return -1;
 }
 
-/* An error about arr[i] (key NULL) or arr[i].key. */
+/* An error about arr[i] (key NULL) or arr[i].key; i -1 only tells. */
 static int
 bad_member(const char *arr, int i, const char *key, const char *what)
 {
-	mc_err("stdin: %s[%d]%s%s: %s", arr, i, key ? "." : "", key ? key : "", what);
+	if (i >= 0)
+		mc_err("stdin: %s[%d]%s%s: %s", arr, i, key ? "." : "", key ? key : "", what);
 	return -1;
 }
 
@@ -274,12 +279,70 @@ doc_string(const cJSON *obj, const char *key, const char *arr, int i, int option
 	return 0;
 }
 
+/* A skill as mc-render uses it; i -1 checks without a word. */
+static int
+check_skill(const cJSON *e, int i)
+{
+	const cJSON *v;
+	char what[256];
+
+	if (!cJSON_IsObject(e))
+		return bad_member("skills", i, NULL, "expected an object");
+	if (doc_string(e, "name", "skills", i, 0) == -1 ||
+	    doc_string(e, "description", "skills", i, 1) == -1)
+		return -1;
+	if (!safe_skill_name(mc_json_str(e, "name"))) {
+		snprintf(what, sizeof what, "invalid skill name \"%.80s\"", mc_json_str(e, "name"));
+		return bad_member("skills", i, "name", what);
+	}
+	v = cJSON_GetObjectItemCaseSensitive(e, "enabled");
+	if (v != NULL && !cJSON_IsBool(v))
+		return bad_member("skills", i, "enabled", "expected true or false");
+	return 0;
+}
+
+/*
+ * Each skill of the document as it is parsed (mc_json_read_fd_each): ten
+ * thousand skills are kept as the lines of their section, not as a tree.
+ * The first bad one is kept for check_doc to report in its turn.
+ */
+static void
+take_skill(cJSON *e, size_t i, void *arg)
+{
+	struct render *R = arg;
+	const cJSON *enabled;
+	const char *d;
+	char *desc;
+
+	if (R->bad_skill != NULL) {
+		cJSON_Delete(e);
+		return;
+	}
+	if (check_skill(e, -1) == -1) {
+		R->bad_skill = e;
+		R->bad_index = i > INT_MAX ? INT_MAX : (int)i;
+		return;
+	}
+	enabled = cJSON_GetObjectItemCaseSensitive(e, "enabled");
+	if (enabled == NULL || cJSON_IsTrue(enabled)) {
+		adds(&R->skills, "- ");
+		adds(&R->skills, mc_json_str(e, "name"));
+		d = mc_json_str(e, "description");
+		if (d != NULL && (desc = one_line(d, DESC_MAX)) != NULL) {
+			adds(&R->skills, ": ");
+			adds(&R->skills, desc);
+			free(desc);
+		}
+		adds(&R->skills, "\n");
+	}
+	cJSON_Delete(e);
+}
+
 /* Check the shape of what mc-render uses; other members pass untouched. */
 static int
-check_doc(const cJSON *doc)
+check_doc(const struct render *R)
 {
-	const cJSON *a, *e, *v;
-	char what[256];
+	const cJSON *doc = R->doc, *a, *e, *v;
 	int i;
 
 	if (!cJSON_IsObject(doc))
@@ -307,22 +370,8 @@ check_doc(const cJSON *doc)
 	a = cJSON_GetObjectItemCaseSensitive(doc, "skills");
 	if (a != NULL && !cJSON_IsArray(a))
 		return bad_doc("skills", "expected an array");
-	i = 0;
-	cJSON_ArrayForEach(e, a) {
-		if (!cJSON_IsObject(e))
-			return bad_member("skills", i, NULL, "expected an object");
-		if (doc_string(e, "name", "skills", i, 0) == -1 ||
-		    doc_string(e, "description", "skills", i, 1) == -1)
-			return -1;
-		if (!safe_skill_name(mc_json_str(e, "name"))) {
-			snprintf(what, sizeof what, "invalid skill name \"%.80s\"", mc_json_str(e, "name"));
-			return bad_member("skills", i, "name", what);
-		}
-		v = cJSON_GetObjectItemCaseSensitive(e, "enabled");
-		if (v != NULL && !cJSON_IsBool(v))
-			return bad_member("skills", i, "enabled", "expected true or false");
-		i++;
-	}
+	if (R->bad_skill != NULL)
+		return check_skill(R->bad_skill, R->bad_index);
 	return 0;
 }
 
@@ -791,34 +840,17 @@ build_skills(struct render *R)
 {
 	struct section *S = &R->sec[S_SKILLS];
 	const struct fragment *F = &R->frag[F_SKILLS];
-	const cJSON *e, *enabled;
-	const char *d;
-	char *desc;
 
 	S->source = F->source;
-	cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(R->doc, "skills")) {
-		enabled = cJSON_GetObjectItemCaseSensitive(e, "enabled");
-		if (enabled != NULL && !cJSON_IsTrue(enabled))
-			continue;
-		if (S->text.len == 0) {
-			adds(&S->text, "<Available-Skills>\n");
-			if (F->text.len > 0) {
-				add(&S->text, F->text.data, F->text.len);
-				adds(&S->text, "\n");
-			}
-		}
-		adds(&S->text, "- ");
-		adds(&S->text, mc_json_str(e, "name"));
-		d = mc_json_str(e, "description");
-		if (d != NULL && (desc = one_line(d, DESC_MAX)) != NULL) {
-			adds(&S->text, ": ");
-			adds(&S->text, desc);
-			free(desc);
-		}
+	if (R->skills.len == 0)
+		return;
+	adds(&S->text, "<Available-Skills>\n");
+	if (F->text.len > 0) {
+		add(&S->text, F->text.data, F->text.len);
 		adds(&S->text, "\n");
 	}
-	if (S->text.len > 0)
-		adds(&S->text, "</Available-Skills>");
+	add(&S->text, R->skills.data, R->skills.len);
+	adds(&S->text, "</Available-Skills>");
 }
 
 static void
@@ -990,14 +1022,14 @@ render(struct render *R, const char *model, int mode, int pretty)
 	if (check_overrides(R, model, &used) == -1)
 		return -1;
 
-	R->doc = mc_json_read_fd(0, &empty, err, sizeof err);
+	R->doc = mc_json_read_fd_each(0, &empty, "skills", take_skill, R, err, sizeof err);
 	if (R->doc == NULL && !empty) {
 		mc_err("stdin: %s", err);
 		return -1;
 	}
 	if (R->doc == NULL)
 		R->doc = mc_json_new_obj();
-	if (check_doc(R->doc) == -1)
+	if (check_doc(R) == -1)
 		return -1;
 
 	for (f = 0; f < F_N; f++)
@@ -1051,6 +1083,8 @@ render_free(struct render *R)
 		mc_buf_free(&R->sec[i].text);
 	mc_buf_free(&R->prompt);
 	free(R->term);
+	mc_buf_free(&R->skills);
+	cJSON_Delete(R->bad_skill);
 	cJSON_Delete(R->doc);
 	mc_settings_free(&R->s);
 }

@@ -79,8 +79,177 @@ mc_json_nul_escape(const char *s, size_t len)
 	return NULL;
 }
 
+/* ---- a long array member, one element at a time ---- */
+
+/* cJSON takes every byte up to the space for white space. */
+static const char *
+skip_ws(const char *p, const char *e)
+{
+	while (p < e && (unsigned char)*p <= ' ')
+		p++;
+	return p;
+}
+
+/* Past the string that opens at p, or NULL when it does not end. */
+static const char *
+skip_str(const char *p, const char *e)
+{
+	const char *q, *b;
+
+	for (p++; (q = memchr(p, '"', (size_t)(e - p))) != NULL; p = q + 1) {
+		for (b = q; b > p && b[-1] == '\\'; b--)
+			;
+		if ((q - b) % 2 == 0)
+			return q + 1;
+	}
+	return NULL;
+}
+
+/* Past the value at p, or NULL. Only the structure is followed (strings,
+ * brackets, tokens up to a delimiter); cJSON checks the rest. *deep
+ * gets the deepest nesting met. */
+static const char *
+skip_value(const char *p, const char *e, size_t *deep)
+{
+	const char *q = p;
+	size_t depth = 0;
+
+	*deep = 0;
+
+	if (p < e && *p == '"')
+		return skip_str(p, e);
+	if (p < e && *p != '{' && *p != '[') {
+		while (q < e && (unsigned char)*q > ' ' && *q != ',' && *q != ']' && *q != '}')
+			q++;
+		return q > p ? q : NULL;
+	}
+	for (; q < e; q++) {
+		if (*q == '"') {
+			if ((q = skip_str(q, e)) == NULL)
+				return NULL;
+			q--;
+		} else if (*q == '{' || *q == '[') {
+			if (++depth > *deep)
+				*deep = depth;
+		} else if ((*q == '}' || *q == ']') && --depth == 0)
+			return q + 1;
+	}
+	return NULL;
+}
+
+/*
+ * The span of the top-level member key's array value, in an object whose
+ * keys are plain (no escapes) and hold key once. -1 for any other text,
+ * which is then parsed whole.
+ */
+static int
+find_array(const char *s, size_t len, const char *key, const char **vs, const char **ve)
+{
+	const char *p, *e = s + len, *k, *v;
+	size_t klen = strlen(key), deep;
+	int mine, found = 0;
+
+	p = skip_ws(s, e);
+	if (p == e || *p != '{')
+		return -1;
+	p = skip_ws(p + 1, e);
+	if (p < e && *p == '}')
+		return -1;
+	for (;;) {
+		if (p == e || *p != '"' || (k = skip_str(p, e)) == NULL ||
+		    memchr(p, '\\', (size_t)(k - p)) != NULL)
+			return -1;
+		mine = (size_t)(k - p) == klen + 2 && memcmp(p + 1, key, klen) == 0;
+		if (mine && found++)
+			return -1;
+		p = skip_ws(k, e);
+		if (p == e || *p != ':')
+			return -1;
+		p = skip_ws(p + 1, e);
+		if ((v = skip_value(p, e, &deep)) == NULL)
+			return -1;
+		/* Alone, an element could nest deeper than cJSON allows it
+		 * inside the document: leave that to the whole parse. */
+		if (mine && deep + 2 >= CJSON_NESTING_LIMIT)
+			return -1;
+		if (mine) {
+			*vs = p;
+			*ve = v;
+		}
+		if ((p = skip_ws(v, e)) == e)
+			return -1;
+		if (*p == '}')
+			break;
+		if (*p != ',')
+			return -1;
+		p = skip_ws(p + 1, e);
+	}
+	return found && **vs == '[' && skip_ws(p + 1, e) == e ? 0 : -1;
+}
+
+static cJSON *
+syntax_error(const char *s, const char *at, char *err, size_t errsz)
+{
+	size_t line, col;
+
+	where(s, at, &line, &col);
+	snprintf(err, errsz, "invalid JSON at line %zu, column %zu", line, col);
+	return NULL;
+}
+
+cJSON *
+mc_json_parse_each(char *s, size_t len, const char *key, mc_json_each_fn *fn, void *arg,
+    char *err, size_t errsz)
+{
+	const char *vs = NULL, *ve = NULL, *p, *v, *end;
+	cJSON *doc, *arr, *elem;
+	size_t i = 0, deep;
+	char *q, *nl;
+
+	if (memchr(s, '\0', len) != NULL || find_array(s, len, key, &vs, &ve) == -1) {
+		if ((doc = mc_json_parse(s, len, err, errsz)) == NULL)
+			return NULL;
+		arr = cJSON_GetObjectItemCaseSensitive(doc, key);
+		while (cJSON_IsArray(arr) && (elem = arr->child) != NULL)
+			fn(cJSON_DetachItemViaPointer(arr, elem), i++, arg);
+		return doc;
+	}
+	for (p = skip_ws(vs + 1, ve); *p != ']';) {
+		/* cJSON would take a byte-order mark before an element */
+		if (*p == '\0' || strchr("\"{[-0123456789tfn", *p) == NULL || (v = skip_value(p, ve, &deep)) == NULL)
+			return syntax_error(s, p, err, errsz);
+		if ((elem = cJSON_ParseWithLengthOpts(p, (size_t)(v - p), &end, 0)) == NULL)
+			return syntax_error(s, cJSON_GetErrorPtr(), err, errsz);
+		if (skip_ws(end, v) != v) {
+			cJSON_Delete(elem);
+			return syntax_error(s, end, err, errsz);
+		}
+		fn(elem, i++, arg);
+		p = skip_ws(v, ve);
+		if (p < ve && *p == ',') {
+			if (*(p = skip_ws(p + 1, ve)) == ']')
+				return syntax_error(s, p, err, errsz);
+		} else if (p == ve || *p != ']')
+			return syntax_error(s, p < ve ? p : ve - 1, err, errsz);
+	}
+	/* Blank the array but keep its lines: positions in errors stay true. */
+	for (q = (char *)vs + 1; q < ve - 1; q = nl + 1) {
+		if ((nl = memchr(q, '\n', (size_t)(ve - 1 - q))) == NULL)
+			nl = (char *)ve - 1;
+		memset(q, ' ', (size_t)(nl - q));
+	}
+	return mc_json_parse(s, len, err, errsz);
+}
+
 cJSON *
 mc_json_read_fd(int fd, int *empty, char *err, size_t errsz)
+{
+	return mc_json_read_fd_each(fd, empty, NULL, NULL, NULL, err, errsz);
+}
+
+cJSON *
+mc_json_read_fd_each(int fd, int *empty, const char *key, mc_json_each_fn *fn, void *arg,
+    char *err, size_t errsz)
 {
 	struct mc_buf b = {0};
 	size_t i, line, col;
@@ -103,8 +272,14 @@ mc_json_read_fd(int fd, int *empty, char *err, size_t errsz)
 		mc_buf_free(&b);
 		return NULL;
 	}
-	doc = mc_json_parse(b.data, b.len, err, errsz);
-	if (doc != NULL && (at = mc_json_nul_escape(b.data, b.len)) != NULL) {
+	/* Checked first, so that no element with a cut string reaches fn;
+	 * a text that is not JSON at all still says so first. */
+	at = mc_json_nul_escape(b.data, b.len);
+	if (at != NULL || key == NULL)
+		doc = mc_json_parse(b.data, b.len, err, errsz);
+	else
+		doc = mc_json_parse_each(b.data, b.len, key, fn, arg, err, errsz);
+	if (doc != NULL && at != NULL) {
 		where(b.data, at, &line, &col);
 		snprintf(err, errsz, "a string holds a NUL character (\\u0000) at line %zu, column %zu",
 		    line, col);

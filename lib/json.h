@@ -29,6 +29,21 @@ const char *mc_json_nul_escape(const char *s, size_t len);
  */
 cJSON *mc_json_read_fd(int fd, int *empty, char *err, size_t errsz);
 
+/*
+ * mc_json_read_fd for a document with one long array: each element of the
+ * top-level member key goes to fn (which owns it) as it is parsed, alone,
+ * in order, and the document returned holds key as an empty array. A
+ * document with a bad element is still an error, after fn has had the
+ * elements before it. A key that is not an array stays as it is.
+ */
+typedef void mc_json_each_fn(cJSON *elem, size_t index, void *arg);
+cJSON *mc_json_read_fd_each(int fd, int *empty, const char *key, mc_json_each_fn *fn,
+    void *arg, char *err, size_t errsz);
+/* The same over the len bytes at s, which it may change (the array is
+ * blanked there). It does not look for \u0000. */
+cJSON *mc_json_parse_each(char *s, size_t len, const char *key, mc_json_each_fn *fn,
+    void *arg, char *err, size_t errsz);
+
 /* doc as compact JSON, byte for byte what cJSON_PrintUnformatted gives, but
  * faster on long strings. Returns a malloc'ed string (NULL: out of memory). */
 char *mc_json_compact(const cJSON *doc, size_t *len);

@@ -1,8 +1,10 @@
-/* t/unit/json.c: mc_json_compact writes exactly what cJSON_PrintUnformatted writes. */
+/* t/unit/json.c: mc_json_compact writes exactly what cJSON_PrintUnformatted writes;
+ * mc_json_parse_each hands out the elements and reports errors where a whole parse would. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "buf.h"
 #include "json.h"
 
 static const char *const docs[] = {
@@ -17,13 +19,88 @@ static const char *const docs[] = {
 	"{\"instructions\":[{\"source\":\"repo\",\"bytes\":45,\"content\":\"line\\nline\\n\"}]}",
 };
 
+/* Each element of "skills", compact, one a line; the rest of the document last. */
+static const struct {
+	const char *text;
+	const char *want;	/* or the error, which a whole parse gives too */
+} each[] = {
+	{ "{\"skills\":[]}", "{\"skills\":[]}" },
+	{ "{\"a\":1,\"skills\":[1,\"two\",{\"x\":[3]}],\"b\":[]}",
+	  "1\n\"two\"\n{\"x\":[3]}\n{\"a\":1,\"skills\":[],\"b\":[]}" },
+	{ " {\n \"skills\" :\n [ {\"n\":\"]\\\\\"} ,\n\t\"\\\"[\" ] }\n",
+	  "{\"n\":\"]\\\\\"}\n\"\\\"[\"\n{\"skills\":[]}" },
+	{ "{\"skills\":{\"a\":1}}", "{\"skills\":{\"a\":1}}" },
+	{ "{\"other\":[1]}", "{\"other\":[1]}" },
+	/* escaped and repeated keys take the whole parse: the first wins */
+	{ "{\"sk\\u0069lls\":[1]}", "1\n{\"skills\":[]}" },
+	{ "{\"skills\":[1],\"skills\":[2]}", "1\n{\"skills\":[],\"skills\":[2]}" },
+	{ "{\"skills\":[1,]}", "invalid JSON at line 1, column 14" },
+	{ "{\"skills\":[1 2]}", "invalid JSON at line 1, column 14" },
+	{ "{\"skills\":[\n{\"a\":tru}]}", "invalid JSON at line 2, column 6" },
+	{ "{\"skills\":[\n1],\n\"x\":nul}", "invalid JSON at line 3, column 5" },
+	{ "{\"skills\":[1]} x", "invalid JSON: unexpected data after the document at line 1, column 16" },
+	{ "{\"skills\":[\xef\xbb\xbf" "1]}", "invalid JSON at line 1, column 12" },
+};
+
+static void
+collect(cJSON *e, size_t i, void *arg)
+{
+	struct mc_buf *b = arg;
+	char *t = mc_json_compact(e, NULL);
+
+	(void)i;
+	mc_buf_adds(b, t);
+	mc_buf_adds(b, "\n");
+	free(t);
+	cJSON_Delete(e);
+}
+
+static int
+check_each(void)
+{
+	struct mc_buf got;
+	char err[128], whole[128], *text, *rest;
+	const char *result;
+	size_t i;
+	cJSON *doc;
+	int fail = 0;
+
+	for (i = 0; i < sizeof each / sizeof each[0]; i++) {
+		got = (struct mc_buf){0};
+		if ((text = strdup(each[i].text)) == NULL)
+			return 1;
+		doc = mc_json_parse_each(text, strlen(text), "skills", collect, &got, err, sizeof err);
+		if (doc != NULL) {
+			rest = mc_json_compact(doc, NULL);
+			mc_buf_adds(&got, rest);
+			free(rest);
+			cJSON_Delete(doc);
+			result = got.data;
+		} else {
+			result = err;
+			cJSON_Delete(mc_json_parse(each[i].text, strlen(each[i].text), whole, sizeof whole));
+			if (strcmp(whole, err) != 0) {
+				printf("json: each case %zu: a whole parse says %s, not %s\n", i, whole, err);
+				fail = 1;
+			}
+		}
+		if (strcmp(result, each[i].want) != 0) {
+			printf("json: each case %zu:\n  want: %s\n  got:  %s\n", i, each[i].want, result);
+			fail = 1;
+		}
+		mc_buf_free(&got);
+		free(text);
+	}
+	return fail;
+}
+
 int
 main(void)
 {
 	char err[128], *want, *got, ctl[40];
 	size_t i, n;
 	cJSON *doc;
-	int fail = 0;
+	int fail = check_each();
 
 	for (i = 0; i < sizeof docs / sizeof docs[0] + 1; i++) {
 		if (i < sizeof docs / sizeof docs[0])

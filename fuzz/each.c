@@ -1,0 +1,73 @@
+/* fuzz/each.c: libFuzzer target: mc_json_parse_each agrees with one whole parse. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "buf.h"
+#include "json.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+struct seen {
+	struct mc_buf b;	/* each element, compact, one a line */
+	size_t n;
+};
+
+static void
+collect(cJSON *e, size_t i, void *arg)
+{
+	struct seen *s = arg;
+	char *t;
+
+	if (i != s->n++)
+		abort();
+	if ((t = mc_json_compact(e, NULL)) == NULL || mc_buf_adds(&s->b, t) == -1 ||
+	    mc_buf_addc(&s->b, '\n') == -1)
+		abort();
+	free(t);
+	cJSON_Delete(e);
+}
+
+static void
+same_doc(const cJSON *a, const cJSON *b)
+{
+	char *x = mc_json_compact(a, NULL), *y = mc_json_compact(b, NULL);
+
+	if (x == NULL || y == NULL || strcmp(x, y) != 0)
+		abort();
+	free(x);
+	free(y);
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct seen want = {0}, got = {0};
+	char err[256], *text;
+	cJSON *ref, *doc, *arr;
+
+	if ((text = malloc(size + 1)) == NULL)
+		abort();
+	memcpy(text, data, size);
+	/* The reference: the whole document, then the elements taken out. */
+	if ((ref = mc_json_parse(text, size, err, sizeof err)) != NULL) {
+		arr = cJSON_GetObjectItemCaseSensitive(ref, "skills");
+		while (cJSON_IsArray(arr) && arr->child != NULL)
+			collect(cJSON_DetachItemViaPointer(arr, arr->child), want.n, &want);
+	}
+	doc = mc_json_parse_each(text, size, "skills", collect, &got, err, sizeof err);
+	if ((ref == NULL) != (doc == NULL))
+		abort();
+	if (ref != NULL) {
+		if (want.n != got.n || (want.n > 0 && strcmp(want.b.data, got.b.data) != 0))
+			abort();
+		same_doc(ref, doc);
+	}
+	cJSON_Delete(ref);
+	cJSON_Delete(doc);
+	mc_buf_free(&want.b);
+	mc_buf_free(&got.b);
+	free(text);
+	return 0;
+}
