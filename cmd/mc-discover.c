@@ -118,8 +118,7 @@ load(struct discovery *d, const char *source, int index, const char *path,
 		mc_json_add_num(e, "index", index);
 	mc_json_add_str(e, "path", path);
 	mc_json_add_num(e, "bytes", (double)r.len);
-	mc_json_add_str(e, "content", r.data);
-	free(r.data);
+	mc_json_add_owned(e, "content", r.data);
 }
 
 static int

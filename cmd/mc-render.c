@@ -938,19 +938,31 @@ apply_override(struct render *R)
 }
 
 /* Sections joined by one blank line, one final newline. */
+/* The sections in order, a blank line apart, into R->prompt; or, with
+ * fp, straight out: a megabyte of instructions need not be copied twice. */
 static void
-assemble(struct render *R)
+assemble(struct render *R, FILE *fp)
 {
-	int i;
+	int i, any = 0;
 
 	for (i = 0; i < S_N; i++) {
 		if (R->sec[i].text.len == 0)
 			continue;
-		if (R->prompt.len > 0)
-			adds(&R->prompt, "\n\n");
-		add(&R->prompt, R->sec[i].text.data, R->sec[i].text.len);
+		if (fp != NULL) {
+			if (any)
+				fputs("\n\n", fp);
+			fwrite(R->sec[i].text.data, 1, R->sec[i].text.len, fp);
+		} else {
+			if (any)
+				adds(&R->prompt, "\n\n");
+			add(&R->prompt, R->sec[i].text.data, R->sec[i].text.len);
+		}
+		any = 1;
 	}
-	adds(&R->prompt, "\n");
+	if (fp != NULL)
+		putc('\n', fp);
+	else
+		adds(&R->prompt, "\n");
 }
 
 /* ---- output ---- */
@@ -1058,14 +1070,14 @@ render(struct render *R, const char *model, int mode, int pretty)
 			return -1;
 	if (R->override != NULL && apply_override(R) == -1)
 		return -1;
-	assemble(R);
-
+	if (mode == 't') {
+		assemble(R, stdout);	/* mc_finish reports a failed write */
+		return 0;
+	}
+	assemble(R, NULL);
 	if (mode == 'j')
 		return write_json(R, pretty);
-	if (mode == 's')
-		write_stats(R);
-	else
-		fwrite(R->prompt.data, 1, R->prompt.len, stdout);
+	write_stats(R);
 	return 0;
 }
 

@@ -520,6 +520,18 @@ mc_json_add_str(cJSON *obj, const char *key, const char *val)
 }
 
 cJSON *
+mc_json_add_owned(cJSON *obj, const char *key, char *val)
+{
+	cJSON *v = cJSON_CreateStringReference(val);
+
+	if (v == NULL)
+		mc_oom();
+	/* No longer a reference: cJSON_Delete frees it, with free(). */
+	v->type &= ~cJSON_IsReference;
+	return mc_json_add(obj, key, v);
+}
+
+cJSON *
 mc_json_add_num(cJSON *obj, const char *key, double val)
 {
 	return mc_json_add(obj, key, cJSON_CreateNumber(val));
