@@ -33,8 +33,10 @@ enum { LOAD_OK, LOAD_NOSKILL, LOAD_REFUSED };
  * Loading a SKILL.md is four system calls (openat, fstat, read, close)
  * and little else, so with thousands of skills the scan waits on the
  * kernel: a directory's skills are loaded by a few threads when there
- * are enough of them. Their candidates and diagnostics are sorted once
- * the scan is over, so the order in which they arrive does not matter.
+ * are enough of them. The order in which their results arrive does not
+ * show: the candidates are sorted (cmp_cand has no ties) and the
+ * diagnostics by path when the scan is over, and the diagnostics of one
+ * path all come from one thread, in order.
  */
 #define BATCH_MIN 64
 #define THREADS_MAX 4
@@ -545,11 +547,11 @@ scan_group(struct scan *sc, int dfd, const char *dirpath, const char *name)
 static void
 scan_dir(struct scan *sc, DIR *d, const char *dirpath, const char *group)
 {
-	struct batch b = { .sc = sc, .dfd = dirfd(d), .dirpath = dirpath, .group = group };
+	int dfd = dirfd(d), type;
+	struct batch b = { .sc = sc, .dfd = dfd, .dirpath = dirpath, .group = group };
 	struct dirent *e;
 	struct stat st;
 	char *path;
-	int dfd = b.dfd, type;
 	size_t i;
 
 	while ((errno = 0, e = readdir(d)) != NULL) {
