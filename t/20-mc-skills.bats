@@ -515,6 +515,56 @@ names() {
 	assert_equal "$(jqo '[.skills[] | select(.source == "user")] | length')" 1000
 }
 
+@test "hundreds of skills (loaded by threads): exact names and diagnostics in path order, every run" {
+	local P i n long exp_names="" exp_diags=""
+	mkdir -p "$R"
+	P=$(cd "$R" && pwd -P)
+	long=$(printf '%1030s' '' | tr ' ' x)
+	for i in $(seq -w 0 199); do
+		n=s$i
+		case $((10#$i % 25)) in
+		3)	mkdir "$R/$n"
+			ln -s ../s000/SKILL.md "$R/$n/SKILL.md"
+			exp_diags+="$P/$n/SKILL.md	symbolic link refused; SKILL.md must be a regular file"$'\n' ;;
+		7)	mkdir "$R/$n"
+			printf '\377\n' >"$R/$n/SKILL.md"
+			exp_diags+="$P/$n/SKILL.md	not valid UTF-8 text"$'\n' ;;
+		11)	mkdir "$R/$n"
+			printf -- '---\ndescription: open\n' >"$R/$n/SKILL.md"
+			exp_diags+="$P/$n/SKILL.md	unterminated frontmatter (no closing ---); listed without a description"$'\n'
+			exp_names+="$n	$P/$n/SKILL.md"$'\n' ;;
+		19)	mkskill "$R/$n" "$long"
+			exp_diags+="$P/$n/SKILL.md	description is 1030 characters, cut to 1024"$'\n'
+			exp_names+="$n	$P/$n/SKILL.md"$'\n' ;;
+		*)	mkskill "$R/$n"
+			exp_names+="$n	$P/$n/SKILL.md"$'\n' ;;
+		esac
+	done
+	for i in 0 1 2; do
+		mkskill "$R/Bad$i"
+		exp_diags+="$P/Bad$i	invalid skill name (1-64 characters of a-z, 0-9 and -); skipped"$'\n'
+	done
+	# Two groups of the same 70 names: g1 wins, g2's are diagnosed; g2/g-05
+	# has two diagnostics, which keep the order they were made in.
+	for i in $(seq -w 0 69); do
+		mkskill "$R/g1/g-$i"
+		mkskill "$R/g2/g-$i" "$([ "$i" = 05 ] && echo "$long")"
+		exp_names+="g-$i	$P/g1/g-$i/SKILL.md"$'\n'
+		[ "$i" = 05 ] && exp_diags+="$P/g2/g-05/SKILL.md	description is 1030 characters, cut to 1024"$'\n'
+		exp_diags+="$P/g2/g-$i/SKILL.md	skill \"g-$i\" is also at $P/g1/g-$i/SKILL.md in the same root; that one is used"$'\n'
+	done
+	mkskill "$R/g1/s005"
+	exp_diags+="$P/g1/s005/SKILL.md	skill \"s005\" is also at $P/s005/SKILL.md in the same root; that one is used"$'\n'
+	skills
+	assert_failure 1
+	local first=$output
+	assert_equal "$(jqo '.skills[] | "\(.name)\t\(.path)"')" "$(sort <<<"${exp_names%$'\n'}")"
+	assert_equal "$(jqo '.diagnostics[] | "\(.path)\t\(.message)"')" \
+	    "$(sort -s -t $'\t' -k1,1 <<<"${exp_diags%$'\n'}")"
+	skills
+	assert_equal "$output" "$first"
+}
+
 # ---- usage -----------------------------------------------------------------
 
 @test "usage: --help, --version, bad flags and commands" {
