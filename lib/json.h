@@ -17,6 +17,13 @@
 cJSON *mc_json_parse(const char *s, size_t len, char *err, size_t errsz);
 
 /*
+ * Parse one value from the text [p, e), as cJSON 1.7 would (but a \u
+ * escape must have four hex digits), and set *end past it. On failure
+ * returns NULL with *end where the text went wrong.
+ */
+cJSON *mc_json_parse_value(const char *p, const char *e, const char **end);
+
+/*
  * The first escape \u0000 in a JSON text of len bytes, or NULL. cJSON
  * would silently cut the string there.
  */

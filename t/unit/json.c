@@ -94,13 +94,46 @@ check_each(void)
 	return fail;
 }
 
+/* Every byte that needs care, at every position of a string long enough
+ * for the writer's sixteen-byte steps, is written as cJSON writes it. */
+static int
+check_positions(void)
+{
+	static const unsigned char special[] = { 0x01, 0x08, 0x0a, 0x1f, '"', '\\', '/',
+		0x7f, 0x80, 0xc3, 0xff, ' ', '!', '#', '[', ']' };
+	char text[48], *want, *got;
+	size_t i, pos;
+	cJSON *v;
+	int fail = 0;
+
+	for (i = 0; i < sizeof special; i++)
+		for (pos = 0; pos < sizeof text - 1; pos++) {
+			memset(text, 'a', sizeof text - 1);
+			text[sizeof text - 1] = '\0';
+			text[pos] = (char)special[i];
+			if ((v = cJSON_CreateString(text)) == NULL)
+				return 1;
+			want = cJSON_PrintUnformatted(v);
+			got = mc_json_compact(v, NULL);
+			if (want == NULL || got == NULL || strcmp(want, got) != 0) {
+				printf("json: byte 0x%02x at %zu: cJSON %s, ours %s\n", special[i], pos,
+				    want, got);
+				fail = 1;
+			}
+			free(want);
+			free(got);
+			cJSON_Delete(v);
+		}
+	return fail;
+}
+
 int
 main(void)
 {
 	char err[128], *want, *got, ctl[40];
 	size_t i, n;
 	cJSON *doc;
-	int fail = check_each();
+	int fail = check_each() | check_positions();
 
 	for (i = 0; i < sizeof docs / sizeof docs[0] + 1; i++) {
 		if (i < sizeof docs / sizeof docs[0])
