@@ -372,6 +372,7 @@ struct stream {
 	struct driver *d;
 	struct mc_term term;
 	struct mc_buf clean;
+	struct mc_buf text;	/* the answer as it came, kept should it be cancelled */
 	int started;		/* the first byte arrived */
 	int closed;		/* stdout went away */
 	char last;		/* the last byte shown */
@@ -385,6 +386,8 @@ stream_out(void *arg, const char *p, size_t n)
 	size_t wn = n;
 
 	s->started = 1;
+	if (s->text.len < ITEMS_CAP)
+		bput(&s->text, p, n < ITEMS_CAP - s->text.len ? n : ITEMS_CAP - s->text.len);
 	if (s->d->tty) {
 		s->clean.len = 0;
 		if (mc_term_filter(&s->term, p, n, &s->clean) == -1)
@@ -465,6 +468,53 @@ keep_items(struct driver *d, cJSON *calls)
 	return ret;
 }
 
+static int
+append_item(struct driver *d, cJSON *item)
+{
+	char err[512];
+	int r = mc_session_append(&d->ses, item, err, sizeof err);
+
+	if (r == -1)
+		mc_err("%s", err);
+	cJSON_Delete(item);
+	return r;
+}
+
+/*
+ * The text of an answer cancelled while it streamed, as the assistant
+ * message of the session: what the user saw, then a line saying it was
+ * cut short, also marked "status":"incomplete" (the Responses API's word
+ * for an item cut short; mc-request sends only role and content). Calls
+ * the answer was making are not kept: mc-send prints only text.
+ */
+static void
+keep_partial(struct driver *d, const struct mc_buf *text)
+{
+	static const char cut[] = "(cancelled by the user)";
+	struct mc_buf b = {0};
+	size_t n = 0, k;
+	cJSON *m;
+
+	/* The whole characters before any NUL: what a JSON string holds. */
+	while (n < text->len && text->data[n] != '\0' &&
+	    (k = mc_utf8_seqlen(text->data + n, text->len - n)) > 0)
+		n += k;
+	if (n == 0)
+		return;
+	bput(&b, text->data, n);
+	if (b.data[n - 1] != '\n')
+		bputc(&b, '\n');
+	bputs(&b, cut);
+	bputc(&b, '\0');
+	m = mc_json_new_obj();
+	mc_json_add_str(m, "type", "message");
+	mc_json_add_str(m, "role", "assistant");
+	mc_json_add_str(m, "content", b.data);
+	mc_json_add_str(m, "status", "incomplete");
+	mc_buf_free(&b);
+	append_item(d, m);
+}
+
 /* Send the session once; the answer streams to stdout. */
 static int
 exchange(struct driver *d, cJSON *calls)
@@ -475,7 +525,7 @@ exchange(struct driver *d, cJSON *calls)
 	struct mc_buf env = {0};
 	struct args a = {0};
 	char err[256];
-	int st, ret;
+	int st, ret, r;
 
 	if (request(d, d->ses.path, &env) == -1) {
 		mc_buf_free(&env);
@@ -498,17 +548,18 @@ exchange(struct driver *d, cJSON *calls)
 	if (d->tty && s.started && s.last != '\n' && !s.closed)
 		putchar('\n');
 	fflush(stdout);
-	if (ret == -1) {
+	r = MC_EXIT_FAIL;
+	if (ret == -1)
 		mc_err("%s", err);
-		return MC_EXIT_FAIL;
-	}
-	if (s.closed)		/* the reader of our stdout left: stop quietly */
-		return MC_EXIT_OK;
-	if (interrupted)
-		return MC_EXIT_INTR;
-	if (!stage_ok("mc-send", st))
-		return WIFEXITED(st) && WEXITSTATUS(st) == MC_EXIT_INTR ? MC_EXIT_INTR : MC_EXIT_FAIL;
-	return keep_items(d, calls) == 0 ? MC_EXIT_OK : MC_EXIT_FAIL;
+	else if (s.closed)	/* the reader of our stdout left: stop quietly */
+		r = MC_EXIT_OK;
+	else if (interrupted || (WIFEXITED(st) && WEXITSTATUS(st) == MC_EXIT_INTR)) {
+		keep_partial(d, &s.text);
+		r = MC_EXIT_INTR;
+	} else if (stage_ok("mc-send", st))
+		r = keep_items(d, calls) == 0 ? MC_EXIT_OK : MC_EXIT_FAIL;
+	mc_buf_free(&s.text);
+	return r;
 }
 
 static const char *
@@ -723,18 +774,6 @@ launch(struct driver *d)
 	r = assemble(d);
 	if (listing && stages_wait(&p) == -1)
 		return -1;
-	return r;
-}
-
-static int
-append_item(struct driver *d, cJSON *item)
-{
-	char err[512];
-	int r = mc_session_append(&d->ses, item, err, sizeof err);
-
-	if (r == -1)
-		mc_err("%s", err);
-	cJSON_Delete(item);
 	return r;
 }
 
