@@ -1283,15 +1283,19 @@ dry_run(struct driver *d, const char *text)
 			mc_pipeline_wait(&tp);
 		}
 	}
-	if (tpipe[1] != -1)
-		close(tpipe[1]);
 	if (r == -1) {
+		/* Stopped before mc-request sees its tools end, so that it has
+		 * nothing to say about them. */
 		mc_pipeline_kill(&p, SIGTERM);
+		if (tpipe[1] != -1)
+			close(tpipe[1]);
 		mc_pipeline_wait(&p);
 		if (out != -1)
 			close(out);
 		return MC_EXIT_FAIL;
 	}
+	if (tpipe[1] != -1)
+		close(tpipe[1]);
 	if ((r = stage_output(out, ENVELOPE_CAP, "mc-request", &env)) == -1)
 		mc_pipeline_kill(&p, SIGTERM);
 	close(out);
