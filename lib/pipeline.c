@@ -22,13 +22,12 @@ static const int default_sigs[] = { SIGPIPE, SIGINT, SIGQUIT, SIGTERM, SIGCHLD, 
 
 /*
  * Start argv[0] with in and out as its stdin and stdout. Not posix_spawn:
- * glibc's resets every one of the 64 signals in the child, two system
- * calls each while the parent waits, and checks each dup2 with two
- * getrlimit calls; on a VM where a system call costs microseconds that
- * was a third of the driver's start-up. vfork shares our memory until the
- * exec, so the child only makes system calls; with every signal blocked
- * meanwhile, no handler of ours can run in it, and exec resets the
- * handlers it leaves.
+ * glibc's resets each of the 64 signals in the child, two system calls
+ * apiece while the parent waits, and checks each dup2 with two getrlimit
+ * calls: 700 of the 1,450 system calls of a dry run, where a system call
+ * costs microseconds. vfork shares our memory until the exec, so the
+ * child only makes system calls; with every signal blocked meanwhile, no
+ * handler of ours can run in it, and exec resets the handlers it leaves.
  */
 static int
 spawn_one(pid_t *pid, char *const argv[], int in, int out, char *err, size_t errsz)
