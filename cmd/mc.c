@@ -22,6 +22,7 @@
 #include "fsread.h"
 #include "json.h"
 #include "pipeline.h"
+#include "request.h"
 #include "session.h"
 #include "settings.h"
 #include "term.h"
@@ -32,6 +33,7 @@
 #define DOC_CAP (64u << 20)		/* a context document */
 #define ENVELOPE_CAP (MC_SESSION_MAX + PROMPT_CAP)
 #define ITEMS_CAP (64u << 20)		/* the items of one answer */
+#define ARG_TEXT_MAX (64u << 10)	/* a message passed as an argument (Linux takes 128 KiB) */
 
 static const char usage[] =
     "usage: mc [-c | --session ID] [-p NAME] [-m ID] [--agent ID] [-y] [--max-steps N]\n"
@@ -186,6 +188,67 @@ render_args(const struct driver *d, struct args *a, int stats)
 		arg(a, "--stats");
 }
 
+/* The argument vectors of mc-discover, mc-skills and mc-render. */
+static void
+stage_args(const struct driver *d, struct args a[3], int stats)
+{
+	arg(&a[0], "mc-discover");
+	arg(&a[0], "-q");
+	arg(&a[0], "--keep-going");
+	arg(&a[1], "mc-skills");
+	arg(&a[1], "-q");
+	arg(&a[1], "--keep-going");
+	render_args(d, &a[2], stats);
+}
+
+/*
+ * Start mc-discover | mc-skills [| mc-render ...] from /dev/null, into
+ * out_fd or, when out_fd is -1, a pipe read from *rd. 0, or -1 after
+ * saying why.
+ */
+static int
+stages_start(struct args a[3], int render, int out_fd,
+    struct mc_pipeline *p, int *rd)
+{
+	char *const *argvs[3] = { a[0].v, a[1].v, a[2].v };
+	char err[256];
+	int in, r;
+
+	if ((in = open("/dev/null", O_RDONLY | O_CLOEXEC)) == -1) {
+		mc_err("/dev/null: %s", strerror(errno));
+		return -1;
+	}
+	r = mc_pipeline_start(p, argvs, render ? 3 : 2, in, out_fd, rd, err, sizeof err);
+	close(in);
+	if (r == -1)
+		mc_err("%s", err);
+	return r;
+}
+
+/* Reap the stages; 0 when every one succeeded, else -1 after saying why. */
+static int
+stages_wait(struct mc_pipeline *p)
+{
+	int bad;
+
+	if ((bad = mc_pipeline_wait(p)) >= 0) {
+		stage_ok(p->name[bad], p->status[bad]);
+		return -1;
+	}
+	return 0;
+}
+
+/* Read a stage's output up to cap; -1 after saying why. */
+static int
+stage_output(int fd, size_t cap, const char *name, struct mc_buf *out)
+{
+	out->len = 0;
+	if (mc_fd_slurp(fd, cap, out) == 0)
+		return 0;
+	mc_err("%s: output: %s", name, errno == EFBIG ? "over the size limit" : strerror(errno));
+	return -1;
+}
+
 /*
  * Run mc-discover | mc-skills [| mc-render ...] from /dev/null, into out_fd
  * or, when out_fd is -1, into out. Returns 0 when every stage succeeded.
@@ -194,45 +257,21 @@ static int
 pipeline(const struct driver *d, int render, int stats, int out_fd, struct mc_buf *out)
 {
 	struct args a[3] = {0};
-	char *const *argvs[3];
 	struct mc_pipeline p;
-	char err[256];
-	int in, rd = -1, bad, slurp = 0;
+	int rd = -1, slurp = 0;
 
-	arg(&a[0], "mc-discover");
-	arg(&a[0], "-q");
-	arg(&a[0], "--keep-going");
-	arg(&a[1], "mc-skills");
-	arg(&a[1], "-q");
-	arg(&a[1], "--keep-going");
-	render_args(d, &a[2], stats);
-	argvs[0] = a[0].v;
-	argvs[1] = a[1].v;
-	argvs[2] = a[2].v;
-	if ((in = open("/dev/null", O_RDONLY | O_CLOEXEC)) == -1) {
-		mc_err("/dev/null: %s", strerror(errno));
+	stage_args(d, a, stats);
+	if (stages_start(a, render, out_fd, &p, &rd) == -1)
 		return -1;
-	}
-	if (mc_pipeline_start(&p, argvs, render ? 3 : 2, in, out_fd, &rd, err, sizeof err) == -1) {
-		close(in);
-		mc_err("%s", err);
-		return -1;
-	}
-	close(in);
 	if (out_fd == -1) {
-		out->len = 0;
-		slurp = mc_fd_slurp(rd, render ? PROMPT_CAP : DOC_CAP, out);
-		if (slurp == -1) {
-			mc_err("%s: output: %s", render ? "mc-render" : "mc-skills",
-			    errno == EFBIG ? "over the size limit" : strerror(errno));
+		slurp = stage_output(rd, render ? PROMPT_CAP : DOC_CAP,
+		    render ? "mc-render" : "mc-skills", out);
+		if (slurp == -1)
 			mc_pipeline_kill(&p, SIGTERM);
-		}
 		close(rd);
 	}
-	if ((bad = mc_pipeline_wait(&p)) >= 0) {
-		stage_ok(p.name[bad], p.status[bad]);
+	if (stages_wait(&p) == -1)
 		return -1;
-	}
 	return slurp;
 }
 
@@ -277,9 +316,37 @@ collect(void *arg, const char *p, size_t n)
 	return b->len > ENVELOPE_CAP ? -1 : 0;
 }
 
-/* The envelope for the session's items (and an extra trailing PROMPT). */
+/* mc-request for the items, with the tools (and an extra trailing PROMPT). */
+static void
+request_args(const struct driver *d, const char *items, const char *tools, const char *extra,
+    struct args *a)
+{
+	arg(a, "mc-request");
+	if (d->provider) {
+		arg(a, "-p");
+		arg(a, d->provider);
+	}
+	if (d->model) {
+		arg(a, "-m");
+		arg(a, d->model);
+	}
+	if (items) {
+		arg(a, "--items");
+		arg(a, items);
+	}
+	if (tools) {
+		arg(a, "--tools");
+		arg(a, tools);
+	}
+	if (extra) {
+		arg(a, "--");
+		arg(a, extra);
+	}
+}
+
+/* The envelope for the session's items. */
 static int
-request(struct driver *d, const char *items, const char *extra, struct mc_buf *env)
+request(struct driver *d, const char *items, struct mc_buf *env)
 {
 	struct mc_filter f = { .in = d->prompt.data, .inlen = d->prompt.len,
 	    .out = collect, .arg = env, .stop = &interrupted };
@@ -287,27 +354,7 @@ request(struct driver *d, const char *items, const char *extra, struct mc_buf *e
 	char err[256];
 	int st;
 
-	arg(&a, "mc-request");
-	if (d->provider) {
-		arg(&a, "-p");
-		arg(&a, d->provider);
-	}
-	if (d->model) {
-		arg(&a, "-m");
-		arg(&a, d->model);
-	}
-	if (items) {
-		arg(&a, "--items");
-		arg(&a, items);
-	}
-	if (d->tools_path) {
-		arg(&a, "--tools");
-		arg(&a, d->tools_path);
-	}
-	if (extra) {
-		arg(&a, "--");
-		arg(&a, extra);
-	}
+	request_args(d, items, d->tools_path, NULL, &a);
 	env->len = 0;
 	if (mc_filter_run(a.v, &f, &st, err, sizeof err) == -1) {
 		mc_err("%s", err);
@@ -325,6 +372,7 @@ struct stream {
 	struct driver *d;
 	struct mc_term term;
 	struct mc_buf clean;
+	struct mc_buf text;	/* the answer as it came, kept should it be cancelled */
 	int started;		/* the first byte arrived */
 	int closed;		/* stdout went away */
 	char last;		/* the last byte shown */
@@ -338,6 +386,8 @@ stream_out(void *arg, const char *p, size_t n)
 	size_t wn = n;
 
 	s->started = 1;
+	if (s->text.len < ITEMS_CAP)
+		bput(&s->text, p, n < ITEMS_CAP - s->text.len ? n : ITEMS_CAP - s->text.len);
 	if (s->d->tty) {
 		s->clean.len = 0;
 		if (mc_term_filter(&s->term, p, n, &s->clean) == -1)
@@ -418,6 +468,53 @@ keep_items(struct driver *d, cJSON *calls)
 	return ret;
 }
 
+static int
+append_item(struct driver *d, cJSON *item)
+{
+	char err[512];
+	int r = mc_session_append(&d->ses, item, err, sizeof err);
+
+	if (r == -1)
+		mc_err("%s", err);
+	cJSON_Delete(item);
+	return r;
+}
+
+/*
+ * The text of an answer cancelled while it streamed, as the assistant
+ * message of the session: what the user saw, then a line saying it was
+ * cut short, also marked "status":"incomplete" (the Responses API's word
+ * for an item cut short; mc-request sends only role and content). Calls
+ * the answer was making are not kept: mc-send prints only text.
+ */
+static void
+keep_partial(struct driver *d, const struct mc_buf *text)
+{
+	static const char cut[] = "(cancelled by the user)";
+	struct mc_buf b = {0};
+	size_t n = 0, k;
+	cJSON *m;
+
+	/* The whole characters before any NUL: what a JSON string holds. */
+	while (n < text->len && text->data[n] != '\0' &&
+	    (k = mc_utf8_seqlen(text->data + n, text->len - n)) > 0)
+		n += k;
+	if (n == 0)
+		return;
+	bput(&b, text->data, n);
+	if (b.data[n - 1] != '\n')
+		bputc(&b, '\n');
+	bputs(&b, cut);
+	bputc(&b, '\0');
+	m = mc_json_new_obj();
+	mc_json_add_str(m, "type", "message");
+	mc_json_add_str(m, "role", "assistant");
+	mc_json_add_str(m, "content", b.data);
+	mc_json_add_str(m, "status", "incomplete");
+	mc_buf_free(&b);
+	append_item(d, m);
+}
+
 /* Send the session once; the answer streams to stdout. */
 static int
 exchange(struct driver *d, cJSON *calls)
@@ -428,9 +525,9 @@ exchange(struct driver *d, cJSON *calls)
 	struct mc_buf env = {0};
 	struct args a = {0};
 	char err[256];
-	int st, ret;
+	int st, ret, r;
 
-	if (request(d, d->ses.path, NULL, &env) == -1) {
+	if (request(d, d->ses.path, &env) == -1) {
 		mc_buf_free(&env);
 		return interrupted ? MC_EXIT_INTR : MC_EXIT_FAIL;
 	}
@@ -451,17 +548,18 @@ exchange(struct driver *d, cJSON *calls)
 	if (d->tty && s.started && s.last != '\n' && !s.closed)
 		putchar('\n');
 	fflush(stdout);
-	if (ret == -1) {
+	r = MC_EXIT_FAIL;
+	if (ret == -1)
 		mc_err("%s", err);
-		return MC_EXIT_FAIL;
-	}
-	if (s.closed)		/* the reader of our stdout left: stop quietly */
-		return MC_EXIT_OK;
-	if (interrupted)
-		return MC_EXIT_INTR;
-	if (!stage_ok("mc-send", st))
-		return WIFEXITED(st) && WEXITSTATUS(st) == MC_EXIT_INTR ? MC_EXIT_INTR : MC_EXIT_FAIL;
-	return keep_items(d, calls) == 0 ? MC_EXIT_OK : MC_EXIT_FAIL;
+	else if (s.closed)	/* the reader of our stdout left: stop quietly */
+		r = MC_EXIT_OK;
+	else if (interrupted || (WIFEXITED(st) && WEXITSTATUS(st) == MC_EXIT_INTR)) {
+		keep_partial(d, &s.text);
+		r = MC_EXIT_INTR;
+	} else if (stage_ok("mc-send", st))
+		r = keep_items(d, calls) == 0 ? MC_EXIT_OK : MC_EXIT_FAIL;
+	mc_buf_free(&s.text);
+	return r;
 }
 
 static const char *
@@ -620,20 +718,20 @@ resume(struct driver *d)
 }
 
 /*
- * A launch: the tool definitions (`mc-tool list`, into a file for every
- * request) are listed while the system prompt is assembled.
+ * Start `mc-tool list` into a file, read by every request: 1 when it
+ * runs in *p, 0 when the tools are listed already or missing, -1 after
+ * saying why.
  */
 static int
-launch(struct driver *d)
+tools_start(struct driver *d, struct mc_pipeline *p)
 {
 	char *argv[] = { "mc-tool", "list", NULL }, *const *argvs[] = { argv }, err[256];
-	struct mc_pipeline p;
-	int fd, in, bad, r;
+	int fd, in, r;
 
 	if (ensure_tmpdir(d) == -1)
 		return -1;
 	if (d->tools_path || d->no_tools)
-		return assemble(d);
+		return 0;
 	if ((d->tools_path = mc_path_join(d->tmpdir, "tools.json")) == NULL)
 		mc_oom();
 	fd = open(d->tools_path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
@@ -646,36 +744,36 @@ launch(struct driver *d)
 		close(fd);
 		return -1;
 	}
-	r = mc_pipeline_start(&p, argvs, 1, in, fd, NULL, err, sizeof err);
+	r = mc_pipeline_start(p, argvs, 1, in, fd, NULL, err, sizeof err);
 	close(in);
+	close(fd);
 	if (r == -1) {
 		/* The suite without its tools still answers questions. */
 		mc_warn("%s; no tools this session", err);
-		close(fd);
 		unlink(d->tools_path);
 		free(d->tools_path);
 		d->tools_path = NULL;
 		d->no_tools = 1;
-		return assemble(d);
+		return 0;
 	}
-	close(fd);
-	r = assemble(d);
-	if ((bad = mc_pipeline_wait(&p)) >= 0) {
-		stage_ok("mc-tool", p.status[bad]);
-		return -1;
-	}
-	return r;
+	return 1;
 }
 
+/*
+ * A launch: the tool definitions are listed while the system prompt is
+ * assembled.
+ */
 static int
-append_item(struct driver *d, cJSON *item)
+launch(struct driver *d)
 {
-	char err[512];
-	int r = mc_session_append(&d->ses, item, err, sizeof err);
+	struct mc_pipeline p;
+	int listing, r;
 
-	if (r == -1)
-		mc_err("%s", err);
-	cJSON_Delete(item);
+	if ((listing = tools_start(d, &p)) == -1)
+		return -1;
+	r = assemble(d);
+	if (listing && stages_wait(&p) == -1)
+		return -1;
 	return r;
 }
 
@@ -1051,24 +1149,26 @@ one_shot_text(int argc, char *argv[], int *status)
 	return mc_buf_steal(&b);
 }
 
+/*
+ * The message of a dry run, as the items file mc-request reads: a copy of
+ * the session with the message added. The session is read, never written.
+ */
 static int
-dry_run(struct driver *d, const char *text)
+dry_items(struct driver *d, const char *text)
 {
-	struct mc_buf env = {0}, items = {0};
+	struct mc_buf items = {0};
 	struct mc_read r = {0};
 	cJSON *msg;
 	char *line;
 	int ret = -1, fd;
 
-	/* The session is read, never written: the request goes from a copy
-	 * with the message added (a message of 1 MiB is too long for argv). */
 	if (ensure_tmpdir(d) == -1)
-		return MC_EXIT_FAIL;
+		return -1;
 	if (d->ses.path != NULL) {
 		mc_file_read(d->ses.path, MC_SESSION_MAX, MC_LINK_REFUSE, NULL, 0, &r);
 		if (r.status != MC_READ_OK) {
 			mc_err("%s: %s", d->ses.path, mc_read_strerror(&r, MC_SESSION_MAX));
-			return MC_EXIT_FAIL;
+			return -1;
 		}
 		bput(&items, r.data, r.len);
 		free(r.data);
@@ -1087,13 +1187,123 @@ dry_run(struct driver *d, const char *text)
 	if (fd == -1 || mc_write_all(fd, items.data, items.len) == -1)
 		mc_err("%s: %s", d->items_path, strerror(errno));
 	else
-		ret = request(d, d->items_path, NULL, &env);
+		ret = 0;
 	if (fd != -1)
 		close(fd);
-	unlink(d->items_path);
-	if (ret == 0 && fwrite(env.data, 1, env.len, stdout) != env.len)
-		ret = -1;
 	mc_buf_free(&items);
+	return ret;
+}
+
+/*
+ * The tool list, passed on from `mc-tool list` (read from rd) to mc-request
+ * (which reads wr) once mc-tool has succeeded, so that its failure is the
+ * only message. 0, or -1 after saying why.
+ */
+static int
+relay_tools(struct mc_pipeline *tp, int rd, int wr)
+{
+	struct mc_buf b = {0};
+	int r;
+
+	r = stage_output(rd, MC_TOOLS_MAX, "mc-tool", &b);
+	close(rd);
+	if (r == -1)
+		mc_pipeline_kill(tp, SIGTERM);
+	if (stages_wait(tp) == -1)
+		r = -1;
+	/* EPIPE: mc-request stopped early; its status says why. */
+	if (r == 0 && b.len > 0)
+		mc_write_all(wr, b.data, b.len);
+	mc_buf_free(&b);
+	return r;
+}
+
+/*
+ * A dry run is one pass down mc-discover | mc-skills | mc-render |
+ * mc-request, started together so that each program starts up while the
+ * one before it works; the prompt goes straight from mc-render to
+ * mc-request, the tool list through a pipe. A message short enough to be
+ * an argument goes as mc-request's PROMPT and the session (if any) as its
+ * items: nothing is written to disk.
+ */
+static int
+dry_run(struct driver *d, const char *text)
+{
+	char *tool_argv[] = { "mc-tool", "list", NULL }, err[256], tools[32];
+	const char *items = d->ses.path, *extra = text;
+	struct mc_pipeline p, tp = {0};
+	struct mc_buf env = {0};
+	struct args a[4] = {0};
+	int rd = -1, out = -1, trd = -1, tpipe[2] = { -1, -1 }, r, ret = -1, in;
+
+	if (strlen(text) > ARG_TEXT_MAX) {
+		if (dry_items(d, text) == -1)
+			return MC_EXIT_FAIL;
+		items = d->items_path;
+		extra = NULL;
+	}
+	if ((in = open("/dev/null", O_RDONLY | O_CLOEXEC)) == -1 ||
+	    mc_pipeline_add(&tp, tool_argv, in, -1, &trd, err, sizeof err) == -1) {
+		/* The suite without its tools still answers questions. */
+		mc_warn("%s; no tools this session", in == -1 ? "/dev/null" : err);
+		trd = -1;
+	}
+	if (in != -1)
+		close(in);
+	stage_args(d, a, 0);
+	if (stages_start(a, 1, -1, &p, &rd) == -1) {
+		if (trd != -1) {
+			close(trd);
+			mc_pipeline_wait(&tp);
+		}
+		return MC_EXIT_FAIL;
+	}
+	/* mc-request reads the tools as a file: the read end of a pipe that
+	 * it inherits, named through /dev/fd. */
+	if (trd != -1 && pipe2(tpipe, O_CLOEXEC) == -1) {
+		mc_err("pipe: %s", strerror(errno));
+		r = -1;
+	} else {
+		if (trd != -1) {
+			fcntl(tpipe[0], F_SETFD, 0);
+			snprintf(tools, sizeof tools, "/dev/fd/%d", tpipe[0]);
+		}
+		request_args(d, items, trd != -1 ? tools : NULL, extra, &a[3]);
+		if ((r = mc_pipeline_add(&p, a[3].v, rd, -1, &out, err, sizeof err)) == -1)
+			mc_err("%s", err);
+	}
+	close(rd);
+	if (tpipe[0] != -1)
+		close(tpipe[0]);
+	if (trd != -1) {
+		if (r == 0)
+			r = relay_tools(&tp, trd, tpipe[1]);
+		else {
+			close(trd);
+			mc_pipeline_wait(&tp);
+		}
+	}
+	if (r == -1) {
+		/* Stopped before mc-request sees its tools end, so that it has
+		 * nothing to say about them. */
+		mc_pipeline_kill(&p, SIGTERM);
+		if (tpipe[1] != -1)
+			close(tpipe[1]);
+		mc_pipeline_wait(&p);
+		if (out != -1)
+			close(out);
+		return MC_EXIT_FAIL;
+	}
+	if (tpipe[1] != -1)
+		close(tpipe[1]);
+	if ((r = stage_output(out, ENVELOPE_CAP, "mc-request", &env)) == -1)
+		mc_pipeline_kill(&p, SIGTERM);
+	close(out);
+	/* Printed only when every stage succeeded: a stage that failed
+	 * early leaves mc-request a prompt cut short. */
+	if (stages_wait(&p) == 0 && r == 0 &&
+	    (env.len == 0 || fwrite(env.data, 1, env.len, stdout) == env.len))
+		ret = 0;
 	mc_buf_free(&env);
 	return ret == 0 ? MC_EXIT_OK : MC_EXIT_FAIL;
 }
@@ -1605,10 +1815,10 @@ main(int argc, char *argv[])
 		sigemptyset(&sa.sa_mask);
 		sigaction(SIGINT, &sa, NULL);
 		resolve(&d, d.ses.header);
-		if (launch(&d) == -1)
-			status = MC_EXIT_FAIL;
-		else if (opt.dry)
+		if (opt.dry)
 			status = dry_run(&d, text);
+		else if (launch(&d) == -1)
+			status = MC_EXIT_FAIL;
 		else
 			status = turn(&d, text);
 	}

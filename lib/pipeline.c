@@ -3,7 +3,6 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,48 +15,90 @@
 
 extern char **environ;
 
+/* The signals a stage gets back at their defaults: mc_init() ignores
+ * SIGPIPE, and exec keeps ignored signals ignored (a stage must die of a
+ * closed pipe like any filter); the driver catches the job signals. */
+static const int default_sigs[] = { SIGPIPE, SIGINT, SIGQUIT, SIGTERM, SIGCHLD, SIGTSTP };
+
+/*
+ * Start argv[0] with in and out as its stdin and stdout. Not posix_spawn:
+ * glibc's resets each of the 64 signals in the child, two system calls
+ * apiece while the parent waits, and checks each dup2 with two getrlimit
+ * calls: 700 of the 1,450 system calls of a dry run, where a system call
+ * costs microseconds. vfork shares our memory until the exec, so the
+ * child only makes system calls; with every signal blocked meanwhile, no
+ * handler of ours can run in it, and exec resets the handlers it leaves.
+ */
 static int
 spawn_one(pid_t *pid, char *const argv[], int in, int out, char *err, size_t errsz)
 {
-	posix_spawn_file_actions_t fa;
-	posix_spawnattr_t at;
-	sigset_t def, none;
+	struct sigaction dfl = { .sa_handler = SIG_DFL };
+	volatile int e = 0;	/* the child's errno, through the shared memory */
+	sigset_t all, old;
 	char *path;
-	int e;
+	size_t i;
+	pid_t p;
 
-	posix_spawn_file_actions_init(&fa);
-	posix_spawnattr_init(&at);
-	/* mc_init() ignores SIGPIPE, and exec keeps ignored signals ignored:
-	 * a stage must die of a closed pipe like any filter. */
-	sigemptyset(&def);
-	sigaddset(&def, SIGPIPE);
-	sigaddset(&def, SIGINT);
-	sigaddset(&def, SIGQUIT);
-	sigaddset(&def, SIGTERM);
-	sigaddset(&def, SIGCHLD);
-	sigaddset(&def, SIGTSTP);
-	sigemptyset(&none);
-	posix_spawnattr_setsigdefault(&at, &def);
-	posix_spawnattr_setsigmask(&at, &none);
-	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
-	if (in != STDIN_FILENO)
-		posix_spawn_file_actions_adddup2(&fa, in, STDIN_FILENO);
-	if (out != STDOUT_FILENO)
-		posix_spawn_file_actions_adddup2(&fa, out, STDOUT_FILENO);
-	if ((path = mc_proc_sibling(argv[0])) != NULL) {
-		e = posix_spawn(pid, path, &fa, &at, argv, environ);
-		free(path);
-	} else
-		e = ENOENT;
-	posix_spawn_file_actions_destroy(&fa);
-	posix_spawnattr_destroy(&at);
-	if (e != 0) {
-		if (e == ENOENT)
-			snprintf(err, errsz, "%s: not found beside %s or on PATH",
-			    argv[0], mc_progname);
-		else
-			snprintf(err, errsz, "%s: cannot run: %s", argv[0], strerror(e));
+	if ((path = mc_proc_sibling(argv[0])) == NULL) {
+		snprintf(err, errsz, "%s: not found beside %s or on PATH", argv[0], mc_progname);
 		return -1;
+	}
+	sigfillset(&all);
+	sigprocmask(SIG_SETMASK, &all, &old);
+	if ((p = vfork()) == 0) {
+		for (i = 0; i < sizeof default_sigs / sizeof default_sigs[0]; i++)
+			sigaction(default_sigs[i], &dfl, NULL);
+		sigemptyset(&all);
+		sigprocmask(SIG_SETMASK, &all, NULL);
+		if ((in == STDIN_FILENO || dup2(in, STDIN_FILENO) != -1) &&
+		    (out == STDOUT_FILENO || dup2(out, STDOUT_FILENO) != -1))
+			execve(path, argv, environ);
+		e = errno;
+		_exit(127);
+	}
+	if (p == -1)
+		e = errno;
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	free(path);
+	if (p != -1 && e != 0)
+		while (waitpid(p, NULL, 0) == -1 && errno == EINTR)
+			;
+	if (e != 0) {
+		snprintf(err, errsz, "%s: cannot run: %s", argv[0], strerror(e));
+		return -1;
+	}
+	*pid = p;
+	return 0;
+}
+
+int
+mc_pipeline_add(struct mc_pipeline *p, char *const argv[], int in_fd, int out_fd, int *rd,
+    char *err, size_t errsz)
+{
+	int fds[2] = { -1, -1 };
+
+	if (p->n == MC_PIPELINE_MAX) {
+		snprintf(err, errsz, "pipeline of more than %d stages", MC_PIPELINE_MAX);
+		return -1;
+	}
+	if (out_fd == -1) {
+		if (pipe2(fds, O_CLOEXEC) == -1) {
+			snprintf(err, errsz, "pipe: %s", strerror(errno));
+			return -1;
+		}
+		out_fd = fds[1];
+	}
+	if (spawn_one(&p->pid[p->n], argv, in_fd, out_fd, err, errsz) == -1) {
+		if (fds[0] != -1) {
+			close(fds[0]);
+			close(fds[1]);
+		}
+		return -1;
+	}
+	p->name[p->n++] = argv[0];
+	if (fds[0] != -1) {
+		close(fds[1]);
+		*rd = fds[0];
 	}
 	return 0;
 }
@@ -66,7 +107,7 @@ int
 mc_pipeline_start(struct mc_pipeline *p, char *const *const argvs[], size_t n,
     int in_fd, int out_fd, int *rd, char *err, size_t errsz)
 {
-	int in = in_fd, fds[2], out, ret = 0;
+	int in = in_fd, next, ret = 0;
 	size_t i;
 
 	memset(p, 0, sizeof *p);
@@ -74,36 +115,13 @@ mc_pipeline_start(struct mc_pipeline *p, char *const *const argvs[], size_t n,
 		snprintf(err, errsz, "pipeline of %zu stages", n);
 		return -1;
 	}
-	for (i = 0; i < n; i++) {
-		if (i + 1 < n || out_fd == -1) {
-			if (pipe2(fds, O_CLOEXEC) == -1) {
-				snprintf(err, errsz, "pipe: %s", strerror(errno));
-				ret = -1;
-				break;
-			}
-			out = fds[1];
-		} else
-			out = out_fd;
-		if (spawn_one(&p->pid[i], argvs[i], in, out, err, errsz) == -1) {
-			if (out != out_fd) {
-				close(fds[0]);
-				close(fds[1]);
-			}
-			ret = -1;
-			break;
-		}
-		p->name[i] = argvs[i][0];
-		p->n = i + 1;
+	for (i = 0; i < n && ret == 0; i++) {
+		ret = mc_pipeline_add(p, argvs[i], in, i + 1 < n ? -1 : out_fd, &next, err, errsz);
 		if (in != in_fd)
 			close(in);
-		if (out != out_fd) {
-			close(out);
-			in = fds[0];
-		}
+		in = ret == 0 && (i + 1 < n || out_fd == -1) ? next : in_fd;
 	}
 	if (ret == -1) {
-		if (in != in_fd)
-			close(in);
 		/* The stages already running see end of input and finish. */
 		mc_pipeline_wait(p);
 		return -1;

@@ -28,6 +28,15 @@ struct mc_pipeline {
 int mc_pipeline_start(struct mc_pipeline *p, char *const *const argvs[], size_t n,
     int in_fd, int out_fd, int *rd, char *err, size_t errsz);
 
+/*
+ * Start one more stage of p (zeroed before the first), reading in_fd and
+ * writing out_fd, or when out_fd is -1 a new pipe whose read end is stored
+ * in *rd. The caller's fds stay open. Returns 0, or -1 with a one-line
+ * reason in err (the stages already started keep running).
+ */
+int mc_pipeline_add(struct mc_pipeline *p, char *const argv[], int in_fd, int out_fd, int *rd,
+    char *err, size_t errsz);
+
 /* Send sig to every stage still running. */
 void mc_pipeline_kill(struct mc_pipeline *p, int sig);
 

@@ -377,8 +377,56 @@ wait_status() {
 	keys C-d
 	assert_equal "$(wait_status)" 0
 	assert_equal "$(fake_request 2 '[.body.messages[1:][] | .role + ":" + .content] | join("|")')" \
-		"$(printf 'user:first question|user:line one \nline two')"
+		"$(printf 'user:first question|assistant:one \n(cancelled by the user)|user:line one \nline two')"
 	whole_lines
+}
+
+# chunk DELTA-JSON [FINISH]: one chat completion chunk as an SSE event
+chunk() {
+	jq -nc --argjson d "$1" --arg f "${2:-}" \
+		'{id:"c",object:"chat.completion.chunk",created:1,model:"fake-model",
+		  choices:[{index:0,delta:$d,finish_reason:(if $f == "" then null else $f end)}]}' |
+		sed 's/^/data: /; s/$/\n/'
+}
+
+@test "interactive: the text of a cancelled answer stays in the session, marked cut; a half-streamed call does not" {
+	# Text, then a call that stalls half way through its arguments.
+	local head tail
+	head=$(chunk '{"role":"assistant","content":""}'
+		chunk '{"content":"Half of "}'
+		chunk '{"content":"the answer."}'
+		chunk '{"tool_calls":[{"index":0,"id":"c1","type":"function","function":{"name":"read","arguments":""}}]}'
+		chunk '{"tool_calls":[{"index":0,"function":{"arguments":"{\"pa"}}]}')
+	tail=$(chunk '{"tool_calls":[{"index":0,"function":{"arguments":"th\":\"a\"}"}}]}'
+		chunk '{}' tool_calls
+		printf 'data: [DONE]\n')
+	fake_start "$(jq -nc --arg h "$head"$'\n\n' --arg t "$tail"$'\n\n' \
+		'[{sse: ($h + $t), stall_after: ($h | length), stall: 60},
+		  {answer: {api: "chat", text: "the rest"}}]')"
+	use_fake
+	on_tty mc
+	wait_for 'mc>'
+	keys 'first question' Enter
+	wait_for 'Half of the answer.'
+	# SIGINT to the driver alone: it stops mc-send itself.
+	kill -INT "$(pgrep -P "$(tmux -S "$TMUX_SOCK" display -p -t 0 '#{pane_pid}')" -x mc)"
+	wait_for '(cancelled)'
+	wait_prompt 2
+	f=$(session_files)
+	assert_equal "$(jq -sc '[.[1:][] | [.type, .role, .content, .status]]' "$f")" \
+		'[["message","user","first question",null],["message","assistant","Half of the answer.\n(cancelled by the user)","incomplete"]]'
+	keys 'go on' Enter
+	wait_for 'the rest'
+	wait_prompt 3
+	keys C-d
+	assert_equal "$(wait_status)" 0
+	assert_equal "$(fake_request 2 '[.body.messages[1:][] | .role + ":" + .content] | join("|")')" \
+		"$(printf 'user:first question|assistant:Half of the answer.\n(cancelled by the user)|user:go on')"
+	whole_lines
+	# and a resumed session carries it too
+	run --separate-stderr mc -c --dry-run 'again' </dev/null
+	assert_success
+	assert_equal "$(jqo '.body.messages[2].content')" "$(printf 'Half of the answer.\n(cancelled by the user)')"
 }
 
 @test "interactive: slash commands, and NO_COLOR" {
