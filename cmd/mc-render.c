@@ -91,6 +91,8 @@ struct render {
 	char *term;
 	struct section sec[S_N];
 	struct mc_buf prompt;
+	pid_t rg;			/* the rg probe, running */
+	long long rg_deadline;
 };
 
 /* Options. */
@@ -502,36 +504,59 @@ now_ns(void)
 	return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
+/* prog itself when it names a path, else the first executable prog on
+ * $PATH, into buf; NULL when there is none, and nothing to run. */
+static const char *
+find_program(const char *prog, char *buf, size_t n)
+{
+	const char *dir, *path = getenv("PATH");
+	size_t len;
+
+	if (strchr(prog, '/') != NULL)
+		return prog;
+	for (dir = path ? path : ""; *dir != '\0'; dir += len + (dir[len] == ':')) {
+		len = strcspn(dir, ":");
+		if (len == 0)
+			continue;	/* the current directory: not searched */
+		if ((size_t)snprintf(buf, n, "%.*s/%s", (int)len, dir, prog) < n &&
+		    access(buf, X_OK) == 0)
+			return buf;
+	}
+	return NULL;
+}
+
 /*
- * Run `rg --version` (MC_RG names another program, for tests) with no
- * shell, its output discarded, and give it at most a second: a hung or
- * missing rg only means "false".
+ * Start `rg --version` (MC_RG names another program, for tests) with no
+ * shell and its output discarded. It runs while the document is read;
+ * probe_ripgrep gives it at most a second from here: a hung or missing
+ * rg only means "false". Returns its pid, or -1.
  */
-static int
-probe_ripgrep(void)
+static pid_t
+probe_start(long long *deadline)
 {
 	const char *prog = getenv("MC_RG");
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t attr;
 	sigset_t sigs;
-	char *argv[3];
-	long long deadline;
-	struct timespec nap = { 0, 200000 };
+	char *argv[3], buf[PATH_MAX];
 	pid_t pid;
-	int st, rc;
+	int rc;
 
 	if (prog == NULL || *prog == '\0')
 		prog = "rg";
+	/* Looked for first: where there is no rg, no process is made. */
+	if ((prog = find_program(prog, buf, sizeof buf)) == NULL)
+		return -1;
 	argv[0] = (char *)prog;
 	argv[1] = (char *)"--version";
 	argv[2] = NULL;
 	/* An inherited SIGCHLD of SIG_IGN would reap rg behind our back. */
 	signal(SIGCHLD, SIG_DFL);
 	if (posix_spawn_file_actions_init(&fa) != 0)
-		return 0;
+		return -1;
 	if (posix_spawnattr_init(&attr) != 0) {
 		posix_spawn_file_actions_destroy(&fa);
-		return 0;
+		return -1;
 	}
 	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
 	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
@@ -541,12 +566,22 @@ probe_ripgrep(void)
 	sigaddset(&sigs, SIGPIPE);
 	posix_spawnattr_setsigdefault(&attr, &sigs);
 	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF);
-	rc = posix_spawnp(&pid, prog, &fa, &attr, argv, environ);
+	rc = posix_spawn(&pid, prog, &fa, &attr, argv, environ);
 	posix_spawn_file_actions_destroy(&fa);
 	posix_spawnattr_destroy(&attr);
-	if (rc != 0)
+	*deadline = now_ns() + RG_TIMEOUT_NS;
+	return rc == 0 ? pid : -1;
+}
+
+/* Whether the rg started by probe_start said its version. */
+static int
+probe_ripgrep(pid_t pid, long long deadline)
+{
+	struct timespec nap = { 0, 200000 };
+	int st, rc;
+
+	if (pid == -1)
 		return 0;
-	deadline = now_ns() + RG_TIMEOUT_NS;
 	for (;;) {
 		rc = waitpid(pid, &st, WNOHANG);
 		if (rc == pid)
@@ -628,8 +663,11 @@ terminal_environment(void)
 static void
 runtime_facts(struct render *R, unsigned used)
 {
-	if (used & (1u << MC_TVAR_HAS_RIPGREP))
-		R->values[MC_TVAR_HAS_RIPGREP] = probe_ripgrep() ? "true" : "false";
+	if (used & (1u << MC_TVAR_HAS_RIPGREP)) {
+		R->values[MC_TVAR_HAS_RIPGREP] = probe_ripgrep(R->rg, R->rg_deadline) ?
+		    "true" : "false";
+		R->rg = -1;	/* reaped */
+	}
 	if (used & (1u << MC_TVAR_OPERATING_SYSTEM)) {
 		os_name(R->os, sizeof R->os);
 		R->values[MC_TVAR_OPERATING_SYSTEM] = R->os;
@@ -1034,6 +1072,12 @@ render(struct render *R, const char *model, int mode, int pretty)
 	if (check_overrides(R, model, &used) == -1)
 		return -1;
 
+	for (f = 0; f < F_N; f++)
+		if (load_fragment(R, f, &used) == -1)
+			return -1;
+	if (used & (1u << MC_TVAR_HAS_RIPGREP))
+		R->rg = probe_start(&R->rg_deadline);
+
 	R->doc = mc_json_read_fd_each(0, &empty, "skills", take_skill, R, err, sizeof err);
 	if (R->doc == NULL && !empty) {
 		mc_err("stdin: %s", err);
@@ -1043,10 +1087,6 @@ render(struct render *R, const char *model, int mode, int pretty)
 		R->doc = mc_json_new_obj();
 	if (check_doc(R) == -1)
 		return -1;
-
-	for (f = 0; f < F_N; f++)
-		if (load_fragment(R, f, &used) == -1)
-			return -1;
 	runtime_facts(R, used);
 	for (f = 0; f < F_N; f++)
 		if (render_text(R, R->frag[f].label, R->frag[f].raw, R->frag[f].rawlen,
@@ -1095,6 +1135,11 @@ render_free(struct render *R)
 		mc_buf_free(&R->sec[i].text);
 	mc_buf_free(&R->prompt);
 	free(R->term);
+	if (R->rg != -1) {	/* a failure came before its answer was wanted */
+		kill(R->rg, SIGKILL);
+		while (waitpid(R->rg, NULL, 0) == -1 && errno == EINTR)
+			;
+	}
 	mc_buf_free(&R->skills);
 	cJSON_Delete(R->bad_skill);
 	cJSON_Delete(R->doc);
@@ -1127,7 +1172,7 @@ main(int argc, char *argv[])
 		{ "version", no_argument, NULL, MC_OPT_VERSION },
 		{ NULL, 0, NULL, 0 }
 	};
-	struct render R = {0};
+	struct render R = { .rg = -1 };
 	const char *model = NULL, *print_default = NULL;
 	const struct mc_prompt *p;
 	int c, json = 0, stats = 0, pretty = 0, f, status;

@@ -271,6 +271,24 @@ No AGENTS.md instruction files were discovered.
 	assert_equal "$(cat "$BATS_TEST_TMPDIR/rg.args")" "--version|"
 }
 
+@test "has_ripgrep: rg is looked for on PATH, past a file that is not executable" {
+	fragment system 'rg={{has_ripgrep}}'
+	mkdir -p "$BATS_TEST_TMPDIR/p1" "$BATS_TEST_TMPDIR/p2"
+	printf '#!/bin/sh\nexit 0\n' > "$BATS_TEST_TMPDIR/p1/rg"
+	printf '#!/bin/sh\ntouch "$0.ran"; exit 0\n' > "$BATS_TEST_TMPDIR/p2/rg"
+	chmod +x "$BATS_TEST_TMPDIR/p2/rg"
+	unset MC_RG
+	PATH="$BATS_TEST_TMPDIR/p1:$BATS_TEST_TMPDIR/p2:$PATH" render
+	assert_success
+	assert_line -n 0 'rg=true'
+	[ -e "$BATS_TEST_TMPDIR/p2/rg.ran" ]
+	# A name without a slash is looked for on PATH too; none there is false.
+	export MC_RG=no-such-rg-anywhere
+	PATH="$BATS_TEST_TMPDIR/p1:$BATS_TEST_TMPDIR/p2:$PATH" render
+	assert_success
+	assert_line -n 0 'rg=false'
+}
+
 @test "has_ripgrep: false when rg fails, is missing or is not executable" {
 	fragment system 'rg={{has_ripgrep}}'
 	fake_rg 'exit 3'
