@@ -463,6 +463,25 @@ fake_skills() { # DIR TEXT: an mc-skills that logs its arguments and prints TEXT
 	assert_equal "$out" "error: $o/escape.txt: outside the working directory $(pwd -P)"
 }
 
+@test "write: a path refused part-way creates no directory on the way" {
+	o=$(outside)
+	ln -s "$o" out
+	for args in \
+		'{"path":"new/../../escape.txt","content":"x"}' \
+		'{"path":"a/b/../../../outside/escape.txt","content":"x"}' \
+		'{"path":"new/../out/deeper/escape.txt","content":"x"}'; do
+		call write "$args"
+		assert_success
+		assert_regex "$out" '^error: .*outside the working directory'
+	done
+	assert_equal "$(ls -A)" out
+	assert_equal "$(ls -A "$o")" ""
+	# A missing directory left again by ".." is not needed, so not made.
+	call write '{"path":"gone/../in.txt","content":"1"}'
+	assert_success
+	assert_equal "$(ls -A)" "$(printf 'in.txt\nout')"
+}
+
 @test "write: paths that stay inside are fine, also through .. and inner links" {
 	mkdir -p sub real
 	ln -s real alias
