@@ -172,7 +172,7 @@ main(int argc, char *argv[])
 		goto out;
 	}
 	cJSON_ArrayForEach(w, s.warnings)
-		mc_warn("%s", w->valuestring);
+		mc_warn("%s: %s", s.path, w->valuestring);
 	if (mc_provider_resolve(&s, &po, &p, err, sizeof err) == -1) {
 		mc_err("%s", err);
 		goto out;

@@ -518,15 +518,16 @@ tool_write(struct call *c)
 {
 	const char *path = arg_str(c, "path");
 	const char *content = arg_str(c, "content");
-	char err[PATH_MAX * 2 + 256], *dir, *name, *full;
+	char err[PATH_MAX * 2 + 256], *full;
 	size_t len = strlen(content), lines = 0, i;
+	struct mc_confined t;
 	int created;
 
-	if (mc_confine_resolve(c->root, path, 1, &dir, &name, err, sizeof err) == -1) {
+	if (mc_confine_resolve(c->root, path, 1, &t, err, sizeof err) == -1) {
 		say(c, "error: %s\n", err);
 		return;
 	}
-	if (mc_confine_write(dir, name, content, len, &created, err, sizeof err) == -1) {
+	if (mc_confine_write(&t, content, len, &created, err, sizeof err) == -1) {
 		say(c, "error: %s: %s\n", path, err);
 	} else {
 		for (i = 0; i < len; i++)
@@ -535,13 +536,12 @@ tool_write(struct call *c)
 			lines++;
 		say(c, "%s %s: %zu bytes, %zu line%s\n", created ? "Created" : "Wrote",
 		    path, len, lines, lines == 1 ? "" : "s");
-		if ((full = mc_path_join(dir, name)) == NULL)
+		if ((full = mc_path_join(t.dir, t.name)) == NULL)
 			mc_oom();
 		touch(c, full);
 		free(full);
 	}
-	free(dir);
-	free(name);
+	mc_confine_free(&t);
 }
 
 static long
@@ -561,8 +561,9 @@ tool_edit(struct call *c)
 	const char *path = arg_str(c, "path");
 	const char *old = arg_str(c, "old_string"), *new = arg_str(c, "new_string");
 	int all = arg_bool(c, "replace_all"), created;
-	char err[PATH_MAX * 2 + 256], *dir, *name, *full = NULL;
+	char err[PATH_MAX * 2 + 256], *full = NULL;
 	struct mc_buf lines = {0}, res = {0};
+	struct mc_confined t;
 	size_t olen = strlen(old), nlen = strlen(new), count = 0;
 	const char *p, *hit, *from;
 	struct mc_read r = {0};
@@ -576,11 +577,11 @@ tool_edit(struct call *c)
 		say(c, "error: old_string and new_string are the same; nothing to change\n");
 		return;
 	}
-	if (mc_confine_resolve(c->root, path, 0, &dir, &name, err, sizeof err) == -1) {
+	if (mc_confine_resolve(c->root, path, 0, &t, err, sizeof err) == -1) {
 		say(c, "error: %s\n", err);
 		return;
 	}
-	if ((full = mc_path_join(dir, name)) == NULL)
+	if ((full = mc_path_join(t.dir, t.name)) == NULL)
 		mc_oom();
 	mc_file_read(full, EDIT_MAX, MC_LINK_REFUSE, NULL, 0, &r);
 	if (r.status != MC_READ_OK) {
@@ -617,7 +618,7 @@ tool_edit(struct call *c)
 	}
 	if (mc_buf_add(&res, p, r.len - (size_t)(p - r.data)) == -1)
 		mc_oom();
-	if (mc_confine_write(dir, name, res.data, res.len, &created, err, sizeof err) == -1) {
+	if (mc_confine_write(&t, res.data, res.len, &created, err, sizeof err) == -1) {
 		say(c, "error: %s: %s\n", path, err);
 		goto out;
 	}
@@ -627,8 +628,7 @@ tool_edit(struct call *c)
 out:
 	free(r.data);
 	free(full);
-	free(dir);
-	free(name);
+	mc_confine_free(&t);
 	mc_buf_free(&lines);
 	mc_buf_free(&res);
 }

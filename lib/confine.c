@@ -40,15 +40,64 @@ split(const char *p, char **dir, char **name)
 		mc_oom();
 }
 
+/*
+ * Open dir, canonical and inside root, by walking down from root one
+ * component at a time, never through a symbolic link, making the missing
+ * directories when create is set. What the path checks saw may have
+ * changed since; this walk cannot be led out of root by such a change.
+ */
+static int
+open_inside(const char *root, const char *dir, int create, const char *path,
+    char *err, size_t errsz)
+{
+	const int flags = O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
+	char *rel, *comp, *save;
+	struct stat st;
+	int fd, next;
+
+	if ((fd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC)) == -1)
+		return fail(err, errsz, "%s: %s", root, strerror(errno));
+	if ((rel = strdup(dir + strlen(root))) == NULL)
+		mc_oom();
+	for (comp = strtok_r(rel, "/", &save); comp != NULL; comp = strtok_r(NULL, "/", &save)) {
+		if ((next = openat(fd, comp, flags)) == -1 && errno == ENOENT && create) {
+			if (mkdirat(fd, comp, 0777) == -1 && errno != EEXIST) {
+				fail(err, errsz, "%s: cannot create directory: %s", path, strerror(errno));
+				goto fail;
+			}
+			next = openat(fd, comp, flags);
+		}
+		/* With O_PATH, O_NOFOLLOW would open a symbolic link itself. */
+		if (next != -1 && (fstat(next, &st) == -1 || !S_ISDIR(st.st_mode))) {
+			close(next);
+			next = -1;
+			errno = ENOTDIR;
+		}
+		if (next == -1) {
+			fail(err, errsz, "%s: %s changed while being checked: %s", path, comp, strerror(errno));
+			goto fail;
+		}
+		close(fd);
+		fd = next;
+	}
+	free(rel);
+	return fd;
+fail:
+	free(rel);
+	close(fd);
+	return -1;
+}
+
 int
 mc_confine_resolve(const char *root, const char *path, int create,
-    char **dirp, char **namep, char *err, size_t errsz)
+    struct mc_confined *t, char *err, size_t errsz)
 {
 	char *work, *cur, *next, *res, *comp, *save, *name, *slash;
 	struct stat st;
 	int inside, rc = -1;
+	size_t missing = 0;	/* trailing components of cur still to be made */
 
-	*dirp = *namep = NULL;
+	*t = (struct mc_confined){ .dfd = -1 };
 	if (*path == '\0')
 		return fail(err, errsz, "empty path");
 	if ((work = strdup(path)) == NULL ||
@@ -84,12 +133,14 @@ mc_confine_resolve(const char *root, const char *path, int create,
 				fail(err, errsz, "%s: \"..\" leads outside the working directory %s", path, root);
 				goto out;
 			}
+			if (missing > 0)
+				missing--;
 			continue;
 		}
 		if ((next = mc_path_join(cur, comp)) == NULL)
 			mc_oom();
-		if (lstat(next, &st) == -1) {
-			if (errno != ENOENT || !create || !mc_path_within(cur, root)) {
+		if (missing > 0 || lstat(next, &st) == -1) {
+			if (missing == 0 && (errno != ENOENT || !create || !mc_path_within(cur, root))) {
 				if (errno == ENOENT && !mc_path_within(cur, root))
 					fail(err, errsz, "%s: outside the working directory %s", path, root);
 				else
@@ -97,11 +148,8 @@ mc_confine_resolve(const char *root, const char *path, int create,
 				free(next);
 				goto out;
 			}
-			if (mkdir(next, 0777) == -1 && errno != EEXIST) {
-				fail(err, errsz, "%s: cannot create directory: %s", path, strerror(errno));
-				free(next);
-				goto out;
-			}
+			/* Made later, once the whole path is known to stay inside. */
+			missing++;
 		} else if (S_ISLNK(st.st_mode)) {
 			res = realpath(next, NULL);
 			if (res == NULL) {
@@ -132,8 +180,8 @@ mc_confine_resolve(const char *root, const char *path, int create,
 	}
 	if ((next = mc_path_join(cur, name)) == NULL)
 		mc_oom();
-	if (lstat(next, &st) == -1) {
-		if (errno != ENOENT || !create) {
+	if (missing > 0 || lstat(next, &st) == -1) {
+		if (missing == 0 && (errno != ENOENT || !create)) {
 			fail(err, errsz, "%s: %s", path, strerror(errno));
 			free(next);
 			goto out;
@@ -165,8 +213,12 @@ mc_confine_resolve(const char *root, const char *path, int create,
 		free(next);
 		goto out;
 	}
-	split(next, dirp, namep);
+	split(next, &t->dir, &t->name);
 	free(next);
+	if ((t->dfd = open_inside(root, t->dir, create, path, err, errsz)) == -1) {
+		mc_confine_free(t);
+		goto out;
+	}
 	rc = 0;
 out:
 	free(work);
@@ -174,22 +226,29 @@ out:
 	return rc;
 }
 
-int
-mc_confine_write(const char *dir, const char *name, const char *data,
-    size_t len, int *created, char *err, size_t errsz)
+void
+mc_confine_free(struct mc_confined *t)
 {
+	if (t->dfd != -1)
+		close(t->dfd);
+	free(t->dir);
+	free(t->name);
+	*t = (struct mc_confined){ .dfd = -1 };
+}
+
+int
+mc_confine_write(const struct mc_confined *t, const char *data, size_t len,
+    int *created, char *err, size_t errsz)
+{
+	const char *name = t->name;
 	char tmp[300];
 	struct stat st;
 	mode_t mode, mask;
-	int dfd, fd = -1, tries, exists;
+	int dfd = t->dfd, fd = -1, tries, exists;
 
-	if ((dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1)
-		return fail(err, errsz, "%s: %s", dir, strerror(errno));
 	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
-		if (!S_ISREG(st.st_mode)) {
-			fail(err, errsz, "not a regular file");
-			goto fail;
-		}
+		if (!S_ISREG(st.st_mode))
+			return fail(err, errsz, "not a regular file");
 		exists = 1;
 		mode = st.st_mode & 07777;
 	} else if (errno == ENOENT) {
@@ -198,8 +257,7 @@ mc_confine_write(const char *dir, const char *name, const char *data,
 		umask(mask);
 		mode = 0666 & ~mask;
 	} else {
-		fail(err, errsz, "%s", strerror(errno));
-		goto fail;
+		return fail(err, errsz, "%s", strerror(errno));
 	}
 	for (tries = 0; tries < 100; tries++) {
 		snprintf(tmp, sizeof tmp, ".%.200s.%08x.tmp", name, arc4random());
@@ -207,10 +265,8 @@ mc_confine_write(const char *dir, const char *name, const char *data,
 		if (fd != -1 || errno != EEXIST)
 			break;
 	}
-	if (fd == -1) {
-		fail(err, errsz, "cannot create a temporary file in %s: %s", dir, strerror(errno));
-		goto fail;
-	}
+	if (fd == -1)
+		return fail(err, errsz, "cannot create a temporary file in %s: %s", t->dir, strerror(errno));
 	/* Owner first: a chown would clear set-id bits set by the chmod. */
 	if (exists)
 		(void)!fchown(fd, st.st_uid, st.st_gid);	/* best effort */
@@ -228,14 +284,11 @@ mc_confine_write(const char *dir, const char *name, const char *data,
 		fail(err, errsz, "%s", strerror(errno));
 		goto unlink;
 	}
-	close(dfd);
 	*created = !exists;
 	return 0;
 unlink:
 	if (fd != -1)
 		close(fd);
 	unlinkat(dfd, tmp, 0);
-fail:
-	close(dfd);
 	return -1;
 }

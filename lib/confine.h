@@ -4,26 +4,39 @@
 
 #include <stddef.h>
 
+/* A file to write: its directory, held open, and its name there. */
+struct mc_confined {
+	int dfd;		/* the directory (O_PATH), or -1 */
+	char *dir;		/* its canonical path, for messages */
+	char *name;		/* the file's last component */
+};
+
 /*
  * Resolve path (relative to root, or absolute) to the file it names, for
- * writing: *dir is the file's canonical directory and *name its last
- * component (both malloc'ed). The file must lie inside root (canonical):
+ * writing, into *t: the file's canonical directory, open, and its last
+ * component. The file must lie inside root (canonical):
  * walking the path, once inside root it may not leave it again, neither by
  * ".." nor through a symbolic link, and a final symbolic link is followed
  * only when its target lies inside root. With create set, missing
- * directories inside root are created. Returns 0, or -1 with a one-line
- * reason in err, fit for the model to read.
+ * directories inside root are created, once the whole path has passed
+ * those checks. The directory is then opened by descending from root
+ * without following any symbolic link, so a change on disk after the checks
+ * cannot lead the write outside. Returns 0 (free *t with mc_confine_free),
+ * or -1 with a one-line reason in err, fit for the model to read.
  */
 int mc_confine_resolve(const char *root, const char *path, int create,
-    char **dir, char **name, char *err, size_t errsz);
+    struct mc_confined *t, char *err, size_t errsz);
 
 /*
- * Replace dir/name with data, atomically: a temporary file in dir, synced,
- * then renamed over name. An existing file keeps its mode; a new one gets
- * 0666 less the umask. *created tells which it was. Returns 0, or -1 with
- * a reason in err (which does not repeat name).
+ * Replace t->name in t->dfd with data, atomically: a temporary file in
+ * that directory, synced, then renamed over the name. An existing file
+ * keeps its mode; a new one gets 0666 less the umask. *created tells which
+ * it was. Returns 0, or -1 with a reason in err (which does not repeat the
+ * name).
  */
-int mc_confine_write(const char *dir, const char *name, const char *data,
-    size_t len, int *created, char *err, size_t errsz);
+int mc_confine_write(const struct mc_confined *t, const char *data, size_t len,
+    int *created, char *err, size_t errsz);
+
+void mc_confine_free(struct mc_confined *t);
 
 #endif

@@ -1,4 +1,5 @@
 /* proc.c: run a command in its own process group, with a timeout, leaving nothing behind. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -20,6 +21,7 @@
 #define GRACE_MS 1000		/* between SIGTERM and SIGKILL */
 #define KILL_WAIT_MS 5000	/* after SIGKILL: a process stuck in the kernel is given up on */
 #define DRAIN_MS 1000		/* output still arriving from escaped processes */
+#define POLL_MS 50		/* between looks for orphaned descendants */
 
 /* The signal handler can reach only globals: the write end of a self-pipe
  * that wakes the poll loop, and whether we were told to stop. */
@@ -130,41 +132,161 @@ leader_done(pid_t pid)
 	    si.si_pid == pid;
 }
 
-/* Stop everything in group pid and reap it (the leader's status into r). */
-static void
-stop_group(pid_t pid, int fds[2], struct mc_clip *clips[2], int sfd, struct mc_proc *r)
+/* Process ids, for the children we had before the command started. */
+struct pids {
+	pid_t *v;
+	size_t n, cap;
+};
+
+static int
+has_pid(const struct pids *p, pid_t pid)
 {
-	long long grace = now_ms() + GRACE_MS, giveup = grace + KILL_WAIT_MS;
-	int killed = 0, st;
+	size_t i;
+
+	for (i = 0; i < p->n; i++)
+		if (p->v[i] == pid)
+			return 1;
+	return 0;
+}
+
+/*
+ * Call fn(pid, pgrp, arg) for each child of this process. The list comes
+ * from scanning /proc: /proc/PID/task/TID/children is absent from kernels
+ * built without CONFIG_PROC_CHILDREN.
+ */
+static void
+each_child(void (*fn)(pid_t, pid_t, void *), void *arg)
+{
+	pid_t self = getpid();
+	struct dirent *d;
+	char path[sizeof d->d_name + 16], buf[512], *p;
+	int fd, ppid, pgrp;
+	ssize_t k;
+	DIR *dir;
+
+	if ((dir = opendir("/proc")) == NULL)
+		return;
+	while ((d = readdir(dir)) != NULL) {
+		if (d->d_name[0] < '1' || d->d_name[0] > '9' ||
+		    d->d_name[strspn(d->d_name, "0123456789")] != '\0')
+			continue;
+		snprintf(path, sizeof path, "/proc/%s/stat", d->d_name);
+		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+			continue;
+		k = read(fd, buf, sizeof buf - 1);
+		close(fd);
+		if (k <= 0)
+			continue;
+		buf[k] = '\0';
+		/* "pid (comm) state ppid pgrp ...": comm may hold any byte but NUL. */
+		if ((p = strrchr(buf, ')')) == NULL ||
+		    sscanf(p + 1, " %*c %d %d", &ppid, &pgrp) != 2 || ppid != self)
+			continue;
+		fn((pid_t)strtol(d->d_name, NULL, 10), (pid_t)pgrp, arg);
+	}
+	closedir(dir);
+}
+
+static void
+note_child(pid_t pid, pid_t pgrp, void *arg)
+{
+	struct pids *p = arg;
+
+	(void)pgrp;
+	if (p->n == p->cap) {
+		p->cap = p->cap ? p->cap * 2 : 16;
+		if ((p->v = reallocarray(p->v, p->cap, sizeof *p->v)) == NULL)
+			mc_oom();
+	}
+	p->v[p->n++] = pid;
+}
+
+/* A member that was still running when the command ended; one that had
+ * finished on its own is no leftover. */
+static void
+reaped(pid_t pid, pid_t w, int st, struct mc_proc *r)
+{
+	if (w == pid) {
+		r->status = st;
+		r->reaped = 1;
+	} else if (WIFSIGNALED(st) && (WTERMSIG(st) == SIGTERM || WTERMSIG(st) == SIGKILL))
+		r->leftovers = 1;
+}
+
+struct sweep {
+	pid_t leader;
+	const struct pids *before;
+	struct pids termed;	/* strays sent SIGTERM */
+	int killing;		/* past the grace: SIGKILL to every stray */
+	size_t left;		/* strays still alive */
+	struct mc_proc *r;
+};
+
+/*
+ * A child that is neither the command nor one we had before it is a
+ * descendant of the command orphaned to us, the subreaper: one that left
+ * the group (setsid, setpgid) is beyond kill(-group). Signal it and reap
+ * it once dead; its own children then come to us in turn.
+ */
+static void
+sweep_child(pid_t pid, pid_t pgrp, void *arg)
+{
+	struct sweep *s = arg;
+	int st;
+	pid_t w;
+
+	if ((pid == s->leader && !s->r->reaped) || has_pid(s->before, pid))
+		return;
+	if (s->killing)
+		kill(pid, SIGKILL);
+	else if (pgrp != s->leader && !has_pid(&s->termed, pid)) {
+		/* Once: members of the group had the group's SIGTERM. */
+		kill(pid, SIGTERM);
+		note_child(pid, pgrp, &s->termed);
+	}
+	while ((w = waitpid(pid, &st, WNOHANG)) == -1 && errno == EINTR)
+		;
+	if (w == pid)
+		reaped(s->leader, w, st, s->r);
+	else
+		s->left++;
+}
+
+/* Stop everything the command started, in group pid or escaped from it,
+ * and reap it (the leader's status into r). */
+static void
+stop_all(pid_t pid, const struct pids *before, int fds[2], struct mc_clip *clips[2], int sfd,
+    struct mc_proc *r)
+{
+	long long grace = now_ms() + GRACE_MS, giveup = grace + KILL_WAIT_MS, ms;
+	struct sweep s = { .leader = pid, .before = before, .r = r };
+	int group = 1, st;
 	pid_t w;
 
 	kill(-pid, SIGTERM);
 	for (;;) {
-		w = waitpid(-pid, &st, WNOHANG);
-		if (w == pid) {
-			r->status = st;
-			r->reaped = 1;
-			continue;
+		while (group && (w = waitpid(-pid, &st, WNOHANG)) != 0) {
+			if (w > 0)
+				reaped(pid, w, st, r);
+			else if (errno != EINTR)
+				group = 0;	/* ECHILD: none of the group is our child */
 		}
-		if (w > 0) {
-			/* A member that was still running when the command ended;
-			 * one that had finished on its own is no leftover. */
-			if (WIFSIGNALED(st) && (WTERMSIG(st) == SIGTERM || WTERMSIG(st) == SIGKILL))
-				r->leftovers = 1;
-			continue;
-		}
-		if (w == -1 && errno == EINTR)
-			continue;
-		if (w == -1)
-			break;		/* ECHILD: the group is gone */
-		if (!killed && now_ms() >= grace) {
-			kill(-pid, SIGKILL);
-			killed = 1;
-		}
-		if (killed && now_ms() >= giveup)
+		s.left = 0;
+		each_child(sweep_child, &s);
+		/* No child left at all: nothing is left to be orphaned to us. */
+		if (!group && s.left == 0)
 			break;
-		wait_io(fds, clips, sfd, killed ? 50 : grace - now_ms());
+		if (!s.killing && now_ms() >= grace) {
+			kill(-pid, SIGKILL);
+			s.killing = 1;
+			continue;
+		}
+		if (s.killing && now_ms() >= giveup)
+			break;
+		ms = s.killing ? POLL_MS : grace - now_ms();
+		wait_io(fds, clips, sfd, ms < POLL_MS ? ms : POLL_MS);
 	}
+	free(s.termed.v);
 }
 
 int
@@ -174,6 +296,7 @@ mc_proc_run(const char *path, char *const argv[], unsigned timeout_s, struct mc_
 	int op[2] = { -1, -1 }, ep[2] = { -1, -1 }, xp[2] = { -1, -1 }, sp[2] = { -1, -1 };
 	struct sigaction sa, old[NCAUGHT];
 	struct mc_clip *clips[2] = { out, err };
+	struct pids before = {0};
 	int fds[2], e, saved, normal;
 	long long deadline;
 	size_t i;
@@ -194,6 +317,9 @@ mc_proc_run(const char *path, char *const argv[], unsigned timeout_s, struct mc_
 	sa.sa_flags = SA_RESTART | SA_NOCLDSTOP;
 	for (i = 0; i < NCAUGHT; i++)
 		sigaction(caught[i], &sa, &old[i]);
+	/* Children we already have (inherited across exec, say) are not the
+	 * command's; unreaped, their pids cannot be reused. */
+	each_child(note_child, &before);
 
 	if ((pid = fork()) == -1) {
 		saved = errno;
@@ -240,7 +366,7 @@ mc_proc_run(const char *path, char *const argv[], unsigned timeout_s, struct mc_
 		wait_io(fds, clips, sp[0], deadline - now_ms());
 	}
 	normal = !r->interrupted && !r->timed_out;
-	stop_group(pid, fds, clips, sp[0], r);
+	stop_all(pid, &before, fds, clips, sp[0], r);
 	if (!normal)
 		r->leftovers = 0;
 	deadline = now_ms() + DRAIN_MS;
@@ -255,6 +381,7 @@ restore:
 	for (i = 0; i < NCAUGHT; i++)
 		sigaction(caught[i], &old[i], NULL);
 	sig_wfd = -1;
+	free(before.v);
 	goto close;
 fail:
 	saved = errno;

@@ -9,7 +9,7 @@ struct mc_proc {
 	int reaped;		/* status is valid */
 	int timed_out;		/* the timeout expired; the group was killed */
 	int interrupted;	/* SIGINT, SIGTERM or SIGHUP reached us; the group was killed */
-	int leftovers;		/* processes left in the group when the command ended were stopped */
+	int leftovers;		/* processes left when the command ended were stopped */
 	int exec_err;		/* errno of a failed exec (0: it ran) */
 };
 
@@ -20,9 +20,11 @@ struct mc_proc {
  * dispositions reset to the defaults.
  * stdout goes to out; stderr to err, or to out as well when err is NULL.
  * When the command ends, or after timeout_s seconds, or on SIGINT, SIGTERM
- * or SIGHUP to this process, everything still in the group gets SIGTERM
- * and, after a short grace, SIGKILL, and is reaped: nothing is left behind.
- * This process becomes a child subreaper for that. Returns 0, or -1 with
+ * or SIGHUP to this process, everything it started gets SIGTERM and, after
+ * a short grace, SIGKILL, and is reaped: nothing is left behind. That
+ * includes processes that left the group or session: this process becomes
+ * a child subreaper, so they are orphaned to it as their parents die.
+ * Children this process had before are left alone. Returns 0, or -1 with
  * errno when the command could not be started at all.
  */
 int mc_proc_run(const char *path, char *const argv[], unsigned timeout_s, struct mc_clip *out,

@@ -388,7 +388,7 @@ O2='{"type":"function_call_output","call_id":"c2","output":"int b;"}'
 	settings '{"colour":"blue"}'
 	run --separate-stderr mc-request -m m "Hi?" < "$T/empty"
 	assert_success
-	assert_equal "$stderr" "mc-request: warning: unknown setting colour"
+	assert_equal "$stderr" "mc-request: warning: $MC_HOME/settings.json: unknown setting colour"
 	run --separate-stderr mc-request -q -m m "Hi?" < "$T/empty"
 	assert_success
 	assert_equal "$stderr" ""

@@ -463,6 +463,25 @@ fake_skills() { # DIR TEXT: an mc-skills that logs its arguments and prints TEXT
 	assert_equal "$out" "error: $o/escape.txt: outside the working directory $(pwd -P)"
 }
 
+@test "write: a path refused part-way creates no directory on the way" {
+	o=$(outside)
+	ln -s "$o" out
+	for args in \
+		'{"path":"new/../../escape.txt","content":"x"}' \
+		'{"path":"a/b/../../../outside/escape.txt","content":"x"}' \
+		'{"path":"new/../out/deeper/escape.txt","content":"x"}'; do
+		call write "$args"
+		assert_success
+		assert_regex "$out" '^error: .*outside the working directory'
+	done
+	assert_equal "$(ls -A)" out
+	assert_equal "$(ls -A "$o")" ""
+	# A missing directory left again by ".." is not needed, so not made.
+	call write '{"path":"gone/../in.txt","content":"1"}'
+	assert_success
+	assert_equal "$(ls -A)" "$(printf 'in.txt\nout')"
+}
+
 @test "write: paths that stay inside are fine, also through .. and inner links" {
 	mkdir -p sub real
 	ln -s real alias
@@ -623,6 +642,64 @@ fake_skills() { # DIR TEXT: an mc-skills that logs its arguments and prints TEXT
 	assert_equal "$out" "$(printf 'done\n[exit status 0]\n[processes still running in the background when the command ended were stopped]')"
 	run kill -0 "$(cat bg)"
 	assert_failure
+}
+
+# gone PIDFILE...: none of the processes named in the files is still
+# running; survivors are killed, so that a failure leaves nothing behind.
+gone() {
+	local f pid ok=0
+	for f; do
+		pid=$(cat "$f") || return 1
+		if kill -0 "$pid" 2>/dev/null; then
+			kill -9 "$pid"
+			echo "process $pid ($f) survived" >&2
+			ok=1
+		fi
+	done
+	return "$ok"
+}
+
+# bashitem COMMAND TIMEOUT: a bash function_call item in ./item.
+bashitem() {
+	jq -cn --arg c "$1" --argjson t "$2" \
+		'{type:"function_call",call_id:"c1",name:"bash",arguments:({command:$c,timeout_s:$t} | tojson)}' >item
+}
+
+@test "bash: the timeout also kills processes that left the session" {
+	# One escapes while its parent, the command, lives on; one is orphaned
+	# at once by a double fork. Both hold the output pipe open.
+	bashitem 'setsid sleep 300 & echo $! > p1
+sh -c '\''setsid sleep 300 & echo $! > p2'\''
+echo started; sleep 300' 1
+	run --separate-stderr timeout 60 mc-tool call <item
+	assert_success
+	assert_equal "$(jqo -j .output)" "$(printf 'started\n[timed out after 1 s: the command and every process it started were killed]')"
+	gone p1 p2
+}
+
+@test "bash: processes that left the session are stopped when the command ends, and theirs" {
+	# setsid -f forks: the new session's shell is orphaned at once and
+	# its child is orphaned only when that shell dies.
+	bashitem 'setsid -f sh -c '\''echo $$ > p1; sleep 300 & echo $! > p2.new; mv p2.new p2; wait'\''
+setsid sh -c '\''trap "" TERM; sleep 300 & echo $! > p4.new; mv p4.new p4; wait'\'' & echo $! > p3
+while [ ! -e p2 ] || [ ! -e p4 ]; do sleep 0.01; done
+echo done' 100
+	run --separate-stderr timeout 60 mc-tool call <item
+	gone p1 p2 p3 p4
+	assert_success
+	assert_equal "$(jqo -j .output)" "$(printf 'done\n[exit status 0]\n[processes still running in the background when the command ended were stopped]')"
+}
+
+@test "bash: children mc-tool had before the command are left alone" {
+	bashitem 'echo hi' 100
+	# exec keeps the shell's child, which becomes mc-tool's.
+	run --separate-stderr timeout 60 sh -c 'sleep 300 >/dev/null 2>&1 & echo $! > inherited; exec mc-tool call <item'
+	alive=0
+	kill -0 "$(cat inherited)" && alive=1
+	kill "$(cat inherited)" || true
+	assert_success
+	assert_equal "$(jqo -j .output)" "$(printf 'hi\n[exit status 0]')"
+	assert_equal "$alive" 1
 }
 
 @test "bash: SIGINT to mc-tool kills the command's group and exits 130" {
