@@ -215,13 +215,8 @@ parse_line(struct check *c, const char *s, size_t n)
 		return fail(c, "NUL byte in line");
 	if (!mc_utf8_valid(s, n))
 		return fail(c, "not valid UTF-8");
-	doc = cJSON_ParseWithLengthOpts(s, n, &end, 0);
-	if (doc == NULL) {
-		end = cJSON_GetErrorPtr();
-		if (end == NULL || end < s || end > s + n)
-			end = s + n;
+	if ((doc = mc_json_parse_doc(s, n, &end)) == NULL)
 		return fail(c, "invalid JSON at column %zu", (size_t)(end - s) + 1);
-	}
 	if (mc_json_nul_escape(s, n)) {
 		cJSON_Delete(doc);
 		return fail(c, "a string holds a NUL character (\\u0000)");

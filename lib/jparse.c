@@ -309,3 +309,13 @@ mc_json_parse_value(const char *p, const char *e, const char **end)
 	*end = j.p;
 	return v;
 }
+
+cJSON *
+mc_json_parse_doc(const char *s, size_t len, const char **end)
+{
+	/* A byte-order mark may open the text, as cJSON allows (when five
+	 * bytes or more follow: cJSON's own test). */
+	size_t skip = len >= 5 && memcmp(s, "\xef\xbb\xbf", 3) == 0 ? 3 : 0;
+
+	return mc_json_parse_value(s + skip, s + len, end);
+}

@@ -40,17 +40,14 @@ cJSON *
 mc_json_parse(const char *s, size_t len, char *err, size_t errsz)
 {
 	const char *end = NULL;
-	size_t line, col, skip;
+	size_t line, col;
 	cJSON *doc;
 
 	if (memchr(s, '\0', len) != NULL) {
 		snprintf(err, errsz, "invalid JSON: NUL byte in input");
 		return NULL;
 	}
-	/* A byte-order mark may open the text, as cJSON allows (when five
-	 * bytes or more follow: cJSON's own test). */
-	skip = len >= 5 && memcmp(s, "\xef\xbb\xbf", 3) == 0 ? 3 : 0;
-	if ((doc = mc_json_parse_value(s + skip, s + len, &end)) == NULL) {
+	if ((doc = mc_json_parse_doc(s, len, &end)) == NULL) {
 		where(s, end, &line, &col);
 		snprintf(err, errsz, "invalid JSON at line %zu, column %zu", line, col);
 		return NULL;

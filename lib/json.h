@@ -22,6 +22,9 @@ cJSON *mc_json_parse(const char *s, size_t len, char *err, size_t errsz);
  * returns NULL with *end where the text went wrong.
  */
 cJSON *mc_json_parse_value(const char *p, const char *e, const char **end);
+/* The same for a whole text of len bytes, which a byte-order mark may open;
+ * what follows the value is the caller's to check. */
+cJSON *mc_json_parse_doc(const char *s, size_t len, const char **end);
 
 /*
  * The first escape \u0000 in a JSON text of len bytes, or NULL. cJSON

@@ -245,7 +245,7 @@ int
 mc_error_parse(const char *body, size_t len, char *msg, size_t msgsz,
     char *code, size_t codesz, int *status)
 {
-	const char *p = body, *end = body + len, *nl;
+	const char *p = body, *end = body + len, *nl, *stop;
 	cJSON *doc;
 	int r;
 
@@ -258,12 +258,12 @@ mc_error_parse(const char *body, size_t len, char *msg, size_t msgsz,
 		p++;
 	if (end - p >= 5 && memcmp(p, "data:", 5) == 0)
 		p += 5;
-	doc = cJSON_ParseWithLength(p, end - p);
+	doc = mc_json_parse_doc(p, (size_t)(end - p), &stop);
 	if (doc == NULL && p != body) {
 		/* SSE: the JSON ends at the line's end. */
 		for (nl = p; nl < end && *nl != '\n' && *nl != '\r'; nl++)
 			;
-		doc = cJSON_ParseWithLength(p, nl - p);
+		doc = mc_json_parse_doc(p, (size_t)(nl - p), &stop);
 	}
 	if (doc != NULL) {
 		r = error_json(doc, msg, msgsz, code, codesz, status);

@@ -520,6 +520,8 @@ bad() {
 	bad '2: invalid JSON at column 19' "$U" '{"type":"message" x}'
 	bad '1: invalid JSON at column 1' 'nope'
 	bad '1: invalid JSON: unexpected data after the object at column 55' "$U $U"
+	# A \u escape needs four hex digits: no string is cut short at a stray one.
+	bad '1: invalid JSON at column 45' '{"type":"message","role":"user","content":"a\uZZZZb"}'
 }
 
 @test "invalid items: not an object, no type, unknown type" {
