@@ -164,7 +164,11 @@ each_child(void (*fn)(pid_t, pid_t, void *), void *arg)
 	ssize_t k;
 	DIR *dir;
 
-	if ((dir = opendir("/proc")) == NULL)
+	/* A /proc of another PID namespace would name strangers. */
+	if ((k = readlink("/proc/self", buf, sizeof buf - 1)) <= 0)
+		return;
+	buf[k] = '\0';
+	if (strtol(buf, NULL, 10) != (long)self || (dir = opendir("/proc")) == NULL)
 		return;
 	while ((d = readdir(dir)) != NULL) {
 		if (d->d_name[0] < '1' || d->d_name[0] > '9' ||
@@ -218,7 +222,7 @@ struct sweep {
 	const struct pids *before;
 	struct pids termed;	/* strays sent SIGTERM */
 	int killing;		/* past the grace: SIGKILL to every stray */
-	size_t left;		/* strays still alive */
+	size_t found;		/* strays met by this scan, reaped or not */
 	struct mc_proc *r;
 };
 
@@ -244,12 +248,11 @@ sweep_child(pid_t pid, pid_t pgrp, void *arg)
 		kill(pid, SIGTERM);
 		note_child(pid, pgrp, &s->termed);
 	}
+	s->found++;
 	while ((w = waitpid(pid, &st, WNOHANG)) == -1 && errno == EINTR)
 		;
 	if (w == pid)
 		reaped(s->leader, w, st, s->r);
-	else
-		s->left++;
 }
 
 /* Stop everything the command started, in group pid or escaped from it,
@@ -271,13 +274,17 @@ stop_all(pid_t pid, const struct pids *before, int fds[2], struct mc_clip *clips
 			else if (errno != EINTR)
 				group = 0;	/* ECHILD: none of the group is our child */
 		}
-		s.left = 0;
+		s.found = 0;
 		each_child(sweep_child, &s);
-		/* No child left at all: nothing is left to be orphaned to us. */
-		if (!group && s.left == 0)
+		/* A scan that met no stray, not even one it reaped (whose
+		 * children may have come to us since): nothing is left. */
+		if (!group && s.found == 0)
 			break;
 		if (!s.killing && now_ms() >= grace) {
-			kill(-pid, SIGKILL);
+			/* Only while a member is our child: an emptied group's
+			 * number may since be another's. */
+			if (group)
+				kill(-pid, SIGKILL);
 			s.killing = 1;
 			continue;
 		}
