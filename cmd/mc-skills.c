@@ -50,14 +50,17 @@ static int
 write_doc(FILE *fp, const cJSON *doc, const struct mc_skills *sk)
 {
 	struct mc_jw w = { .fp = fp };
-	const cJSON *e, *diags = NULL;
+	const cJSON *e, *diags = NULL, *old = NULL;
 	size_t i;
 
+	/* As set_skills: the first of each replaced or moved, any repeat kept. */
 	mc_jw_raw(&w, "{", 1);
 	cJSON_ArrayForEach(e, doc) {
-		if (strcmp(e->string, "skills") == 0)
+		if (old == NULL && strcmp(e->string, "skills") == 0) {
+			old = e;
 			continue;
-		if (strcmp(e->string, "diagnostics") == 0) {
+		}
+		if (diags == NULL && strcmp(e->string, "diagnostics") == 0) {
 			diags = e;
 			continue;
 		}

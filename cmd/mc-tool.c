@@ -583,7 +583,8 @@ tool_edit(struct call *c)
 	}
 	if ((full = mc_path_join(t.dir, t.name)) == NULL)
 		mc_oom();
-	mc_file_read(full, EDIT_MAX, MC_LINK_REFUSE, NULL, 0, &r);
+	/* Through the directory resolved and held, as the write will be. */
+	mc_file_readat(t.dfd, t.name, EDIT_MAX, 0, &r);
 	if (r.status != MC_READ_OK) {
 		say(c, "error: %s: %s\n", path, mc_read_strerror(&r, EDIT_MAX));
 		goto out;

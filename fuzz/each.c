@@ -1,4 +1,4 @@
-/* fuzz/each.c: libFuzzer target: mc_json_parse_each agrees with one whole parse. */
+/* fuzz/each.c: libFuzzer target: mc_json_parse_each agrees with one whole parse, errors and all. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,20 +44,20 @@ int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct seen want = {0}, got = {0};
-	char err[256], *text;
+	char err[256], whole[256] = "", *text;
 	cJSON *ref, *doc, *arr;
 
 	if ((text = malloc(size + 1)) == NULL)
 		abort();
 	memcpy(text, data, size);
 	/* The reference: the whole document, then the elements taken out. */
-	if ((ref = mc_json_parse(text, size, err, sizeof err)) != NULL) {
+	if ((ref = mc_json_parse(text, size, whole, sizeof whole)) != NULL) {
 		arr = cJSON_GetObjectItemCaseSensitive(ref, "skills");
 		while (cJSON_IsArray(arr) && arr->child != NULL)
 			collect(cJSON_DetachItemViaPointer(arr, arr->child), want.n, &want);
 	}
 	doc = mc_json_parse_each(text, size, "skills", collect, &got, err, sizeof err);
-	if ((ref == NULL) != (doc == NULL))
+	if ((ref == NULL) != (doc == NULL) || (doc == NULL && strcmp(whole, err) != 0))
 		abort();
 	if (ref != NULL) {
 		if (want.n != got.n || (want.n > 0 && strcmp(want.b.data, got.b.data) != 0))

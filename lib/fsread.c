@@ -112,11 +112,12 @@ link_target(const char *path, const char *within)
 	return target;
 }
 
+static void read_open(int, size_t, int, struct mc_read *);
+
 void
 mc_file_read(const char *path, size_t cap, enum mc_link_policy links,
     const char *within, int text, struct mc_read *r)
 {
-	struct mc_buf b = {0};
 	struct stat st;
 	char *target = NULL;
 	const char *open_path = path;
@@ -146,6 +147,32 @@ mc_file_read(const char *path, size_t cap, enum mc_link_policy links,
 		r->err = errno;
 		return;
 	}
+	read_open(fd, cap, text, r);
+}
+
+void
+mc_file_readat(int dfd, const char *name, size_t cap, int text, struct mc_read *r)
+{
+	int fd;
+
+	*r = (struct mc_read){0};
+	fd = openat(dfd, name, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW);
+	if (fd == -1) {
+		r->status = errno == ENOENT ? MC_READ_MISSING :
+		    errno == ELOOP ? MC_READ_SYMLINK : MC_READ_ERRNO;
+		r->err = errno;
+		return;
+	}
+	read_open(fd, cap, text, r);
+}
+
+/* The rest of a read, through fd (which it closes). */
+static void
+read_open(int fd, size_t cap, int text, struct mc_read *r)
+{
+	struct mc_buf b = {0};
+	struct stat st;
+
 	if (fstat(fd, &st) == -1) {
 		r->status = MC_READ_ERRNO;
 		r->err = errno;

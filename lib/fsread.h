@@ -42,6 +42,8 @@ struct mc_read {
  */
 void mc_file_read(const char *path, size_t cap, enum mc_link_policy links,
     const char *within, int text, struct mc_read *r);
+/* The same for name in the directory dfd, never through a final link. */
+void mc_file_readat(int dfd, const char *name, size_t cap, int text, struct mc_read *r);
 
 /* A one-line description of a failed read ("file is 300000 bytes, over the
  * 262144-byte cap", "not a regular file", ...), in a static buffer. */

@@ -187,11 +187,20 @@ find_array(const char *s, size_t len, const char *key, const char **vs, const ch
 	return found && **vs == '[' && skip_ws(p + 1, e) == e ? 0 : -1;
 }
 
+/*
+ * An element of the array, or what lies between two, went wrong at `at`.
+ * The text is still whole: a whole parse says where it goes wrong first,
+ * as any reader of it would be told.
+ */
 static cJSON *
-syntax_error(const char *s, const char *at, char *err, size_t errsz)
+syntax_error(const char *s, size_t len, const char *at, char *err, size_t errsz)
 {
 	size_t line, col;
+	cJSON *doc;
 
+	if ((doc = mc_json_parse(s, len, err, errsz)) == NULL)
+		return NULL;
+	cJSON_Delete(doc);
 	where(s, at, &line, &col);
 	snprintf(err, errsz, "invalid JSON at line %zu, column %zu", line, col);
 	return NULL;
@@ -215,22 +224,21 @@ mc_json_parse_each(char *s, size_t len, const char *key, mc_json_each_fn *fn, vo
 		return doc;
 	}
 	for (p = skip_ws(vs + 1, ve); *p != ']';) {
-		/* cJSON would take a byte-order mark before an element */
-		if (*p == '\0' || strchr("\"{[-0123456789tfn", *p) == NULL || (v = skip_value(p, ve, &deep)) == NULL)
-			return syntax_error(s, p, err, errsz);
+		if ((v = skip_value(p, ve, &deep)) == NULL)
+			return syntax_error(s, len, p, err, errsz);
 		if ((elem = mc_json_parse_value(p, v, &end)) == NULL)
-			return syntax_error(s, end, err, errsz);
+			return syntax_error(s, len, end, err, errsz);
 		if (skip_ws(end, v) != v) {
 			cJSON_Delete(elem);
-			return syntax_error(s, end, err, errsz);
+			return syntax_error(s, len, end, err, errsz);
 		}
 		fn(elem, i++, arg);
 		p = skip_ws(v, ve);
 		if (p < ve && *p == ',') {
 			if (*(p = skip_ws(p + 1, ve)) == ']')
-				return syntax_error(s, p, err, errsz);
+				return syntax_error(s, len, p, err, errsz);
 		} else if (p == ve || *p != ']')
-			return syntax_error(s, p < ve ? p : ve - 1, err, errsz);
+			return syntax_error(s, len, p < ve ? p : ve - 1, err, errsz);
 	}
 	/* Blank the array but keep its lines: positions in errors stay true. */
 	for (q = (char *)vs + 1; q < ve - 1; q = nl + 1) {
@@ -392,6 +400,8 @@ put_number(struct mc_jw *w, const cJSON *n)
 
 	if (isnan(d) || isinf(d))
 		snprintf(num, sizeof num, "null");
+	else if (d == 0 && signbit(d))
+		snprintf(num, sizeof num, "-0");
 	else if (d == (double)n->valueint)
 		snprintf(num, sizeof num, "%d", n->valueint);
 	else {

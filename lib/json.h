@@ -43,8 +43,9 @@ cJSON *mc_json_read_fd(int fd, int *empty, char *err, size_t errsz);
  * mc_json_read_fd for a document with one long array: each element of the
  * top-level member key goes to fn (which owns it) as it is parsed, alone,
  * in order, and the document returned holds key as an empty array. A
- * document with a bad element is still an error, after fn has had the
- * elements before it. A key that is not an array stays as it is.
+ * document that is no JSON is the same error as for a whole parse, though
+ * fn may have had elements by then. A key that is not an array stays as
+ * it is.
  */
 typedef void mc_json_each_fn(cJSON *elem, size_t index, void *arg);
 cJSON *mc_json_read_fd_each(int fd, int *empty, const char *key, mc_json_each_fn *fn,

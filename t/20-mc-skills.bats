@@ -75,6 +75,22 @@ names() {
 	assert_equal "$(jqo '.diagnostics[1].path')" "$(pwd -P)/.agents/skills/Bad"
 }
 
+@test "repeated skills and diagnostics keys: the first is the one used, compact as pretty" {
+	mkskill "$R/new"
+	mkdir "$R/Bad"
+	echo x >"$R/Bad/SKILL.md"
+	doc='{"version":1,"root":"'"$W"'","diagnostics":[],"skills":[1],"diagnostics":[2],"skills":[3]}'
+	run --separate-stderr mc-skills -q <<<"$doc"
+	assert_success
+	compact=$output
+	# jq keeps the last of a repeated key: look at the text itself.
+	assert_output --partial '"diagnostics":[2],"skills":[3],"skills":[{"name":"new"'
+	assert_output --partial 'invalid skill name'
+	run --separate-stderr mc-skills -q --pretty <<<"$doc"
+	assert_success
+	assert_equal "$(printf '%s' "$output" | tr -d ' \t\n')" "$(printf '%s' "$compact" | tr -d ' \t\n')"
+}
+
 @test "stdin that is not a JSON object: one-line error, exit 1, no output" {
 	run --separate-stderr mc-skills <<<'[1,2]'
 	assert_failure 1

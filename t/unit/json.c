@@ -11,6 +11,7 @@ static const char *const docs[] = {
 	"{}", "[]", "\"\"", "0", "-1", "true", "false", "null",
 	"[2147483647,-2147483648,2147483648,-2147483649,4294967296]",
 	"[0.1,1e300,-1.5e-7,123456789012345678,3.141592653589793,1e-320,0.30000000000000004]",
+	"[-0,0.0,-0.0,-0e5,0]",
 	"{\"a\":{\"b\":[1,[2,[3,{}]],\"c\"]},\"d\":null,\"e\":[true,false]}",
 	"\"quote \\\" backslash \\\\ slash / tab \\t nl \\n cr \\r bs \\b ff \\f\"",
 	"\"\\u0001\\u0002\\u001f\\u007f \\u00e9 \\u20ac \\ud83d\\ude00\"",
@@ -40,6 +41,10 @@ static const struct {
 	{ "{\"skills\":[\n1],\n\"x\":nul}", "invalid JSON at line 3, column 5" },
 	{ "{\"skills\":[1]} x", "invalid JSON: unexpected data after the document at line 1, column 16" },
 	{ "{\"skills\":[\xef\xbb\xbf" "1]}", "invalid JSON at line 1, column 12" },
+	/* the first error of the text, wherever the array is */
+	{ "{\"a\":tru,\"skills\":[x]}", "invalid JSON at line 1, column 6" },
+	{ "{\"skills\":[{]}}", "invalid JSON at line 1, column 14" },
+	{ "{\"skills\":[{\"a\":1,]}}", "invalid JSON at line 1, column 20" },
 };
 
 static void
