@@ -408,8 +408,9 @@ chunk() {
 	wait_for 'mc>'
 	keys 'first question' Enter
 	wait_for 'Half of the answer.'
-	# SIGINT to the driver alone: it stops mc-send itself.
-	kill -INT "$(pgrep -P "$(tmux -S "$TMUX_SOCK" display -p -t 0 '#{pane_pid}')" -x mc)"
+	# SIGINT to the driver alone: it stops mc-send itself. The pane's shell
+	# has no other child (by name it may be valgrind's, under make valgrind).
+	kill -INT "$(pgrep -n -P "$(tmux -S "$TMUX_SOCK" display -p -t 0 '#{pane_pid}')")"
 	wait_for '(cancelled)'
 	wait_prompt 2
 	f=$(session_files)
