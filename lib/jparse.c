@@ -91,27 +91,34 @@ utf16(const char *p, const char *e, char **o)
 	return n;
 }
 
+const char *
+mc_json_skip_string(const char *p, const char *e)
+{
+	const char *start = p + 1, *q, *b;
+
+	/* The closing quote: the first one after an even run of backslashes. */
+	for (p = start; (q = memchr(p, '"', (size_t)(e - p))) != NULL; p = q + 1) {
+		for (b = q; b > start && b[-1] == '\\'; b--)
+			;
+		if ((q - b) % 2 == 0)
+			return q + 1;
+	}
+	return NULL;
+}
+
 /* The string at j->p (on its quote), unescaped into a new allocation. */
 static char *
 string(struct jp *j)
 {
-	const char *start = j->p + 1, *q, *b, *close = NULL, *p;
+	const char *start = j->p + 1, *close, *p, *q;
 	char *out, *o;
 	size_t n;
 
-	/* The closing quote: the first one after an even run of backslashes. */
-	for (p = start; (q = memchr(p, '"', (size_t)(j->end - p))) != NULL; p = q + 1) {
-		for (b = q; b > start && b[-1] == '\\'; b--)
-			;
-		if ((q - b) % 2 == 0) {
-			close = q;
-			break;
-		}
-	}
-	if (close == NULL) {
+	if ((close = mc_json_skip_string(j->p, j->end)) == NULL) {
 		j->fail = start;
 		return NULL;
 	}
+	close--;
 	if ((out = malloc((size_t)(close - start) + 1)) == NULL)
 		mc_oom();
 	for (o = out, p = start; p < close;) {

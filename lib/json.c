@@ -90,21 +90,6 @@ skip_ws(const char *p, const char *e)
 	return p;
 }
 
-/* Past the string that opens at p, or NULL when it does not end. */
-static const char *
-skip_str(const char *p, const char *e)
-{
-	const char *q, *b;
-
-	for (p++; (q = memchr(p, '"', (size_t)(e - p))) != NULL; p = q + 1) {
-		for (b = q; b > p && b[-1] == '\\'; b--)
-			;
-		if ((q - b) % 2 == 0)
-			return q + 1;
-	}
-	return NULL;
-}
-
 /* Past the value at p, or NULL. Only the structure is followed (strings,
  * brackets, tokens up to a delimiter); cJSON checks the rest. *deep
  * gets the deepest nesting met. */
@@ -117,7 +102,7 @@ skip_value(const char *p, const char *e, size_t *deep)
 	*deep = 0;
 
 	if (p < e && *p == '"')
-		return skip_str(p, e);
+		return mc_json_skip_string(p, e);
 	if (p < e && *p != '{' && *p != '[') {
 		while (q < e && (unsigned char)*q > ' ' && *q != ',' && *q != ']' && *q != '}')
 			q++;
@@ -125,7 +110,7 @@ skip_value(const char *p, const char *e, size_t *deep)
 	}
 	for (; q < e; q++) {
 		if (*q == '"') {
-			if ((q = skip_str(q, e)) == NULL)
+			if ((q = mc_json_skip_string(q, e)) == NULL)
 				return NULL;
 			q--;
 		} else if (*q == '{' || *q == '[') {
@@ -156,7 +141,7 @@ find_array(const char *s, size_t len, const char *key, const char **vs, const ch
 	if (p < e && *p == '}')
 		return -1;
 	for (;;) {
-		if (p == e || *p != '"' || (k = skip_str(p, e)) == NULL ||
+		if (p == e || *p != '"' || (k = mc_json_skip_string(p, e)) == NULL ||
 		    memchr(p, '\\', (size_t)(k - p)) != NULL)
 			return -1;
 		mine = (size_t)(k - p) == klen + 2 && memcmp(p + 1, key, klen) == 0;

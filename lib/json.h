@@ -25,6 +25,9 @@ cJSON *mc_json_parse_value(const char *p, const char *e, const char **end);
 /* The same for a whole text of len bytes, which a byte-order mark may open;
  * what follows the value is the caller's to check. */
 cJSON *mc_json_parse_doc(const char *s, size_t len, const char **end);
+/* Past the JSON string opening at p (on its quote), or NULL when it does
+ * not end before e. */
+const char *mc_json_skip_string(const char *p, const char *e);
 
 /*
  * The first escape \u0000 in a JSON text of len bytes, or NULL. cJSON
