@@ -12,39 +12,6 @@
 
 typedef int (*emit_fn)(void *, const char *, size_t);
 
-/* True when s[0..m) is a valid start of a longer UTF-8 sequence. */
-static int
-partial(const unsigned char *s, size_t m)
-{
-	unsigned char lo = 0x80, hi = 0xbf;
-	size_t need, i;
-
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		need = 2;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef) {
-		need = 3;
-		if (s[0] == 0xe0)
-			lo = 0xa0;
-		else if (s[0] == 0xed)
-			hi = 0x9f;
-	} else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
-		need = 4;
-		if (s[0] == 0xf0)
-			lo = 0x90;
-		else if (s[0] == 0xf4)
-			hi = 0x8f;
-	} else
-		return 0;
-	if (m >= need)
-		return 0;
-	if (m >= 2 && (s[1] < lo || s[1] > hi))
-		return 0;
-	for (i = 2; i < m; i++)
-		if (s[i] < 0x80 || s[i] > 0xbf)
-			return 0;
-	return 1;
-}
-
 /*
  * Emit s in valid runs with each bad byte replaced. Unless final, an
  * incomplete sequence at the very end is left unconsumed (*used < n).
@@ -66,7 +33,7 @@ repair(const char *s, size_t n, int final, emit_fn emit, void *arg, size_t *used
 		}
 		if (i > run && emit(arg, s + run, i - run) == -1)
 			return -1;
-		if (!final && n - i < 4 && partial(u + i, n - i)) {
+		if (!final && n - i < 4 && mc_utf8_incomplete(s + i, n - i)) {
 			*used = i;
 			return 0;
 		}

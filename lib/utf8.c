@@ -4,43 +4,73 @@
 
 #include "utf8.h"
 
+/* The length of the sequence lead byte c begins (0: none), and the range
+ * its second byte must fall in: no overlong forms, no surrogates, nothing
+ * above U+10FFFF. */
+static size_t
+lead(unsigned char c, unsigned char *lo, unsigned char *hi)
+{
+	*lo = 0x80;
+	*hi = 0xbf;
+	if (c < 0x80)
+		return 1;
+	if (c < 0xc2)
+		return 0;
+	if (c < 0xe0)
+		return 2;
+	if (c < 0xf0) {
+		if (c == 0xe0)
+			*lo = 0xa0;
+		else if (c == 0xed)
+			*hi = 0x9f;
+		return 3;
+	}
+	if (c < 0xf5) {
+		if (c == 0xf0)
+			*lo = 0x90;
+		else if (c == 0xf4)
+			*hi = 0x8f;
+		return 4;
+	}
+	return 0;
+}
+
+/* Whether s[1..m) may follow the lead byte s[0], second byte in lo..hi. */
+static bool
+continues(const unsigned char *s, size_t m, unsigned char lo, unsigned char hi)
+{
+	size_t i;
+
+	if (m >= 2 && (s[1] < lo || s[1] > hi))
+		return false;
+	for (i = 2; i < m; i++)
+		if (s[i] < 0x80 || s[i] > 0xbf)
+			return false;
+	return true;
+}
+
 size_t
 mc_utf8_seqlen(const char *p, size_t n)
 {
 	const unsigned char *s = (const unsigned char *)p;
-	unsigned char lo = 0x80, hi = 0xbf;
-	size_t len, i;
+	unsigned char lo, hi;
+	size_t len;
 
-	if (n == 0)
+	if (n == 0 || (len = lead(s[0], &lo, &hi)) == 0 || n < len)
 		return 0;
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] < 0xc2)
-		return 0;
-	if (s[0] < 0xe0)
-		len = 2;
-	else if (s[0] < 0xf0) {
-		len = 3;
-		if (s[0] == 0xe0)
-			lo = 0xa0;
-		else if (s[0] == 0xed)
-			hi = 0x9f;	/* no surrogates */
-	} else if (s[0] < 0xf5) {
-		len = 4;
-		if (s[0] == 0xf0)
-			lo = 0x90;
-		else if (s[0] == 0xf4)
-			hi = 0x8f;
-	} else
-		return 0;
-	if (n < len)
-		return 0;
-	if (s[1] < lo || s[1] > hi)
-		return 0;
-	for (i = 2; i < len; i++)
-		if (s[i] < 0x80 || s[i] > 0xbf)
-			return 0;
-	return len;
+	return continues(s, len, lo, hi) ? len : 0;
+}
+
+bool
+mc_utf8_incomplete(const char *p, size_t n)
+{
+	const unsigned char *s = (const unsigned char *)p;
+	unsigned char lo, hi;
+	size_t len;
+
+	if (n == 0 || (len = lead(s[0], &lo, &hi)) < 2 || n >= len)
+		return false;
+	return continues(s, n, lo, hi);
 }
 
 bool

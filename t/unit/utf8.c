@@ -1,4 +1,4 @@
-/* t/unit/utf8.c: table of well-formed and ill-formed UTF-8 sequences. */
+/* t/unit/utf8.c: tables of well-formed, ill-formed and cut-off UTF-8 sequences. */
 #include <stdio.h>
 #include <string.h>
 
@@ -31,11 +31,37 @@ static const struct {
 	{ "\xe2\x28\xa1", 0 },			/* bad second byte */
 };
 
+/* The start of a sequence cut off at the end of a buffer, or not. */
+static const struct {
+	const char *s;
+	int incomplete;
+} pieces[] = {
+	{ "", 0 },
+	{ "a", 0 },
+	{ "\xc3", 1 },
+	{ "\xc3\xa9", 0 },			/* whole */
+	{ "\xe2\x82", 1 },
+	{ "\xe0\x80", 0 },			/* would be overlong */
+	{ "\xed\xa0", 0 },			/* would be a surrogate */
+	{ "\xf0\x9f\x98", 1 },
+	{ "\xf4\x90", 0 },			/* above U+10FFFF */
+	{ "\xf0\x9f\x28", 0 },		/* bad third byte */
+	{ "\x80", 0 },
+	{ "\xc1", 0 },
+	{ "\xf5", 0 },
+};
+
 int
 main(void)
 {
 	size_t i;
 	int fail = 0;
+
+	for (i = 0; i < sizeof pieces / sizeof pieces[0]; i++)
+		if (mc_utf8_incomplete(pieces[i].s, strlen(pieces[i].s)) != pieces[i].incomplete) {
+			printf("utf8: piece %zu: want incomplete %d\n", i, pieces[i].incomplete);
+			fail = 1;
+		}
 
 	for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		int got = mc_utf8_valid(cases[i].s, strlen(cases[i].s));
