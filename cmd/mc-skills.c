@@ -45,16 +45,16 @@ repository(const char *dir)
 }
 
 /* The document with sk's list as its skills, ahead of the diagnostics,
- * written as it goes: ten thousand skills need no tree of their own. */
-static int
-write_doc(FILE *fp, const cJSON *doc, const struct mc_skills *sk)
+ * written as it goes: ten thousand skills need no tree of their own. The
+ * first skills member is replaced and the first diagnostics moved; any
+ * repeat of either stays where it was. */
+static void
+write_doc(struct mc_jw *w, const cJSON *doc, const struct mc_skills *sk)
 {
-	struct mc_jw w = { .fp = fp };
 	const cJSON *e, *diags = NULL, *old = NULL;
 	size_t i;
 
-	/* As set_skills: the first of each replaced or moved, any repeat kept. */
-	mc_jw_raw(&w, "{", 1);
+	mc_jw_raw(w, "{", 1);
 	cJSON_ArrayForEach(e, doc) {
 		if (old == NULL && strcmp(e->string, "skills") == 0) {
 			old = e;
@@ -64,71 +64,55 @@ write_doc(FILE *fp, const cJSON *doc, const struct mc_skills *sk)
 			diags = e;
 			continue;
 		}
-		mc_jw_member(&w, e->string, e);
-		mc_jw_raw(&w, ",", 1);
+		mc_jw_member(w, e->string, e);
+		mc_jw_raw(w, ",", 1);
 	}
-	mc_jw_raw(&w, "\"skills\":[", 10);
+	mc_jw_raw(w, "\"skills\":[", 10);
 	for (i = 0; i < sk->n; i++) {
 		const struct mc_skill *k = &sk->list[i];
 
-		mc_jw_raw(&w, i ? ",{\"name\":" : "{\"name\":", i ? 9 : 8);
-		mc_jw_str(&w, k->name);
-		mc_jw_raw(&w, ",\"description\":", 15);
-		mc_jw_str(&w, k->description);
-		mc_jw_raw(&w, ",\"path\":", 8);
-		mc_jw_str(&w, k->path);
-		mc_jw_raw(&w, ",\"source\":", 10);
-		mc_jw_str(&w, sk->roots[k->root].source);
+		mc_jw_raw(w, i ? ",{\"name\":" : "{\"name\":", i ? 9 : 8);
+		mc_jw_str(w, k->name);
+		mc_jw_raw(w, ",\"description\":", 15);
+		mc_jw_str(w, k->description);
+		mc_jw_raw(w, ",\"path\":", 8);
+		mc_jw_str(w, k->path);
+		mc_jw_raw(w, ",\"source\":", 10);
+		mc_jw_str(w, sk->roots[k->root].source);
 		if (k->enabled)
-			mc_jw_raw(&w, ",\"enabled\":true}", 16);
+			mc_jw_raw(w, ",\"enabled\":true}", 16);
 		else
-			mc_jw_raw(&w, ",\"enabled\":false}", 17);
+			mc_jw_raw(w, ",\"enabled\":false}", 17);
 	}
-	mc_jw_raw(&w, "]", 1);
+	mc_jw_raw(w, "]", 1);
 	if (diags != NULL) {
-		mc_jw_raw(&w, ",", 1);
-		mc_jw_member(&w, "diagnostics", diags);
+		mc_jw_raw(w, ",", 1);
+		mc_jw_member(w, "diagnostics", diags);
 	}
-	mc_jw_raw(&w, "}\n", 2);
-	return mc_jw_end(&w);
+	mc_jw_raw(w, "}", 1);
 }
 
-/* Add a string that sk owns: thousands of skills need not be copied. */
-static void
-add_ref(cJSON *o, const char *key, const char *val)
+/* Write the document compact, or indented: then it is read back for
+ * cJSON to indent, so that both come from write_doc alone. */
+static int
+output(const cJSON *doc, const struct mc_skills *sk, int pretty)
 {
-	cJSON *v = cJSON_CreateStringReference(val);
+	struct mc_jw w = { .fp = pretty ? NULL : stdout };
+	char err[256];
+	cJSON *tree;
+	int rc;
 
-	if (v == NULL)
-		mc_oom();
-	cJSON_AddItemToObjectCS(o, key, v);
-}
-
-/* --pretty: the same document as a tree, for cJSON to indent. It refers
- * to sk's strings: write it before freeing sk. */
-static void
-set_skills(cJSON *doc, const struct mc_skills *sk)
-{
-	cJSON *arr = mc_json_new_arr(), *o, *b, *diags;
-	size_t i;
-
-	for (i = 0; i < sk->n; i++) {
-		const struct mc_skill *k = &sk->list[i];
-
-		o = mc_json_push(arr, mc_json_new_obj());
-		add_ref(o, "name", k->name);
-		add_ref(o, "description", k->description);
-		add_ref(o, "path", k->path);
-		add_ref(o, "source", sk->roots[k->root].source);
-		if ((b = cJSON_CreateBool(k->enabled)) == NULL)
-			mc_oom();
-		cJSON_AddItemToObjectCS(o, "enabled", b);
+	write_doc(&w, doc, sk);
+	if (!pretty) {
+		mc_jw_raw(&w, "\n", 1);
+		return mc_jw_end(&w);
 	}
-	cJSON_DeleteItemFromObjectCaseSensitive(doc, "skills");
-	diags = cJSON_DetachItemFromObjectCaseSensitive(doc, "diagnostics");
-	mc_json_add(doc, "skills", arr);
-	if (diags != NULL)
-		mc_json_add(doc, "diagnostics", diags);
+	if ((tree = mc_json_parse(w.b.data, w.b.len, err, sizeof err)) == NULL)
+		mc_oom();	/* our own text: only memory can fail it */
+	mc_jw_end(&w);
+	rc = mc_json_write(stdout, tree, 1);
+	cJSON_Delete(tree);
+	return rc;
 }
 
 /* The members this program reads or extends must have their shape: a
@@ -168,7 +152,7 @@ list(const char *dir, int pretty, int keep)
 	const char *root;
 	char err[1024], *repo;
 	cJSON *doc = NULL;
-	int empty = 1, before, status, rc;
+	int empty = 1, before, status;
 
 	if (!isatty(STDIN_FILENO) &&
 	    (doc = mc_json_read_fd(STDIN_FILENO, &empty, err, sizeof err)) == NULL && !empty) {
@@ -202,12 +186,7 @@ list(const char *dir, int pretty, int keep)
 	mc_skills_init(&sk, &s, repo, doc);
 	mc_skills_scan(&sk, &s, NULL);
 	status = mc_context_errors(doc) > before && !keep ? MC_EXIT_FAIL : MC_EXIT_OK;
-	if (pretty) {
-		set_skills(doc, &sk);
-		rc = mc_json_write(stdout, doc, 1);
-	} else
-		rc = write_doc(stdout, doc, &sk);
-	if (rc == -1 && errno != EPIPE)
+	if (output(doc, &sk, pretty) == -1 && errno != EPIPE)
 		status = MC_EXIT_FAIL;
 	cJSON_Delete(doc);
 	mc_skills_free(&sk);
