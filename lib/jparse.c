@@ -154,17 +154,6 @@ bad:
 	return NULL;
 }
 
-static cJSON *
-owned_string(char *s)
-{
-	cJSON *v = cJSON_CreateStringReference(s);
-
-	if (v == NULL)
-		mc_oom();
-	v->type &= ~cJSON_IsReference;	/* cJSON_Delete frees it */
-	return v;
-}
-
 /* As cJSON: the run of characters a number may hold, to strtod. */
 static cJSON *
 number(struct jp *j)
@@ -285,7 +274,7 @@ value(struct jp *j)
 		return failed(j, j->p, NULL);
 	switch (*j->p) {
 	case '"':
-		return (s = string(j)) == NULL ? NULL : owned_string(s);
+		return (s = string(j)) == NULL ? NULL : mc_json_new_owned(s);
 	case '{': case '[':
 		return container(j, *j->p);
 	case 'n':

@@ -544,15 +544,21 @@ mc_json_add_str(cJSON *obj, const char *key, const char *val)
 }
 
 cJSON *
-mc_json_add_owned(cJSON *obj, const char *key, char *val)
+mc_json_new_owned(char *s)
 {
-	cJSON *v = cJSON_CreateStringReference(val);
+	cJSON *v = cJSON_CreateStringReference(s);
 
 	if (v == NULL)
 		mc_oom();
 	/* No longer a reference: cJSON_Delete frees it, with free(). */
 	v->type &= ~cJSON_IsReference;
-	return mc_json_add(obj, key, v);
+	return v;
+}
+
+cJSON *
+mc_json_add_owned(cJSON *obj, const char *key, char *val)
+{
+	return mc_json_add(obj, key, mc_json_new_owned(val));
 }
 
 cJSON *

@@ -94,6 +94,7 @@ cJSON *mc_json_arr(const cJSON *obj, const char *key);
 cJSON *mc_json_add_str(cJSON *obj, const char *key, const char *val);
 /* val (malloc'ed) becomes the document's own, not copied. */
 cJSON *mc_json_add_owned(cJSON *obj, const char *key, char *val);
+cJSON *mc_json_new_owned(char *s);
 cJSON *mc_json_add_num(cJSON *obj, const char *key, double val);
 cJSON *mc_json_add(cJSON *obj, const char *key, cJSON *item);
 cJSON *mc_json_push(cJSON *arr, cJSON *item);
