@@ -191,7 +191,7 @@ main(int argc, char *argv[])
 	} else
 		items = mc_json_new_arr();
 	if (prompt != NULL)
-		mc_items_add_message(items, "user", prompt);
+		mc_json_push(items, mc_item_message("user", prompt));
 	if (cJSON_GetArraySize(items) == 0) {
 		mc_err("%s: no conversation items, and no PROMPT", items_path);
 		goto out;

@@ -20,6 +20,7 @@
 #include "json.h"
 #include "proc.h"
 #include "provider.h"
+#include "toolenv.h"
 #include "settings.h"
 #include "utf8.h"
 
@@ -1195,7 +1196,7 @@ main(int argc, char *argv[])
 		mc_warn("%s: %s", s.path, w->valuestring);
 	/* What a tool runs could print a key into its output, and so into the
 	 * session and the next request. */
-	mc_provider_unset_keys(&s);
+	mc_env_free(mc_keys_take(&s));
 	if (strcmp(sub, "list") == 0) {
 		status = cmd_list(&s, pretty);
 		mc_settings_free(&s);

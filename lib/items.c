@@ -281,12 +281,36 @@ mc_items_load(const char *path, char *err, size_t errsz)
 	return items;
 }
 
-void
-mc_items_add_message(cJSON *items, const char *role, const char *text)
+cJSON *
+mc_item_message(const char *role, const char *text)
 {
-	cJSON *m = mc_json_push(items, mc_json_new_obj());
+	cJSON *m = mc_json_new_obj();
 
 	mc_json_add_str(m, "type", "message");
 	mc_json_add_str(m, "role", role);
 	mc_json_add_str(m, "content", text);
+	return m;
+}
+
+cJSON *
+mc_item_call(const char *call_id, const char *name, const char *arguments)
+{
+	cJSON *c = mc_json_new_obj();
+
+	mc_json_add_str(c, "type", "function_call");
+	mc_json_add_str(c, "call_id", call_id);
+	mc_json_add_str(c, "name", name);
+	mc_json_add_str(c, "arguments", arguments);
+	return c;
+}
+
+cJSON *
+mc_item_output(const char *call_id, const char *output)
+{
+	cJSON *o = mc_json_new_obj();
+
+	mc_json_add_str(o, "type", "function_call_output");
+	mc_json_add_str(o, "call_id", call_id);
+	mc_json_add_str(o, "output", output);
+	return o;
 }

@@ -24,7 +24,11 @@ cJSON *mc_items_parse(const char *name, const char *s, size_t len, char *err, si
 /* Read the file at path (at most MC_ITEMS_MAX bytes) and check it as above. */
 cJSON *mc_items_load(const char *path, char *err, size_t errsz);
 
-/* Append {"type":"message","role":role,"content":text} to items. */
-void mc_items_add_message(cJSON *items, const char *role, const char *text);
+/* The items, built in one place: {"type":"message","role","content"};
+ * {"type":"function_call","call_id","name","arguments"};
+ * {"type":"function_call_output","call_id","output"}. */
+cJSON *mc_item_message(const char *role, const char *text);
+cJSON *mc_item_call(const char *call_id, const char *name, const char *arguments);
+cJSON *mc_item_output(const char *call_id, const char *output);
 
 #endif

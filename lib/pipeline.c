@@ -11,64 +11,16 @@
 
 #include "diag.h"
 #include "pipeline.h"
-#include "proc.h"
+#include "child.h"
 
-extern char **environ;
-
-/* The signals a stage gets back at their defaults: mc_init() ignores
- * SIGPIPE, and exec keeps ignored signals ignored (a stage must die of a
- * closed pipe like any filter); the driver catches the job signals. */
-static const int default_sigs[] = { SIGPIPE, SIGINT, SIGQUIT, SIGTERM, SIGCHLD, SIGTSTP };
-
-/*
- * Start argv[0] with in and out as its stdin and stdout. Not posix_spawn:
- * glibc's resets each of the 64 signals in the child, two system calls
- * apiece while the parent waits, and checks each dup2 with two getrlimit
- * calls: 700 of the 1,450 system calls of a dry run, where a system call
- * costs microseconds. vfork shares our memory until the exec, so the
- * child only makes system calls; with every signal blocked meanwhile, no
- * handler of ours can run in it, and exec resets the handlers it leaves.
- */
+/* Start argv[0], one of the suite's programs, with in and out as its
+ * stdin and stdout. */
 static int
 spawn_one(pid_t *pid, char *const argv[], int in, int out, char *err, size_t errsz)
 {
-	struct sigaction dfl = { .sa_handler = SIG_DFL };
-	volatile int e = 0;	/* the child's errno, through the shared memory */
-	sigset_t all, old;
-	char *path;
-	size_t i;
-	pid_t p;
+	struct mc_child sp = { .argv = argv, .fd = { in, out, -1 }, .flags = MC_CHILD_SUITE };
 
-	if ((path = mc_proc_sibling(argv[0])) == NULL) {
-		snprintf(err, errsz, "%s: not found beside %s or on PATH", argv[0], mc_progname);
-		return -1;
-	}
-	sigfillset(&all);
-	sigprocmask(SIG_SETMASK, &all, &old);
-	if ((p = vfork()) == 0) {
-		for (i = 0; i < sizeof default_sigs / sizeof default_sigs[0]; i++)
-			sigaction(default_sigs[i], &dfl, NULL);
-		sigemptyset(&all);
-		sigprocmask(SIG_SETMASK, &all, NULL);
-		if ((in == STDIN_FILENO || dup2(in, STDIN_FILENO) != -1) &&
-		    (out == STDOUT_FILENO || dup2(out, STDOUT_FILENO) != -1))
-			execve(path, argv, environ);
-		e = errno;
-		_exit(127);
-	}
-	if (p == -1)
-		e = errno;
-	sigprocmask(SIG_SETMASK, &old, NULL);
-	free(path);
-	if (p != -1 && e != 0)
-		while (waitpid(p, NULL, 0) == -1 && errno == EINTR)
-			;
-	if (e != 0) {
-		snprintf(err, errsz, "%s: cannot run: %s", argv[0], strerror(e));
-		return -1;
-	}
-	*pid = p;
-	return 0;
+	return (*pid = mc_child_start(&sp, err, errsz)) == -1 ? -1 : 0;
 }
 
 int

@@ -430,11 +430,14 @@ mc_proc_which(const char *name)
 		colon = strchr(p, ':');
 		if (colon == NULL)
 			colon = p + strlen(p);
-		if (colon == p)
-			dir = strdup(".");
-		else
-			dir = strndup(p, (size_t)(colon - p));
-		if (dir == NULL)
+		/* An empty entry means the working directory to a shell; here
+		 * it means nothing: a repository's ./rg must not run. */
+		if (colon == p) {
+			if (*colon == '\0')
+				return NULL;
+			continue;
+		}
+		if ((dir = strndup(p, (size_t)(colon - p))) == NULL)
 			mc_oom();
 		full = mc_path_join(dir, name);
 		free(dir);

@@ -164,17 +164,22 @@ mc_provider_resolve(const struct mc_settings *s, const struct mc_provider_opts *
 	return 0;
 }
 
-void
-mc_provider_unset_keys(const struct mc_settings *s)
+const char **
+mc_provider_key_vars(const struct mc_settings *s)
 {
+	const char **v;
 	const cJSON *e, *k;
-	size_t i;
+	size_t i, n = 0;
 
+	if ((v = calloc(sizeof builtins / sizeof builtins[0] +
+	    (size_t)cJSON_GetArraySize(mc_settings_get(s, "providers")) + 1, sizeof *v)) == NULL)
+		mc_oom();
 	for (i = 0; i < sizeof builtins / sizeof builtins[0]; i++)
 		if (builtins[i].api_key_env != NULL)
-			unsetenv(builtins[i].api_key_env);
+			v[n++] = builtins[i].api_key_env;
 	cJSON_ArrayForEach(e, mc_settings_get(s, "providers"))
 		if ((k = cJSON_GetObjectItemCaseSensitive(e, "api_key_env")) != NULL &&
 		    cJSON_IsString(k) && *k->valuestring != '\0')
-			unsetenv(k->valuestring);
+			v[n++] = k->valuestring;
+	return v;
 }

@@ -37,10 +37,9 @@ int mc_provider_resolve(const struct mc_settings *s, const struct mc_provider_op
     struct mc_provider *p, char *err, size_t errsz);
 void mc_provider_free(struct mc_provider *p);
 
-/* Remove every provider's key variable (built-in and from settings) from
- * this process's environment, so that the commands it runs cannot print
- * a key into a tool output, a session or a request. */
-void mc_provider_unset_keys(const struct mc_settings *s);
+/* The names of every provider's key variable, built-in and from settings
+ * (a name may repeat), NULL-terminated; free the array, not the names. */
+const char **mc_provider_key_vars(const struct mc_settings *s);
 
 /* The names of the built-in providers, NULL-terminated. */
 extern const char *const mc_provider_builtins[];

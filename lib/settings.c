@@ -10,7 +10,9 @@
 #include "json.h"
 #include "settings.h"
 
-enum kind { K_STR, K_STR_NULL, K_BOOL, K_NUM, K_STRS, K_ENUM, K_OBJ, K_MAP, K_LIST };
+/* K_UINT: a whole number from 1 up; K_STRMAP: an object of strings. */
+enum kind { K_STR, K_STR_NULL, K_BOOL, K_NUM, K_UINT, K_STRS, K_STRMAP, K_ENUM, K_OBJ, K_MAP,
+	K_LIST };
 
 struct field {
 	const char *key;
@@ -28,6 +30,13 @@ static const struct field provider_fields[] = {
 	{ "api", K_ENUM, NULL, apis },
 	{ "api_key_env", K_STR_NULL, NULL, NULL },
 	{ "system_role", K_ENUM, NULL, roles },
+	{ "connect_timeout_s", K_UINT, NULL, NULL },
+	{ "idle_timeout_s", K_UINT, NULL, NULL },
+	{ "context_window", K_UINT, NULL, NULL },
+	{ NULL, 0, NULL, NULL }
+};
+static const struct field model_fields[] = {
+	{ "context_window", K_UINT, NULL, NULL },
 	{ NULL, 0, NULL, NULL }
 };
 static const struct field instructions_fields[] = {
@@ -46,8 +55,53 @@ static const struct field knowledge_fields[] = {
 	{ "skills", K_OBJ, skills_fields, NULL },
 	{ NULL, 0, NULL, NULL }
 };
+static const char *const sandbox_modes[] = { "auto", "require", "off", NULL };
+static const struct field sandbox_fields[] = {
+	{ "mode", K_ENUM, NULL, sandbox_modes },
+	{ "writable", K_STRS, NULL, NULL },
+	{ "network", K_BOOL, NULL, NULL },
+	{ NULL, 0, NULL, NULL }
+};
+static const struct field env_fields[] = {
+	{ "exclude", K_STRS, NULL, NULL },
+	{ "set", K_STRMAP, NULL, NULL },
+	{ NULL, 0, NULL, NULL }
+};
 static const struct field tools_fields[] = {
 	{ "disabled", K_STRS, NULL, NULL },
+	{ "env", K_OBJ, env_fields, NULL },
+	{ "sandbox", K_OBJ, sandbox_fields, NULL },
+	{ NULL, 0, NULL, NULL }
+};
+static const struct field hook_fields[] = {
+	{ "match", K_STR, NULL, NULL },
+	{ "command", K_STR, NULL, NULL },
+	{ "timeout_s", K_UINT, NULL, NULL },
+	{ NULL, 0, NULL, NULL }
+};
+static const struct field hooks_fields[] = {
+	{ "pre_tool", K_LIST, hook_fields, NULL },
+	{ "post_tool", K_LIST, hook_fields, NULL },
+	{ "session_start", K_LIST, hook_fields, NULL },
+	{ "stop", K_LIST, hook_fields, NULL },
+	{ NULL, 0, NULL, NULL }
+};
+static const struct field mcp_server_fields[] = {
+	{ "command", K_STR, NULL, NULL },
+	{ "args", K_STRS, NULL, NULL },
+	{ "env", K_STRMAP, NULL, NULL },
+	{ "timeout_s", K_UINT, NULL, NULL },
+	{ "enabled", K_BOOL, NULL, NULL },
+	{ "approve", K_BOOL, NULL, NULL },
+	{ NULL, 0, NULL, NULL }
+};
+static const struct field cache_fields[] = {
+	{ "enabled", K_BOOL, NULL, NULL },
+	{ "max_bytes", K_UINT, NULL, NULL },
+	{ NULL, 0, NULL, NULL }
+};
+static const struct field subagents_fields[] = {
+	{ "max_parallel", K_UINT, NULL, NULL },
 	{ NULL, 0, NULL, NULL }
 };
 static const struct field section_fields[] = {
@@ -71,6 +125,11 @@ static const struct field top_fields[] = {
 	{ "knowledge", K_OBJ, knowledge_fields, NULL },
 	{ "tools", K_OBJ, tools_fields, NULL },
 	{ "prompt", K_OBJ, prompt_fields, NULL },
+	{ "models", K_MAP, model_fields, NULL },
+	{ "hooks", K_OBJ, hooks_fields, NULL },
+	{ "mcp_servers", K_MAP, mcp_server_fields, NULL },
+	{ "cache", K_OBJ, cache_fields, NULL },
+	{ "subagents", K_OBJ, subagents_fields, NULL },
 	{ NULL, 0, NULL, NULL }
 };
 
@@ -120,6 +179,10 @@ check_value(struct check *c, const cJSON *v, const struct field *f, const char *
 		return cJSON_IsBool(v) ? 0 : fail(c, at, "expected true or false");
 	case K_NUM:
 		return cJSON_IsNumber(v) ? 0 : fail(c, at, "expected a number");
+	case K_UINT:
+		return cJSON_IsNumber(v) && v->valuedouble >= 1 && v->valuedouble <= 1e15 &&
+		    v->valuedouble == (double)(long long)v->valuedouble ? 0 :
+		    fail(c, at, "expected a whole number from 1");
 	case K_ENUM:
 		if (cJSON_IsString(v))
 			for (k = 0; f->choices[k]; k++)
@@ -135,6 +198,15 @@ check_value(struct check *c, const cJSON *v, const struct field *f, const char *
 			return fail(c, at, "expected an array of strings");
 		cJSON_ArrayForEach(e, v) {
 			subpath(sub, sizeof sub, at, NULL, i++);
+			if (!cJSON_IsString(e))
+				return fail(c, sub, "expected a string");
+		}
+		return 0;
+	case K_STRMAP:
+		if (!cJSON_IsObject(v))
+			return fail(c, at, "expected an object of strings");
+		cJSON_ArrayForEach(e, v) {
+			subpath(sub, sizeof sub, at, e->string, 0);
 			if (!cJSON_IsString(e))
 				return fail(c, sub, "expected a string");
 		}

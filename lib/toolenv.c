@@ -1,0 +1,188 @@
+/* toolenv.c: provider keys taken out of the environment; the tool environment. */
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <bsd/string.h>
+
+#include "json.h"
+#include "provider.h"
+#include "toolenv.h"
+
+extern char **environ;
+
+const char *const mc_toolenv_exclude_default[] = {
+	"*KEY*", "*SECRET*", "*TOKEN*", "*PASSWORD*", NULL
+};
+
+/* A growing NULL-terminated array of malloc'ed strings. */
+struct vec {
+	char **v;
+	size_t n, cap;
+};
+
+static void
+push(struct vec *a, char *s)
+{
+	if (s == NULL)
+		mc_oom();
+	if (a->n + 2 > a->cap) {
+		a->cap = a->cap ? a->cap * 2 : 64;
+		if ((a->v = reallocarray(a->v, a->cap, sizeof *a->v)) == NULL)
+			mc_oom();
+	}
+	a->v[a->n++] = s;
+	a->v[a->n] = NULL;
+}
+
+/* The array, empty rather than NULL when nothing was pushed. */
+static char **
+done(struct vec *a)
+{
+	if (a->v == NULL && (a->v = calloc(1, sizeof *a->v)) == NULL)
+		mc_oom();
+	return a->v;
+}
+
+/* Length of the name of "NAME=value". */
+static size_t
+namelen(const char *s)
+{
+	const char *eq = strchr(s, '=');
+
+	return eq ? (size_t)(eq - s) : strlen(s);
+}
+
+static int
+named(const char *var, const char *name)
+{
+	size_t n = strlen(name);
+
+	return strncmp(var, name, n) == 0 && var[n] == '=';
+}
+
+char **
+mc_keys_take(const struct mc_settings *s)
+{
+	const char **names = mc_provider_key_vars(s);
+	struct vec out = {0};
+	char **e;
+	size_t i;
+
+	for (i = 0; names[i] != NULL; i++) {
+		for (e = environ; e != NULL && *e != NULL; e++)
+			if (named(*e, names[i]))
+				break;
+		if (e == NULL || *e == NULL)
+			continue;
+		push(&out, strdup(*e));
+		/* The initial environment is what /proc/PID/environ shows. */
+		explicit_bzero(*e + strlen(names[i]) + 1, strlen(*e + strlen(names[i]) + 1));
+		unsetenv(names[i]);
+	}
+	free(names);
+	return done(&out);
+}
+
+char **
+mc_env_merge(char *const *base, char *const *add)
+{
+	struct vec out = {0};
+	char *const *e;
+	size_t i, k;
+
+	for (e = base ? base : environ; e != NULL && *e != NULL; e++)
+		push(&out, strdup(*e));
+	done(&out);
+	for (i = 0; add != NULL && add[i] != NULL; i++) {
+		for (k = 0; k < out.n; k++)
+			if (namelen(out.v[k]) == namelen(add[i]) &&
+			    strncmp(out.v[k], add[i], namelen(add[i])) == 0)
+				break;
+		if (k < out.n) {
+			free(out.v[k]);
+			if ((out.v[k] = strdup(add[i])) == NULL)
+				mc_oom();
+		} else
+			push(&out, strdup(add[i]));
+	}
+	return out.v;
+}
+
+static int
+excluded(const char *var, const char **keys, const cJSON *globs)
+{
+	char name[512];
+	const cJSON *g;
+	size_t i;
+
+	strlcpy(name, var, namelen(var) + 1 < sizeof name ? namelen(var) + 1 : sizeof name);
+	for (i = 0; keys[i] != NULL; i++)
+		if (strcmp(name, keys[i]) == 0)
+			return 1;
+	if (globs == NULL) {
+		for (i = 0; mc_toolenv_exclude_default[i] != NULL; i++)
+			if (fnmatch(mc_toolenv_exclude_default[i], name, FNM_CASEFOLD) == 0)
+				return 1;
+		return 0;
+	}
+	cJSON_ArrayForEach(g, globs)
+		if (cJSON_IsString(g) && fnmatch(g->valuestring, name, FNM_CASEFOLD) == 0)
+			return 1;
+	return 0;
+}
+
+/* "NAME=value" for each string member of obj, as an add list. */
+static char **
+pairs(const cJSON *obj)
+{
+	struct vec out = {0};
+	const cJSON *e;
+	char *s;
+
+	cJSON_ArrayForEach(e, obj) {
+		if (!cJSON_IsString(e) || e->string == NULL)
+			continue;
+		if (asprintf(&s, "%s=%s", e->string, e->valuestring) == -1)
+			mc_oom();
+		push(&out, s);
+	}
+	return done(&out);
+}
+
+char **
+mc_toolenv(const struct mc_settings *s, const cJSON *extra)
+{
+	const char **keys = mc_provider_key_vars(s);
+	const cJSON *globs = mc_settings_get(s, "tools.env.exclude");
+	struct vec kept = {0};
+	char **e, **set, **more, **a, **b;
+
+	for (e = environ; e != NULL && *e != NULL; e++)
+		if (!excluded(*e, keys, globs))
+			push(&kept, strdup(*e));
+	free(keys);
+	done(&kept);
+	set = pairs(mc_settings_get(s, "tools.env.set"));
+	more = pairs(extra);
+	a = mc_env_merge(kept.v, set);
+	b = mc_env_merge(a, more);
+	mc_env_free(kept.v);
+	mc_env_free(set);
+	mc_env_free(more);
+	mc_env_free(a);
+	return b;
+}
+
+void
+mc_env_free(char **envp)
+{
+	size_t i;
+
+	for (i = 0; envp != NULL && envp[i] != NULL; i++) {
+		explicit_bzero(envp[i], strlen(envp[i]));
+		free(envp[i]);
+	}
+	free(envp);
+}
