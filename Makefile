@@ -33,6 +33,7 @@ FUZZ_NAMES := $(filter-out replay,$(basename $(notdir $(wildcard fuzz/*.c))))
 UNITS += $(FUZZ_NAMES:%=$(O)/unit/fuzz-%)
 FUZZ_RUNS ?= 1000000
 MAN1 := $(wildcard man/*.1)
+MAN5 := $(wildcard man/*.5)
 MAN7 := $(wildcard man/*.7)
 
 all: $(PROGS)
@@ -104,18 +105,21 @@ demo: deps
 	@scripts/demo
 
 lint:
-	mandoc -Tlint -Wwarning $(MAN1) $(MAN7)
+	mandoc -Tlint -Wwarning $(MAN1) $(MAN5) $(MAN7)
 	shellcheck scripts/* .ci/run
 
 install: all
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man7
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 \
+		$(DESTDIR)$(MANDIR)/man7
 	install -m 755 $(PROGS) $(DESTDIR)$(BINDIR)
 	install -m 644 $(MAN1) $(DESTDIR)$(MANDIR)/man1
+	install -m 644 $(MAN5) $(DESTDIR)$(MANDIR)/man5
 	install -m 644 $(MAN7) $(DESTDIR)$(MANDIR)/man7
 
 uninstall:
 	rm -f $(CMDS:%=$(DESTDIR)$(BINDIR)/%)
-	rm -f $(MAN1:man/%=$(DESTDIR)$(MANDIR)/man1/%) $(MAN7:man/%=$(DESTDIR)$(MANDIR)/man7/%)
+	rm -f $(MAN1:man/%=$(DESTDIR)$(MANDIR)/man1/%) $(MAN5:man/%=$(DESTDIR)$(MANDIR)/man5/%) \
+		$(MAN7:man/%=$(DESTDIR)$(MANDIR)/man7/%)
 
 clean:
 	rm -rf build bin
