@@ -106,7 +106,7 @@ demo: deps
 
 lint:
 	mandoc -Tlint -Wwarning $(MAN1) $(MAN5) $(MAN7)
-	shellcheck scripts/* .ci/run
+	shellcheck $$(grep -l '^#! */bin/sh' scripts/* .ci/run)
 
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 \
