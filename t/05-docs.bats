@@ -155,7 +155,7 @@ marked() {
 		cp "$f" "$MC_HOME/settings.json"
 		run --separate-stderr mc-tool list
 		[ "$status" -eq 0 ] && [ -z "$stderr" ] ||
-			fail "$(basename "$f"): $stderr$(printf '\n')$(cat "$f")"
+			fail "$(basename "$f"): $stderr"$'\n'"$(cat "$f")"
 		n=$((n + 1))
 	done
 	[ "$n" -ge 5 ] || fail "only $n settings examples found"
