@@ -5,7 +5,6 @@
 #include <getopt.h>
 #include <limits.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +18,8 @@
 #include <sha256.h>
 
 #include "buf.h"
+#include "child.h"
+#include "clock.h"
 #include "context.h"
 #include "diag.h"
 #include "frontmatter.h"
@@ -34,7 +35,7 @@
 #define ID_MAX 64		/* profile ids and skill names */
 #define DESC_MAX 1024		/* characters of a description */
 #define TERM_MAX 64		/* characters of each terminal variable */
-#define RG_TIMEOUT_NS 1000000000L
+#define RG_TIMEOUT_MS 1000
 #define MAX_SUBAGENTS 32	/* --subagent nesting depth */
 #define BAR_WIDTH 32
 
@@ -495,82 +496,46 @@ check_overrides(struct render *R, const char *model, unsigned *used)
 	return 0;
 }
 
-static long long
-now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
-/* prog itself when it names a path, else the first executable prog on
- * $PATH, into buf; NULL when there is none, and nothing to run. */
-static const char *
-find_program(const char *prog, char *buf, size_t n)
-{
-	const char *dir, *path = getenv("PATH");
-	size_t len;
-
-	if (strchr(prog, '/') != NULL)
-		return prog;
-	for (dir = path ? path : ""; *dir != '\0'; dir += len + (dir[len] == ':')) {
-		len = strcspn(dir, ":");
-		if (len == 0)
-			continue;	/* the current directory: not searched */
-		if ((size_t)snprintf(buf, n, "%.*s/%s", (int)len, dir, prog) < n &&
-		    access(buf, X_OK) == 0)
-			return buf;
-	}
-	return NULL;
-}
-
 /*
  * Start `rg --version` (MC_RG names another program, for tests) with no
- * shell and its output discarded. It runs while the document is read;
- * probe_ripgrep gives it at most a second from here: a hung or missing
- * rg only means "false". Returns its pid, or -1.
+ * shell and its output discarded, in a process group of its own. It runs
+ * while the document is read; probe_ripgrep gives it at most a second
+ * from here: a hung or missing rg only means "false". Returns its pid,
+ * or -1 (where there is no rg, no process is made).
  */
 static pid_t
 probe_start(long long *deadline)
 {
 	const char *prog = getenv("MC_RG");
-	posix_spawn_file_actions_t fa;
-	posix_spawnattr_t attr;
-	sigset_t sigs;
-	char *argv[3], buf[PATH_MAX];
+	char *argv[3] = { NULL, (char *)"--version", NULL }, why[256];
+	struct mc_child c = { .argv = argv, .flags = MC_CHILD_PGROUP | MC_CHILD_CLOSE };
 	pid_t pid;
-	int rc;
+	int null;
 
 	if (prog == NULL || *prog == '\0')
 		prog = "rg";
-	/* Looked for first: where there is no rg, no process is made. */
-	if ((prog = find_program(prog, buf, sizeof buf)) == NULL)
-		return -1;
 	argv[0] = (char *)prog;
-	argv[1] = (char *)"--version";
-	argv[2] = NULL;
+	if (strchr(prog, '/') != NULL)
+		c.path = prog;
+	if ((null = open("/dev/null", O_RDWR | O_CLOEXEC)) == -1)
+		return -1;
+	c.fd[0] = c.fd[1] = c.fd[2] = null;
 	/* An inherited SIGCHLD of SIG_IGN would reap rg behind our back. */
 	signal(SIGCHLD, SIG_DFL);
-	if (posix_spawn_file_actions_init(&fa) != 0)
-		return -1;
-	if (posix_spawnattr_init(&attr) != 0) {
-		posix_spawn_file_actions_destroy(&fa);
-		return -1;
-	}
-	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-	posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
-	/* mc_init ignores SIGPIPE; rg should not inherit that. */
-	sigemptyset(&sigs);
-	sigaddset(&sigs, SIGPIPE);
-	posix_spawnattr_setsigdefault(&attr, &sigs);
-	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF);
-	rc = posix_spawn(&pid, prog, &fa, &attr, argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	posix_spawnattr_destroy(&attr);
-	*deadline = now_ns() + RG_TIMEOUT_NS;
-	return rc == 0 ? pid : -1;
+	pid = mc_child_start(&c, why, sizeof why);
+	close(null);
+	*deadline = mc_clock_ms() + RG_TIMEOUT_MS;
+	return pid;
+}
+
+/* Kill the probe's whole group (a wrapper script's children too), then
+ * reap the probe: its zombie keeps the group's number from being reused
+ * until then. */
+static void
+probe_end(pid_t pid)
+{
+	kill(-pid, SIGKILL);
+	mc_child_wait(pid);
 }
 
 /* Whether the rg started by probe_start said its version. */
@@ -578,26 +543,28 @@ static int
 probe_ripgrep(pid_t pid, long long deadline)
 {
 	struct timespec nap = { 0, 200000 };
-	int st, rc;
+	siginfo_t si;
+	int ok = 0;
 
 	if (pid == -1)
 		return 0;
 	for (;;) {
-		rc = waitpid(pid, &st, WNOHANG);
-		if (rc == pid)
-			return WIFEXITED(st) && WEXITSTATUS(st) == 0;
-		if (rc == -1 && errno != EINTR)
-			return 0;
-		if (now_ns() >= deadline) {
-			kill(pid, SIGKILL);
-			while (waitpid(pid, &st, 0) == -1 && errno == EINTR)
-				;
-			return 0;
+		memset(&si, 0, sizeof si);
+		if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) == -1 &&
+		    errno != EINTR)
+			break;
+		if (si.si_pid == pid) {
+			ok = si.si_code == CLD_EXITED && si.si_status == 0;
+			break;
 		}
+		if (mc_clock_ms() >= deadline)
+			break;
 		nanosleep(&nap, NULL);
 		if (nap.tv_nsec < 10000000L)
 			nap.tv_nsec *= 2;
 	}
+	probe_end(pid);
+	return ok;
 }
 
 static void
@@ -1135,11 +1102,8 @@ render_free(struct render *R)
 		mc_buf_free(&R->sec[i].text);
 	mc_buf_free(&R->prompt);
 	free(R->term);
-	if (R->rg != -1) {	/* a failure came before its answer was wanted */
-		kill(R->rg, SIGKILL);
-		while (waitpid(R->rg, NULL, 0) == -1 && errno == EINTR)
-			;
-	}
+	if (R->rg != -1)	/* a failure came before its answer was wanted */
+		probe_end(R->rg);
 	mc_buf_free(&R->skills);
 	cJSON_Delete(R->bad_skill);
 	cJSON_Delete(R->doc);

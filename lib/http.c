@@ -27,15 +27,6 @@ struct xfer {
 	int intr;
 };
 
-long
-mc_ms_since(const struct timespec *since)
-{
-	struct timespec now;
-
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return (now.tv_sec - since->tv_sec) * 1000L + (now.tv_nsec - since->tv_nsec) / 1000000L;
-}
-
 static void
 touch(struct xfer *x)
 {
