@@ -193,19 +193,6 @@ trim(struct mc_buf *b)
 	b->data[b->len] = '\0';
 }
 
-static void
-add(struct mc_buf *b, const void *p, size_t n)
-{
-	if (mc_buf_add(b, p, n) == -1)
-		mc_oom();
-}
-
-static void
-adds(struct mc_buf *b, const char *s)
-{
-	add(b, s, strlen(s));
-}
-
 /*
  * A value shown on one line of the prompt (a description, a persona):
  * control characters and line separators become spaces, < and > become
@@ -228,19 +215,19 @@ one_line(const char *s, size_t max)
 		if (*u < 0x20 || *u == 0x7f ||
 		    (k == 2 && u[0] == 0xc2 && u[1] < 0xa0) ||	/* C1 controls */
 		    (k == 3 && u[0] == 0xe2 && u[1] == 0x80 && (u[2] == 0xa8 || u[2] == 0xa9))) {
-			add(&b, run, (size_t)(s - run));
-			adds(&b, " ");
+			mc_buf_add(&b, run, (size_t)(s - run));
+			mc_buf_adds(&b, " ");
 			run = s + k;
 		} else if (*u == '<' || *u == '>') {
-			add(&b, run, (size_t)(s - run));
-			adds(&b, *u == '<' ? "&lt;" : "&gt;");
+			mc_buf_add(&b, run, (size_t)(s - run));
+			mc_buf_adds(&b, *u == '<' ? "&lt;" : "&gt;");
 			run = s + k;
 		}
 		s += k;
 		n -= k;
 		chars++;
 	}
-	add(&b, run, (size_t)(s - run));
+	mc_buf_add(&b, run, (size_t)(s - run));
 	trim(&b);
 	if (b.len == 0) {
 		mc_buf_free(&b);
@@ -328,15 +315,15 @@ take_skill(cJSON *e, size_t i, void *arg)
 	}
 	enabled = cJSON_GetObjectItemCaseSensitive(e, "enabled");
 	if (enabled == NULL || cJSON_IsTrue(enabled)) {
-		adds(&R->skills, "- ");
-		adds(&R->skills, mc_json_str(e, "name"));
+		mc_buf_adds(&R->skills, "- ");
+		mc_buf_adds(&R->skills, mc_json_str(e, "name"));
 		d = mc_json_str(e, "description");
 		if (d != NULL && (desc = one_line(d, DESC_MAX)) != NULL) {
-			adds(&R->skills, ": ");
-			adds(&R->skills, desc);
+			mc_buf_adds(&R->skills, ": ");
+			mc_buf_adds(&R->skills, desc);
 			free(desc);
 		}
-		adds(&R->skills, "\n");
+		mc_buf_adds(&R->skills, "\n");
 	}
 	cJSON_Delete(e);
 }
@@ -618,11 +605,10 @@ terminal_environment(void)
 		clean[k] = '\0';
 		if (k == 0)
 			continue;
-		if (mc_buf_printf(&b, "%s%s=%s", b.len ? ", " : "", vars[i], clean) == -1)
-			mc_oom();
+		mc_buf_printf(&b, "%s%s=%s", b.len ? ", " : "", vars[i], clean);
 	}
 	if (b.len == 0)
-		adds(&b, "unknown");
+		mc_buf_adds(&b, "unknown");
 	return mc_buf_steal(&b);
 }
 
@@ -668,8 +654,7 @@ read_profile(struct render *R, const char *path, struct mc_read *r,
 	mc_file_read(path, PROFILE_CAP, MC_LINK_REFUSE, NULL, 1, r);
 	if (r->status != MC_READ_OK)
 		return -1;
-	if (mc_frontmatter_parse(r->data, r->len, fm) == -1)
-		mc_oom();
+	mc_frontmatter_parse(r->data, r->len, fm);
 	if (fm->present && !fm->terminated)
 		mc_context_diag(R->doc, "warning", path, "unterminated frontmatter");
 	return 0;
@@ -765,19 +750,19 @@ build_subagents(struct render *R)
 		name = fm_line(&fm, "name");
 		desc = fm_line(&fm, "description");
 		if (S->text.len == 0)
-			adds(&S->text, "<Subagent-Identities>\n");
-		adds(&S->text, "- ");
-		adds(&S->text, ids[i]);
+			mc_buf_adds(&S->text, "<Subagent-Identities>\n");
+		mc_buf_adds(&S->text, "- ");
+		mc_buf_adds(&S->text, ids[i]);
 		if (name != NULL) {
-			adds(&S->text, " (");
-			adds(&S->text, name);
-			adds(&S->text, ")");
+			mc_buf_adds(&S->text, " (");
+			mc_buf_adds(&S->text, name);
+			mc_buf_adds(&S->text, ")");
 		}
 		if (desc != NULL) {
-			adds(&S->text, ": ");
-			adds(&S->text, desc);
+			mc_buf_adds(&S->text, ": ");
+			mc_buf_adds(&S->text, desc);
 		}
-		adds(&S->text, "\n");
+		mc_buf_adds(&S->text, "\n");
 		free(name);
 		free(desc);
 		mc_frontmatter_free(&fm);
@@ -785,7 +770,7 @@ build_subagents(struct render *R)
 		free(path);
 	}
 	if (S->text.len > 0)
-		adds(&S->text, "</Subagent-Identities>");
+		mc_buf_adds(&S->text, "</Subagent-Identities>");
 	for (i = 0; i < nids; i++)
 		free(ids[i]);
 	free(ids);
@@ -817,18 +802,18 @@ add_role(struct render *R, const char *dirname, const char *opt, const char *id)
 		return -1;
 	}
 	name = fm_line(&fm, "name");
-	add(&body, fm.body, fm.body_len);
+	mc_buf_add(&body, fm.body, fm.body_len);
 	trim(&body);
 	if (S->text.len > 0)
-		adds(&S->text, "\n");
-	adds(&S->text, "<Your-Role Persona=");
-	adds(&S->text, name != NULL ? name : id);
-	adds(&S->text, ">\n");
+		mc_buf_adds(&S->text, "\n");
+	mc_buf_adds(&S->text, "<Your-Role Persona=");
+	mc_buf_adds(&S->text, name != NULL ? name : id);
+	mc_buf_adds(&S->text, ">\n");
 	if (body.len > 0) {
-		add(&S->text, body.data, body.len);
-		adds(&S->text, "\n");
+		mc_buf_add(&S->text, body.data, body.len);
+		mc_buf_adds(&S->text, "\n");
 	}
-	adds(&S->text, "</Your-Role>");
+	mc_buf_adds(&S->text, "</Your-Role>");
 	S->source = "generated";
 	mc_buf_free(&body);
 	free(name);
@@ -849,13 +834,13 @@ build_skills(struct render *R)
 	S->source = F->source;
 	if (R->skills.len == 0)
 		return;
-	adds(&S->text, "<Available-Skills>\n");
+	mc_buf_adds(&S->text, "<Available-Skills>\n");
 	if (F->text.len > 0) {
-		add(&S->text, F->text.data, F->text.len);
-		adds(&S->text, "\n");
+		mc_buf_add(&S->text, F->text.data, F->text.len);
+		mc_buf_adds(&S->text, "\n");
 	}
-	add(&S->text, R->skills.data, R->skills.len);
-	adds(&S->text, "</Available-Skills>");
+	mc_buf_add(&S->text, R->skills.data, R->skills.len);
+	mc_buf_adds(&S->text, "</Available-Skills>");
 }
 
 static void
@@ -868,30 +853,30 @@ build_context(struct render *R)
 	size_t n;
 
 	S->source = "generated";
-	adds(&S->text, "<Additional-Context-Files>\n");
+	mc_buf_adds(&S->text, "<Additional-Context-Files>\n");
 	if (cJSON_GetArraySize(list) == 0)
-		adds(&S->text, "No AGENTS.md instruction files were discovered.\n");
+		mc_buf_adds(&S->text, "No AGENTS.md instruction files were discovered.\n");
 	else
-		adds(&S->text, "These files are automatically injected and MUST ALWAYS be remembered "
+		mc_buf_adds(&S->text, "These files are automatically injected and MUST ALWAYS be remembered "
 		    "and considered in every action, do NOT read these files again:\n");
 	cJSON_ArrayForEach(e, list) {
 		path = mc_json_str(e, "path");
 		content = mc_json_str(e, "content");
-		adds(&S->text, "<Context File=");
+		mc_buf_adds(&S->text, "<Context File=");
 		/* The path shares a line with markup: no line breaks, no tags. */
 		for (; *path; path++)
 			if (*path == '<' || *path == '>')
-				adds(&S->text, *path == '<' ? "&lt;" : "&gt;");
+				mc_buf_adds(&S->text, *path == '<' ? "&lt;" : "&gt;");
 			else
-				add(&S->text, (unsigned char)*path < 0x20 || *path == 0x7f ? "?" : path, 1);
-		adds(&S->text, ">\n");
+				mc_buf_add(&S->text, (unsigned char)*path < 0x20 || *path == 0x7f ? "?" : path, 1);
+		mc_buf_adds(&S->text, ">\n");
 		n = strlen(content);
-		add(&S->text, content, n);
+		mc_buf_add(&S->text, content, n);
 		if (n > 0 && content[n - 1] != '\n')
-			adds(&S->text, "\n");
-		adds(&S->text, "</Context>\n");
+			mc_buf_adds(&S->text, "\n");
+		mc_buf_adds(&S->text, "</Context>\n");
 	}
-	adds(&S->text, "</Additional-Context-Files>");
+	mc_buf_adds(&S->text, "</Additional-Context-Files>");
 }
 
 static int
@@ -918,17 +903,17 @@ apply_override(struct render *R)
 			return -1;
 		joined = (struct mc_buf){0};
 		if (strcmp(action, "prepend") == 0 && add_text.len > 0) {
-			add(&joined, add_text.data, add_text.len);
+			mc_buf_add(&joined, add_text.data, add_text.len);
 			if (S->text.len > 0)
-				adds(&joined, "\n");
+				mc_buf_adds(&joined, "\n");
 		}
 		if (strcmp(action, "replace") != 0 && S->text.len > 0)
-			add(&joined, S->text.data, S->text.len);
+			mc_buf_add(&joined, S->text.data, S->text.len);
 		if ((strcmp(action, "append") == 0 || strcmp(action, "replace") == 0) &&
 		    add_text.len > 0) {
 			if (joined.len > 0)
-				adds(&joined, "\n");
-			add(&joined, add_text.data, add_text.len);
+				mc_buf_adds(&joined, "\n");
+			mc_buf_add(&joined, add_text.data, add_text.len);
 		}
 		mc_buf_free(&S->text);
 		mc_buf_free(&add_text);
@@ -959,15 +944,15 @@ assemble(struct render *R, FILE *fp)
 			fwrite(R->sec[i].text.data, 1, R->sec[i].text.len, fp);
 		} else {
 			if (any)
-				adds(&R->prompt, "\n\n");
-			add(&R->prompt, R->sec[i].text.data, R->sec[i].text.len);
+				mc_buf_adds(&R->prompt, "\n\n");
+			mc_buf_add(&R->prompt, R->sec[i].text.data, R->sec[i].text.len);
 		}
 		any = 1;
 	}
 	if (fp != NULL)
 		putc('\n', fp);
 	else
-		adds(&R->prompt, "\n");
+		mc_buf_adds(&R->prompt, "\n");
 }
 
 /* ---- output ---- */

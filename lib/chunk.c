@@ -1,6 +1,7 @@
 /* chunk.c: validate a chat chunk and take its text delta without building a cJSON tree. */
 #include <string.h>
 
+#include "diag.h"
 #include "buf.h"
 #include "chunk.h"
 #include "json.h"
@@ -63,8 +64,8 @@ str(struct scan *s, struct mc_buf *out)
 			;
 		if (q == s->end || (unsigned char)*q < 0x20)
 			return -1;
-		if (out != NULL && q > p && mc_buf_add(out, p, q - p) == -1)
-			mc_oom();
+		if (out != NULL && q > p)
+			mc_buf_add(out, p, q - p);
 		if (*q == '"') {
 			s->p = q + 1;
 			return 0;
@@ -110,15 +111,15 @@ str(struct scan *s, struct mc_buf *out)
 				u[3] = 0x80 | (c & 0x3f);
 				k = 4;
 			}
-			if (out != NULL && mc_buf_add(out, u, k) == -1)
-				mc_oom();
+			if (out != NULL)
+				mc_buf_add(out, u, k);
 			p = q + 6;
 			continue;
 		default:
 			return -1;
 		}
-		if (out != NULL && mc_buf_add(out, u, 1) == -1)
-			mc_oom();
+		if (out != NULL)
+			mc_buf_add(out, u, 1);
 		p = q + 2;
 	}
 }

@@ -40,6 +40,23 @@ mc_init(const char *progname, char *argv[])
 	signal(SIGPIPE, on_sigpipe);
 }
 
+void
+mc_oom(void)
+{
+	mc_err("out of memory");
+	exit(MC_EXIT_FAIL);
+}
+
+char *
+mc_strdup(const char *s)
+{
+	char *p = strdup(s);
+
+	if (p == NULL)
+		mc_oom();
+	return p;
+}
+
 char *
 mc_sanitize(char *dst, size_t dstsz, const char *src)
 {

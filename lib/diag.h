@@ -44,6 +44,14 @@ int mc_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * already named by getopt_long (status 2). Returns the status to exit with. */
 int mc_opt_exit(int c, const char *usage);
 
+/* The one answer to running out of memory: "PROG: out of memory" and
+ * exit status 1. Allocating functions of lib/ call it, so their callers
+ * never check for failure. */
+void mc_oom(void) __attribute__((noreturn));
+
+/* strdup, or mc_oom. */
+char *mc_strdup(const char *s);
+
 /* Flush and close stdout; report a failed write. A reader that went away
  * (EPIPE) is not an error. Returns the status to exit with. */
 int mc_finish(int status);

@@ -62,8 +62,7 @@ mc_fd_slurp(int fd, size_t cap, struct mc_buf *out)
 	ssize_t n;
 
 	for (;;) {
-		if (mc_buf_grow(out, 65536) == -1)
-			return -1;
+		mc_buf_grow(out, 65536);
 		n = read(fd, out->data + out->len, out->cap - out->len - 1);
 		if (n == -1) {
 			if (errno == EINTR)
@@ -205,10 +204,6 @@ read_open(int fd, size_t cap, int text, struct mc_read *r)
 	}
 	r->len = b.len;
 	r->data = mc_buf_steal(&b);
-	if (r->data == NULL) {
-		r->status = MC_READ_ERRNO;
-		r->err = ENOMEM;
-	}
 out:
 	close(fd);
 }

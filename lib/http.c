@@ -13,6 +13,7 @@
 
 #include <curl/curl.h>
 
+#include "diag.h"
 #include "buf.h"
 #include "http.h"
 #include "json.h"
@@ -109,8 +110,8 @@ on_write(char *p, size_t size, size_t n, void *arg)
 		keep = MC_HTTP_ERRBODY_MAX - res->errbody.len;
 		if (keep > len)
 			keep = len;
-		if (keep > 0 && mc_buf_add(&res->errbody, p, keep) == -1)
-			mc_oom();
+		if (keep > 0)
+			mc_buf_add(&res->errbody, p, keep);
 		return len;
 	}
 	res->got_body = 1;

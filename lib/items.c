@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "diag.h"
 #include "buf.h"
 #include "items.h"
 #include "json.h"

@@ -15,13 +15,6 @@
 #include "fsread.h"
 #include "json.h"
 
-void
-mc_oom(void)
-{
-	mc_err("out of memory");
-	exit(MC_EXIT_FAIL);
-}
-
 static void
 where(const char *s, const char *at, size_t *line, size_t *col)
 {
@@ -293,8 +286,8 @@ mc_jw_raw(struct mc_jw *w, const void *p, size_t n)
 {
 	struct mc_buf *b = &w->b;
 
-	if (b->cap - b->len <= n && mc_buf_grow(b, n) == -1)
-		mc_oom();
+	if (b->cap - b->len <= n)
+		mc_buf_grow(b, n);
 	memcpy(b->data + b->len, p, n);
 	b->len += n;
 	if (w->fp != NULL && b->len >= MC_JW_CHUNK) {

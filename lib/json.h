@@ -104,6 +104,4 @@ cJSON *mc_json_new_str(const char *s);
 /* The array member key of obj, created when missing. */
 cJSON *mc_json_arr_ensure(cJSON *obj, const char *key);
 
-void mc_oom(void) __attribute__((noreturn));
-
 #endif

@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "diag.h"
 #include "child.h"
 #include "clock.h"
 #include "fsread.h"
@@ -68,8 +69,7 @@ wait_io(int fds[2], struct mc_clip *clips[2], int sfd, long long ms)
 			continue;
 		k = read(p[i].fd, buf, sizeof buf);
 		if (k > 0) {
-			if (mc_clip_add(clips[map[i]], buf, (size_t)k) == -1)
-				mc_oom();
+			mc_clip_add(clips[map[i]], buf, (size_t)k);
 		} else if (k == 0 || (errno != EAGAIN && errno != EINTR)) {
 			close(fds[map[i]]);
 			fds[map[i]] = -1;

@@ -12,6 +12,7 @@
 
 #include <bsd/stdlib.h>
 
+#include "diag.h"
 #include "buf.h"
 #include "fsread.h"
 #include "json.h"
@@ -186,8 +187,7 @@ mc_session_create(struct mc_session *s, const char *home, const char *cwd,
 		s->path = NULL;
 		return -1;
 	}
-	if ((s->id = strdup(id)) == NULL)
-		mc_oom();
+	s->id = mc_strdup(id);
 	h = s->header = mc_json_new_obj();
 	mc_json_add_str(h, "type", "session");
 	mc_json_add_str(h, "id", id);
@@ -299,8 +299,7 @@ locate(struct mc_session *s, const char *home, const char *id, char *err, size_t
 		return -1;
 	s->path = session_path(dir, id);
 	free(dir);
-	if ((s->id = strdup(id)) == NULL)
-		mc_oom();
+	s->id = mc_strdup(id);
 	return 0;
 }
 
@@ -437,8 +436,7 @@ mc_session_latest(const char *home, const char *cwd, char **id, char *err, size_
 		hc = mc_json_str(h, "cwd");
 		if (hc != NULL && strcmp(hc, cwd) == 0) {
 			free(*id);
-			if ((*id = strdup(name)) == NULL)
-				mc_oom();
+			*id = mc_strdup(name);
 			best = st.st_mtim;
 		}
 		cJSON_Delete(h);

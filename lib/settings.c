@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "diag.h"
 #include "fsread.h"
 #include "json.h"
 #include "settings.h"

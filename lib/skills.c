@@ -149,16 +149,6 @@ join(const char *dir, const char *name)
 	return p;
 }
 
-static char *
-xstrdup(const char *s)
-{
-	char *p = strdup(s);
-
-	if (p == NULL)
-		mc_oom();
-	return p;
-}
-
 static void
 add_root(struct mc_skills *sk, const char *source, char *path, char *base, int required)
 {
@@ -192,14 +182,14 @@ mc_skills_init(struct mc_skills *sk, const struct mc_settings *s, const char *re
 			diag(sk, "error", s->path, "%s[%d]: path must be absolute: %s",
 			    SETTING_PATHS, i, e->valuestring);
 		else {
-			p = xstrdup(e->valuestring);
+			p = mc_strdup(e->valuestring);
 			for (n = strlen(p); n > 1 && p[n - 1] == '/'; n--)
 				p[n - 1] = '\0';
 			add_root(sk, "configured", p, NULL, 1);
 		}
 		i++;
 	}
-	add_root(sk, "repo", join(repo, ".agents/skills"), xstrdup(repo), 0);
+	add_root(sk, "repo", join(repo, ".agents/skills"), mc_strdup(repo), 0);
 }
 
 /*
@@ -352,8 +342,8 @@ push(struct scan *sc, const char *name, const char *group, char *path, char *des
 		sc->cand = c;
 	}
 	sc->cand[sc->ncand++] = (struct mc_skill){
-		.name = xstrdup(name),
-		.group = group ? xstrdup(group) : NULL,
+		.name = mc_strdup(name),
+		.group = group ? mc_strdup(group) : NULL,
 		.path = path,
 		.description = desc,
 		.root = sc->root,
@@ -415,8 +405,7 @@ load(struct scan *sc, int dfd, const char *dirpath, const char *group, const cha
 		diag(sc->sk, "error", path, "not valid UTF-8 text");
 		goto refused;
 	}
-	if (mc_frontmatter_parse(data, len, &fm) == -1)
-		mc_oom();
+	mc_frontmatter_parse(data, len, &fm);
 	if (fm.present && !fm.terminated)
 		diag(sc->sk, "warning", path,
 		    "unterminated frontmatter (no closing ---); listed without a description");
@@ -461,7 +450,7 @@ batch_add(struct batch *b, const char *name)
 			mc_oom();
 		b->job = j;
 	}
-	b->job[b->n++] = (struct job){ .name = xstrdup(name) };
+	b->job[b->n++] = (struct job){ .name = mc_strdup(name) };
 }
 
 static void *
@@ -766,8 +755,7 @@ mc_skill_open(const struct mc_skills *sk, const struct mc_skill *skill,
 		snprintf(err, errsz, "absolute path refused; the path must stay inside the skill directory");
 		return -1;
 	}
-	if ((copy = strdup(rel)) == NULL)
-		mc_oom();
+	copy = mc_strdup(rel);
 	/* Check every component before touching the file system. */
 	for (c = copy; c != NULL; c = next) {
 		if ((next = strchr(c, '/')) != NULL)
