@@ -9,11 +9,6 @@
 #define DEPTH 64	/* deeper documents go to cJSON (its limit is 1000) */
 #define NUMMAX 62	/* cJSON reads at most 63 bytes of a number */
 
-/* Bytes that stand for themselves in a string: not '"', '\\' or a control byte. */
-static const unsigned char plain[256] = {
-	[0x20 ... 0x21] = 1, [0x23 ... 0x5b] = 1, [0x5d ... 0xff] = 1	/* '"' is 0x22, '\\' 0x5c */
-};
-
 struct scan {
 	const char *p, *end;
 	int depth;
@@ -60,7 +55,7 @@ str(struct scan *s, struct mc_buf *out)
 	size_t k;
 
 	for (;;) {
-		for (q = p; q < s->end && plain[(unsigned char)*q]; q++)
+		for (q = p; q < s->end && mc_json_plain[(unsigned char)*q]; q++)
 			;
 		if (q == s->end || (unsigned char)*q < 0x20)
 			return -1;
@@ -180,7 +175,7 @@ key(struct scan *s, const char **k, size_t *kl)
 
 	if (s->p >= s->end || *s->p != '"')
 		return -1;
-	for (q = s->p + 1; q < s->end && plain[(unsigned char)*q]; q++)
+	for (q = s->p + 1; q < s->end && mc_json_plain[(unsigned char)*q]; q++)
 		;
 	if (q == s->end || *q != '"')
 		return -1;

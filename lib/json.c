@@ -1,4 +1,5 @@
 /* json.c: whole-document JSON I/O and small checked helpers over cJSON. */
+#include <ctype.h>
 #include <errno.h>
 #include <float.h>
 #include <math.h>
@@ -27,6 +28,50 @@ where(const char *s, const char *at, size_t *line, size_t *col)
 		} else
 			(*col)++;
 	}
+}
+
+/*
+ * The first \\u escape that is \\u0000 (nul set) or that lacks its four
+ * hex digits (nul 0), or NULL. Backslashes occur only inside strings, and
+ * pair off there; one outside a string is a syntax error cJSON meets
+ * first.
+ */
+static const char *
+u_escape(const char *s, size_t len, int nul)
+{
+	const char *p = s, *end = s + len;
+	int i;
+
+	while ((p = memchr(p, '\\', (size_t)(end - p))) != NULL && end - p >= 2) {
+		if (p[1] == 'u' && nul && end - p >= 6 && memcmp(p + 2, "0000", 4) == 0)
+			return p;
+		if (p[1] == 'u' && !nul) {
+			if (end - p < 6)
+				return p;
+			for (i = 2; i < 6; i++)
+				if (!isxdigit((unsigned char)p[i]))
+					return p;
+		}
+		p += 2;
+	}
+	return NULL;
+}
+
+cJSON *
+mc_json_parse_doc(const char *s, size_t len, const char **end)
+{
+	const char *bad = u_escape(s, len, 0);
+	cJSON *doc = cJSON_ParseWithLengthOpts(s, len, end, 0);
+
+	/* cJSON reads a short \\u escape as \\u0000 and cuts the string
+	 * there: an error where the escape is, unless cJSON failed sooner
+	 * or the escape lies past the value. */
+	if (bad != NULL && bad < *end) {
+		cJSON_Delete(doc);
+		*end = bad;
+		return NULL;
+	}
+	return doc;
 }
 
 cJSON *
@@ -61,13 +106,20 @@ mc_json_parse(const char *s, size_t len, char *err, size_t errsz)
 const char *
 mc_json_nul_escape(const char *s, size_t len)
 {
-	const char *p = s, *end = s + len;
+	return u_escape(s, len, 1);
+}
 
-	/* Backslashes occur only inside strings, and pair off there. */
-	while ((p = memchr(p, '\\', (size_t)(end - p))) != NULL && end - p >= 2) {
-		if (p[1] == 'u' && end - p >= 6 && memcmp(p + 2, "0000", 4) == 0)
-			return p;
-		p += 2;
+const char *
+mc_json_skip_string(const char *p, const char *e)
+{
+	const char *start = p + 1, *q, *b;
+
+	/* The closing quote: the first one after an even run of backslashes. */
+	for (p = start; (q = memchr(p, '"', (size_t)(e - p))) != NULL; p = q + 1) {
+		for (b = q; b > start && b[-1] == '\\'; b--)
+			;
+		if ((q - b) % 2 == 0)
+			return q + 1;
 	}
 	return NULL;
 }
@@ -204,7 +256,10 @@ mc_json_parse_each(char *s, size_t len, const char *key, mc_json_each_fn *fn, vo
 	for (p = skip_ws(vs + 1, ve); *p != ']';) {
 		if ((v = skip_value(p, ve, &deep)) == NULL)
 			return syntax_error(s, len, p, err, errsz);
-		if ((elem = mc_json_parse_value(p, v, &end)) == NULL)
+		/* Alone, an element would have a byte-order mark skipped. */
+		if (strchr("\"{[-0123456789tfn", *p) == NULL)
+			return syntax_error(s, len, p, err, errsz);
+		if ((elem = mc_json_parse_doc(p, (size_t)(v - p), &end)) == NULL)
 			return syntax_error(s, len, end, err, errsz);
 		if (skip_ws(end, v) != v) {
 			cJSON_Delete(elem);
@@ -297,7 +352,7 @@ mc_jw_raw(struct mc_jw *w, const void *p, size_t n)
 	}
 }
 
-static const unsigned char plain[256] = {
+const unsigned char mc_json_plain[256] = {
 	/* all but control characters, '"' (0x22) and '\\' (0x5c) */
 	[0x20 ... 0x21] = 1, [0x23 ... 0x5b] = 1, [0x5d ... 0xff] = 1
 };
@@ -325,7 +380,7 @@ plain_run(const unsigned char *p, size_t n)
 			return i + (size_t)__builtin_ctz(~m);
 	}
 #endif
-	while (i < n && plain[p[i]])
+	while (i < n && mc_json_plain[p[i]])
 		i++;
 	return i;
 }

@@ -10,6 +10,10 @@
 
 #define MC_JSON_MAX (64u << 20)	/* largest document read from a stream */
 
+/* 1 for the bytes that stand for themselves in a JSON string: not '"',
+ * '\\' or a control character. */
+extern const unsigned char mc_json_plain[256];
+
 /*
  * Parse one JSON document of len bytes. On failure returns NULL and writes
  * a one-line reason with the line and column into err.
@@ -17,13 +21,11 @@
 cJSON *mc_json_parse(const char *s, size_t len, char *err, size_t errsz);
 
 /*
- * Parse one value from the text [p, e), as cJSON 1.7 would (but a \u
- * escape must have four hex digits), and set *end past it. On failure
- * returns NULL with *end where the text went wrong.
+ * Parse one value from the text of len bytes, which a byte-order mark may
+ * open, with cJSON (but a \u escape must have four hex digits), and set
+ * *end past it; what follows the value is the caller's to check. On
+ * failure returns NULL with *end where the text went wrong.
  */
-cJSON *mc_json_parse_value(const char *p, const char *e, const char **end);
-/* The same for a whole text of len bytes, which a byte-order mark may open;
- * what follows the value is the caller's to check. */
 cJSON *mc_json_parse_doc(const char *s, size_t len, const char **end);
 /* Past the JSON string opening at p (on its quote), or NULL when it does
  * not end before e. */
