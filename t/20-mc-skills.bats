@@ -531,7 +531,7 @@ names() {
 	assert_equal "$(jqo '[.skills[] | select(.source == "user")] | length')" 1000
 }
 
-@test "hundreds of skills (loaded by threads): exact names and diagnostics in path order, every run" {
+@test "hundreds of skills: exact names and diagnostics in path order, every run" {
 	local P i n long exp_names="" exp_diags=""
 	mkdir -p "$R"
 	P=$(cd "$R" && pwd -P)
