@@ -9,7 +9,7 @@
 #include "buf.h"
 #include "items.h"
 #include "json.h"
-#include "slurp.h"
+#include "fsread.h"
 #include "utf8.h"
 
 struct call {
