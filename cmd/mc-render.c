@@ -82,7 +82,7 @@ struct render {
 	struct mc_settings s;
 	cJSON *doc;			/* the context document read on stdin */
 	struct mc_buf skills;		/* its enabled skills, as the section's lines */
-	cJSON *bad_skill;		/* the first skill that fails check_skill */
+	cJSON *bad_skill;		/* the first skill that fails mc_context_check_skill */
 	int bad_index;
 	struct fragment frag[F_N];
 	const cJSON *override;		/* the prompt.model_overrides entry that applies */
@@ -157,20 +157,6 @@ safe_id(const char *id, size_t n)
 	return 1;
 }
 
-/* What mc-skills allows: names reach the prompt, so no markup, no newlines. */
-static int
-safe_skill_name(const char *s)
-{
-	size_t i, n = strlen(s);
-
-	if (n == 0 || n > ID_MAX)
-		return 0;
-	for (i = 0; i < n; i++)
-		if (!(s[i] >= 'a' && s[i] <= 'z') && !(s[i] >= '0' && s[i] <= '9') && s[i] != '-')
-			return 0;
-	return 1;
-}
-
 static int
 is_space(char c)
 {
@@ -238,59 +224,6 @@ one_line(const char *s, size_t max)
 
 /* ---- the context document ---- */
 
-static int
-bad_doc(const char *at, const char *what)
-{
-	mc_err("stdin: %s%s%s", at, *at ? ": " : "", what);
-	return -1;
-}
-
-/* An error about arr[i] (key NULL) or arr[i].key; i -1 only tells. */
-static int
-bad_member(const char *arr, int i, const char *key, const char *what)
-{
-	if (i >= 0)
-		mc_err("stdin: %s[%d]%s%s: %s", arr, i, key ? "." : "", key ? key : "", what);
-	return -1;
-}
-
-/* A string member that goes into the prompt: present and valid UTF-8. */
-static int
-doc_string(const cJSON *obj, const char *key, const char *arr, int i, int optional)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
-
-	if (v == NULL || (optional && cJSON_IsNull(v)))
-		return optional ? 0 : bad_member(arr, i, key, "missing");
-	if (!cJSON_IsString(v))
-		return bad_member(arr, i, key, "expected a string");
-	if (!mc_utf8_valid(v->valuestring, strlen(v->valuestring)))
-		return bad_member(arr, i, key, "not valid UTF-8");
-	return 0;
-}
-
-/* A skill as mc-render uses it; i -1 checks without a word. */
-static int
-check_skill(const cJSON *e, int i)
-{
-	const cJSON *v;
-	char what[256];
-
-	if (!cJSON_IsObject(e))
-		return bad_member("skills", i, NULL, "expected an object");
-	if (doc_string(e, "name", "skills", i, 0) == -1 ||
-	    doc_string(e, "description", "skills", i, 1) == -1)
-		return -1;
-	if (!safe_skill_name(mc_json_str(e, "name"))) {
-		snprintf(what, sizeof what, "invalid skill name \"%.80s\"", mc_json_str(e, "name"));
-		return bad_member("skills", i, "name", what);
-	}
-	v = cJSON_GetObjectItemCaseSensitive(e, "enabled");
-	if (v != NULL && !cJSON_IsBool(v))
-		return bad_member("skills", i, "enabled", "expected true or false");
-	return 0;
-}
-
 /*
  * Each skill of the document as it is parsed (mc_json_read_fd_each): ten
  * thousand skills are kept as the lines of their section, not as a tree.
@@ -308,7 +241,7 @@ take_skill(cJSON *e, size_t i, void *arg)
 		cJSON_Delete(e);
 		return;
 	}
-	if (check_skill(e, -1) == -1) {
+	if (mc_context_check_skill(e, -1) == -1) {
 		R->bad_skill = e;
 		R->bad_index = i > INT_MAX ? INT_MAX : (int)i;
 		return;
@@ -328,40 +261,14 @@ take_skill(cJSON *e, size_t i, void *arg)
 	cJSON_Delete(e);
 }
 
-/* Check the shape of what mc-render uses; other members pass untouched. */
+/* The document's shape, and the first bad skill, kept by take_skill. */
 static int
 check_doc(const struct render *R)
 {
-	const cJSON *doc = R->doc, *a, *e, *v;
-	int i;
-
-	if (!cJSON_IsObject(doc))
-		return bad_doc("", "expected a JSON object (the context document)");
-	v = cJSON_GetObjectItemCaseSensitive(doc, "version");
-	if (v != NULL && (!cJSON_IsNumber(v) || v->valuedouble != 1))
-		return bad_doc("version", "unsupported document version (expected 1)");
-	v = cJSON_GetObjectItemCaseSensitive(doc, "diagnostics");
-	if (v != NULL && !cJSON_IsArray(v))
-		return bad_doc("diagnostics", "expected an array");
-
-	a = cJSON_GetObjectItemCaseSensitive(doc, "instructions");
-	if (a != NULL && !cJSON_IsArray(a))
-		return bad_doc("instructions", "expected an array");
-	i = 0;
-	cJSON_ArrayForEach(e, a) {
-		if (!cJSON_IsObject(e))
-			return bad_member("instructions", i, NULL, "expected an object");
-		if (doc_string(e, "path", "instructions", i, 0) == -1 ||
-		    doc_string(e, "content", "instructions", i, 0) == -1)
-			return -1;
-		i++;
-	}
-
-	a = cJSON_GetObjectItemCaseSensitive(doc, "skills");
-	if (a != NULL && !cJSON_IsArray(a))
-		return bad_doc("skills", "expected an array");
+	if (mc_context_check(R->doc) == -1)
+		return -1;
 	if (R->bad_skill != NULL)
-		return check_skill(R->bad_skill, R->bad_index);
+		return mc_context_check_skill(R->bad_skill, R->bad_index);
 	return 0;
 }
 

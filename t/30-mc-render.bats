@@ -492,6 +492,14 @@ No AGENTS.md instruction files were discovered.
 	EOF
 }
 
+@test "bad stdin: a root that is no string is refused, as mc-skills refuses it" {
+	ctx '{"root":3,"instructions":[]}'
+	render
+	assert_failure 1
+	assert_equal "$output" ""
+	assert_equal "$stderr" "mc-render: stdin: root: expected a string"
+}
+
 @test "bad stdin: invalid UTF-8 inside a string is refused" {
 	printf '{"instructions":[{"path":"/a","content":"\xff"}]}' > "$C"
 	render
