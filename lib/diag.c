@@ -105,8 +105,8 @@ vsay(const char *kind, const char *fmt, va_list ap)
 	fprintf(stderr, "%s: %s%s\n", mc_progname, kind, clean);
 }
 
-void
-mc_verr(const char *fmt, va_list ap)
+static void
+verr(const char *fmt, va_list ap)
 {
 	vsay("", fmt, ap);
 }
@@ -139,7 +139,7 @@ mc_usage_error(const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	mc_verr(fmt, ap);
+	verr(fmt, ap);
 	va_end(ap);
 	fprintf(stderr, "Try '%s --help' for more information.\n", mc_progname);
 	return MC_EXIT_USAGE;

@@ -25,7 +25,6 @@ void mc_init(const char *progname, char *argv[]);
 /* "PROG: message" on stderr; control characters in the message are shown
  * escaped, since parts of it may come from files or the network. */
 void mc_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-void mc_verr(const char *fmt, va_list ap);
 /* "PROG: warning: message", unless mc_quiet. */
 void mc_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -109,8 +109,10 @@ mc_json_nul_escape(const char *s, size_t len)
 	return u_escape(s, len, 1);
 }
 
-const char *
-mc_json_skip_string(const char *p, const char *e)
+/* Past the JSON string opening at p (on its quote), or NULL when it does
+ * not end before e. */
+static const char *
+skip_string(const char *p, const char *e)
 {
 	const char *start = p + 1, *q, *b;
 
@@ -147,7 +149,7 @@ skip_value(const char *p, const char *e, size_t *deep)
 	*deep = 0;
 
 	if (p < e && *p == '"')
-		return mc_json_skip_string(p, e);
+		return skip_string(p, e);
 	if (p < e && *p != '{' && *p != '[') {
 		while (q < e && (unsigned char)*q > ' ' && *q != ',' && *q != ']' && *q != '}')
 			q++;
@@ -155,7 +157,7 @@ skip_value(const char *p, const char *e, size_t *deep)
 	}
 	for (; q < e; q++) {
 		if (*q == '"') {
-			if ((q = mc_json_skip_string(q, e)) == NULL)
+			if ((q = skip_string(q, e)) == NULL)
 				return NULL;
 			q--;
 		} else if (*q == '{' || *q == '[') {
@@ -186,7 +188,7 @@ find_array(const char *s, size_t len, const char *key, const char **vs, const ch
 	if (p < e && *p == '}')
 		return -1;
 	for (;;) {
-		if (p == e || *p != '"' || (k = mc_json_skip_string(p, e)) == NULL ||
+		if (p == e || *p != '"' || (k = skip_string(p, e)) == NULL ||
 		    memchr(p, '\\', (size_t)(k - p)) != NULL)
 			return -1;
 		mine = (size_t)(k - p) == klen + 2 && memcmp(p + 1, key, klen) == 0;
@@ -447,16 +449,18 @@ put_number(struct mc_jw *w, const cJSON *n)
 	mc_jw_raw(w, num, strlen(num));
 }
 
+static void jw_value(struct mc_jw *, const cJSON *);
+
 void
 mc_jw_member(struct mc_jw *w, const char *key, const cJSON *v)
 {
 	mc_jw_str(w, key);
 	mc_jw_raw(w, ":", 1);
-	mc_jw_value(w, v);
+	jw_value(w, v);
 }
 
-void
-mc_jw_value(struct mc_jw *w, const cJSON *v)
+static void
+jw_value(struct mc_jw *w, const cJSON *v)
 {
 	const cJSON *e;
 
@@ -483,7 +487,7 @@ mc_jw_value(struct mc_jw *w, const cJSON *v)
 	case cJSON_Array:
 		mc_jw_raw(w, "[", 1);
 		for (e = v->child; e; e = e->next) {
-			mc_jw_value(w, e);
+			jw_value(w, e);
 			if (e->next)
 				mc_jw_raw(w, ",", 1);
 		}
@@ -517,7 +521,7 @@ mc_json_compact(const cJSON *doc, size_t *len)
 {
 	struct mc_jw w = {0};
 
-	mc_jw_value(&w, doc);
+	jw_value(&w, doc);
 	if (len)
 		*len = w.b.len;
 	return mc_buf_steal(&w.b);
@@ -532,7 +536,7 @@ mc_json_write(FILE *fp, const cJSON *doc, int pretty)
 	int rc;
 
 	if (!pretty) {
-		mc_jw_value(&w, doc);
+		jw_value(&w, doc);
 		mc_jw_raw(&w, "\n", 1);
 		return mc_jw_end(&w);
 	}

@@ -27,9 +27,6 @@ cJSON *mc_json_parse(const char *s, size_t len, char *err, size_t errsz);
  * failure returns NULL with *end where the text went wrong.
  */
 cJSON *mc_json_parse_doc(const char *s, size_t len, const char **end);
-/* Past the JSON string opening at p (on its quote), or NULL when it does
- * not end before e. */
-const char *mc_json_skip_string(const char *p, const char *e);
 
 /*
  * The first escape \u0000 in a JSON text of len bytes, or NULL. cJSON
@@ -81,7 +78,6 @@ struct mc_jw {
 };
 void mc_jw_raw(struct mc_jw *w, const void *p, size_t n);
 void mc_jw_str(struct mc_jw *w, const char *s);
-void mc_jw_value(struct mc_jw *w, const cJSON *v);
 void mc_jw_member(struct mc_jw *w, const char *key, const cJSON *v);
 int mc_jw_end(struct mc_jw *w);
 

@@ -15,6 +15,7 @@
 #include "diag.h"
 #include "buf.h"
 #include "fsread.h"
+#include "items.h"
 #include "json.h"
 #include "session.h"
 #include "utf8.h"
@@ -350,10 +351,7 @@ mc_session_open(struct mc_session *s, const char *home, const char *id,
 	for (i = 0; i < nids && ret == 0; i++) {
 		if (ids[i] == NULL)
 			continue;
-		out = mc_json_new_obj();
-		mc_json_add_str(out, "type", "function_call_output");
-		mc_json_add_str(out, "call_id", ids[i]);
-		mc_json_add_str(out, "output", interrupted);
+		out = mc_item_output(ids[i], interrupted);
 		ret = mc_session_append(s, out, err, errsz);
 		cJSON_Delete(out);
 		s->repaired++;

@@ -9,12 +9,6 @@ static const char *const names[MC_TVAR_N] = {
 	[MC_TVAR_TERMINAL_ENVIRONMENT] = "terminal_environment",
 };
 
-const char *
-mc_template_name(enum mc_tvar v)
-{
-	return v < MC_TVAR_N ? names[v] : NULL;
-}
-
 /* Keep the token for the message; a long one is cut on a character
  * boundary and marked with "...". */
 static int

@@ -22,9 +22,6 @@ struct mc_template_error {
 	size_t offset;		/* where the token's "{{" starts */
 };
 
-/* The name of v, without braces. */
-const char *mc_template_name(enum mc_tvar v);
-
 /*
  * Check text (len bytes) and set *used to the set of variables it uses,
  * bit (1u << v) for each. Returns 0, or -1 with e filled: "{{" must be
