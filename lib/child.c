@@ -10,7 +10,6 @@
 #include <unistd.h>
 
 #include "diag.h"
-#include "json.h"
 #include "proc.h"
 #include "child.h"
 

@@ -17,7 +17,6 @@
 #include "child.h"
 #include "clock.h"
 #include "fsread.h"
-#include "json.h"
 #include "proc.h"
 
 #define GRACE_MS 1000		/* between SIGTERM and SIGKILL */
