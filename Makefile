@@ -25,7 +25,10 @@ B ?= bin
 
 LIB_SRC := $(wildcard lib/*.c)
 LIB_OBJ := $(LIB_SRC:%.c=$(O)/%.o)
-CMDS := $(basename $(notdir $(wildcard cmd/*.c)))
+# A program is cmd/NAME.c, or a directory cmd/NAME/ of .c files with a
+# private header (built by the rule for directory programs below).
+CMD_DIRS := $(patsubst cmd/%/,%,$(wildcard cmd/*/))
+CMDS := $(basename $(notdir $(wildcard cmd/*.c))) $(CMD_DIRS)
 PROGS := $(CMDS:%=$(B)/%)
 UNIT_SRC := $(wildcard t/unit/*.c)
 UNITS := $(UNIT_SRC:t/unit/%.c=$(O)/unit/%)
@@ -42,7 +45,7 @@ $(O)/lib/%.o: lib/%.c $(wildcard lib/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -c -o $@ $<
 
-$(O)/cmd/%.o: cmd/%.c $(wildcard lib/*.h)
+$(O)/cmd/%.o: cmd/%.c $(wildcard lib/*.h) $(wildcard cmd/*/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -c -o $@ $<
 
@@ -55,6 +58,14 @@ $(O)/libmc.a: $(LIB_OBJ)
 $(B)/%: $(O)/cmd/%.o $(O)/libmc.a
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter %.o,$^) $(O)/libmc.a $(LDLIBS)
+
+# A directory program: $(B)/NAME from every cmd/NAME/*.c.
+define dir_program
+$(B)/$(1): $(patsubst %.c,$(O)/%.o,$(wildcard cmd/$(1)/*.c)) $(O)/libmc.a
+	@mkdir -p $$(@D)
+	$$(CC) $$(CFLAGS) $$(LDFLAGS) -o $$@ $$(filter %.o,$$^) $(O)/libmc.a $$(LDLIBS)
+endef
+$(foreach d,$(CMD_DIRS),$(eval $(call dir_program,$(d))))
 
 $(O)/unit/%: t/unit/%.c $(O)/libmc.a
 	@mkdir -p $(@D)

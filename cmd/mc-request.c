@@ -17,7 +17,6 @@
 #include "provider.h"
 #include "request.h"
 #include "settings.h"
-#include "slurp.h"
 #include "utf8.h"
 
 #define PROMPT_MAX (8u << 20)	/* largest system prompt read from stdin */

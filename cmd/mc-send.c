@@ -120,8 +120,8 @@ redact(const char *msg, const char *key)
 	const char *p;
 
 	while (kl > 0 && (p = strstr(msg, key)) != NULL) {
-		if (mc_buf_add(&b, msg, p - msg) == -1 || mc_buf_adds(&b, "[redacted]") == -1)
-			mc_oom();
+		mc_buf_add(&b, msg, p - msg);
+		mc_buf_adds(&b, "[redacted]");
 		msg = p + kl;
 	}
 	ml = strlen(msg);
@@ -130,8 +130,9 @@ redact(const char *msg, const char *key)
 			ml -= l;
 			break;
 		}
-	if (mc_buf_add(&b, msg, ml) == -1 || (ml < strlen(msg) && mc_buf_adds(&b, "[redacted]") == -1))
-		mc_oom();
+	mc_buf_add(&b, msg, ml);
+	if (ml < strlen(msg))
+		mc_buf_adds(&b, "[redacted]");
 	return mc_buf_steal(&b);
 }
 
@@ -208,8 +209,8 @@ on_event(const struct mc_event *ev, void *arg)
 	switch (ev->type) {
 	case MC_EVENT_TEXT:
 		spin_clear(o);
-		if (o->want_items && mc_buf_add(&o->text, ev->text, ev->len) == -1)
-			mc_oom();
+		if (o->want_items)
+			mc_buf_add(&o->text, ev->text, ev->len);
 		if (o->mode == TEXT) {
 			o->wrote = 1;
 			o->last_nl = ev->text[ev->len - 1] == '\n';

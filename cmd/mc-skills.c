@@ -115,35 +115,6 @@ output(const cJSON *doc, const struct mc_skills *sk, int pretty)
 	return rc;
 }
 
-/* The members this program reads or extends must have their shape: a
- * wrong one would be dropped or replaced without a word. */
-static int
-check_doc(const cJSON *doc)
-{
-	const cJSON *v;
-
-	if (!cJSON_IsObject(doc)) {
-		mc_err("stdin: expected a JSON object (the context document)");
-		return -1;
-	}
-	v = cJSON_GetObjectItemCaseSensitive(doc, "version");
-	if (v != NULL && (!cJSON_IsNumber(v) || v->valuedouble != 1)) {
-		mc_err("stdin: version: unsupported document version (expected 1)");
-		return -1;
-	}
-	v = cJSON_GetObjectItemCaseSensitive(doc, "root");
-	if (v != NULL && !cJSON_IsString(v)) {
-		mc_err("stdin: root: expected a string");
-		return -1;
-	}
-	v = cJSON_GetObjectItemCaseSensitive(doc, "diagnostics");
-	if (v != NULL && !cJSON_IsArray(v)) {
-		mc_err("stdin: diagnostics: expected an array");
-		return -1;
-	}
-	return 0;
-}
-
 static int
 list(const char *dir, int pretty, int keep)
 {
@@ -159,7 +130,7 @@ list(const char *dir, int pretty, int keep)
 		mc_err("stdin: %s", err);
 		return MC_EXIT_FAIL;
 	}
-	if (doc != NULL && check_doc(doc) == -1) {
+	if (doc != NULL && mc_context_check(doc) == -1) {
 		cJSON_Delete(doc);
 		return MC_EXIT_FAIL;
 	}

@@ -193,16 +193,16 @@ say(struct call *c, const char *fmt, ...)
 	va_start(ap, fmt);
 	n = vasprintf(&s, fmt, ap);
 	va_end(ap);
-	if (n < 0 || mc_buf_add(&c->out, s, (size_t)n) == -1)
+	if (n < 0)
 		mc_oom();
+	mc_buf_add(&c->out, s, (size_t)n);
 	free(s);
 }
 
 static void
 say_raw(struct call *c, const char *s, size_t n)
 {
-	if (mc_clip_repair(&c->out, s, n) == -1)
-		mc_oom();
+	mc_clip_repair(&c->out, s, n);
 }
 
 /* Record a canonical path the call read or changed, when inside root. */
@@ -217,8 +217,8 @@ touch(struct call *c, const char *canon)
 	rel = strcmp(c->root, "/") == 0 ? canon + 1 : canon + n;
 	if (*rel == '/')
 		rel++;
-	if (mc_buf_adds(&c->touched, *rel ? rel : ".") == -1 || mc_buf_addc(&c->touched, '\n') == -1)
-		mc_oom();
+	mc_buf_adds(&c->touched, *rel ? rel : ".");
+	mc_buf_addc(&c->touched, '\n');
 }
 
 static const char *
@@ -285,20 +285,17 @@ pager_emit(struct pager *pg)
 	}
 	if (k && !mc_utf8_valid(pg->cur.data, k))
 		pg->invalid = 1;
-	if (mc_buf_printf(&e, "%6ld\t", pg->line) == -1 ||
-	    mc_clip_repair(&e, pg->cur.data ? pg->cur.data : "", k) == -1)
-		mc_oom();
-	if (pg->curlen > k && mc_buf_printf(&e, " [... line cut: %zu more bytes]", pg->curlen - k) == -1)
-		mc_oom();
-	if (mc_buf_addc(&e, '\n') == -1)
-		mc_oom();
+	mc_buf_printf(&e, "%6ld\t", pg->line);
+	mc_clip_repair(&e, pg->cur.data ? pg->cur.data : "", k);
+	if (pg->curlen > k)
+		mc_buf_printf(&e, " [... line cut: %zu more bytes]", pg->curlen - k);
+	mc_buf_addc(&e, '\n');
 	if (pg->first && (pg->out->len + e.len > READ_BUDGET || pg->content + k > READ_BYTES)) {
 		pg->full = 1;
 		mc_buf_free(&e);
 		return;
 	}
-	if (mc_buf_add(pg->out, e.data, e.len) == -1)
-		mc_oom();
+	mc_buf_add(pg->out, e.data, e.len);
 	mc_buf_free(&e);
 	pg->content += k;
 	if (!pg->first)
@@ -329,8 +326,7 @@ pager_feed(struct pager *pg, const char *p, size_t n)
 		seg = nl ? (size_t)(nl - p) : n;
 		if (!pg->full && pg->line >= pg->offset && pg->cur.len < LINE_CAP) {
 			room = LINE_CAP - pg->cur.len;
-			if (mc_buf_add(&pg->cur, p, seg < room ? seg : room) == -1)
-				mc_oom();
+			mc_buf_add(&pg->cur, p, seg < room ? seg : room);
 		}
 		pg->curlen += seg;
 		if (nl == NULL)
@@ -597,9 +593,8 @@ tool_edit(struct call *c)
 	from = r.data;
 	for (p = r.data; (hit = memmem(p, r.len - (size_t)(p - r.data), old, olen)) != NULL; p = hit + olen) {
 		count++;
-		if (count <= 10 && mc_buf_printf(&lines, "%s%ld", count > 1 ? ", " : "",
-		    line_at(hit, &from, &line)) == -1)
-			mc_oom();
+		if (count <= 10)
+			mc_buf_printf(&lines, "%s%ld", count > 1 ? ", " : "", line_at(hit, &from, &line));
 	}
 	if (count == 0) {
 		say(c, "error: old_string was not found in %s. It must match the file exactly, "
@@ -615,11 +610,10 @@ tool_edit(struct call *c)
 		goto out;
 	}
 	for (p = r.data; (hit = memmem(p, r.len - (size_t)(p - r.data), old, olen)) != NULL; p = hit + olen) {
-		if (mc_buf_add(&res, p, (size_t)(hit - p)) == -1 || mc_buf_add(&res, new, nlen) == -1)
-			mc_oom();
+		mc_buf_add(&res, p, (size_t)(hit - p));
+		mc_buf_add(&res, new, nlen);
 	}
-	if (mc_buf_add(&res, p, r.len - (size_t)(p - r.data)) == -1)
-		mc_oom();
+	mc_buf_add(&res, p, r.len - (size_t)(p - r.data));
 	if (mc_confine_write(&t, res.data, res.len, &created, err, sizeof err) == -1) {
 		say(c, "error: %s: %s\n", path, err);
 		goto out;
@@ -662,9 +656,11 @@ tool_bash(struct call *c)
 		mc_oom();
 	if (len == 0)
 		say(c, "(no output)\n");
-	else if (mc_buf_add(&c->out, text, len) == -1 ||
-	    (text[len - 1] != '\n' && mc_buf_addc(&c->out, '\n') == -1))
-		mc_oom();
+	else {
+		mc_buf_add(&c->out, text, len);
+		if (text[len - 1] != '\n')
+			mc_buf_addc(&c->out, '\n');
+	}
 	free(text);
 	if (r.timed_out)
 		say(c, "[timed out after %ld s: the command and every process it started were killed]\n", timeout);
@@ -749,9 +745,9 @@ tool_grep(struct call *c)
 	} else {
 		if (st != 0)
 			say(c, "%s", "error: ");
-		if (mc_buf_add(&c->out, text, len) == -1 ||
-		    (text[len - 1] != '\n' && mc_buf_addc(&c->out, '\n') == -1))
-			mc_oom();
+		mc_buf_add(&c->out, text, len);
+		if (text[len - 1] != '\n')
+			mc_buf_addc(&c->out, '\n');
 		if (r.timed_out)
 			say(c, "[search timed out after %d s; narrow path or glob]\n", GREP_TIMEOUT);
 	}

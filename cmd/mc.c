@@ -112,26 +112,6 @@ arg(struct args *a, const char *s)
 	a->v[a->n] = NULL;
 }
 
-/* Growing a buffer; running out of memory ends the program, as with JSON. */
-static void
-bput(struct mc_buf *b, const void *p, size_t n)
-{
-	if (mc_buf_add(b, p, n) == -1)
-		mc_oom();
-}
-
-static void
-bputs(struct mc_buf *b, const char *s)
-{
-	bput(b, s, strlen(s));
-}
-
-static void
-bputc(struct mc_buf *b, char c)
-{
-	bput(b, &c, 1);
-}
-
 static void
 on_sigint(int sig)
 {
@@ -165,8 +145,8 @@ show(const struct driver *d, const char *p, size_t n)
 
 	if (!d->tty)
 		return fwrite(p, 1, n, stdout) == n ? 0 : -1;
-	if (mc_term_filter(&t, p, n, &b) == -1 || mc_term_flush(&t, &b) == -1)
-		mc_oom();
+	mc_term_filter(&t, p, n, &b);
+	mc_term_flush(&t, &b);
 	r = b.len && fwrite(b.data, 1, b.len, stdout) != b.len ? -1 : 0;
 	mc_buf_free(&b);
 	return r;
@@ -312,7 +292,7 @@ collect(void *arg, const char *p, size_t n)
 	struct mc_buf *b = arg;
 
 	/* Past the cap the program is stopped; the length tells the caller. */
-	bput(b, p, n);
+	mc_buf_add(b, p, n);
 	return b->len > ENVELOPE_CAP ? -1 : 0;
 }
 
@@ -387,11 +367,10 @@ stream_out(void *arg, const char *p, size_t n)
 
 	s->started = 1;
 	if (s->text.len < ITEMS_CAP)
-		bput(&s->text, p, n < ITEMS_CAP - s->text.len ? n : ITEMS_CAP - s->text.len);
+		mc_buf_add(&s->text, p, n < ITEMS_CAP - s->text.len ? n : ITEMS_CAP - s->text.len);
 	if (s->d->tty) {
 		s->clean.len = 0;
-		if (mc_term_filter(&s->term, p, n, &s->clean) == -1)
-			mc_oom();
+		mc_term_filter(&s->term, p, n, &s->clean);
 		w = s->clean.data;
 		wn = s->clean.len;
 	}
@@ -501,11 +480,11 @@ keep_partial(struct driver *d, const struct mc_buf *text)
 		n += k;
 	if (n == 0)
 		return;
-	bput(&b, text->data, n);
+	mc_buf_add(&b, text->data, n);
 	if (b.data[n - 1] != '\n')
-		bputc(&b, '\n');
-	bputs(&b, cut);
-	bputc(&b, '\0');
+		mc_buf_addc(&b, '\n');
+	mc_buf_adds(&b, cut);
+	mc_buf_addc(&b, '\0');
 	m = mc_json_new_obj();
 	mc_json_add_str(m, "type", "message");
 	mc_json_add_str(m, "role", "assistant");
@@ -539,7 +518,9 @@ exchange(struct driver *d, cJSON *calls)
 	unlink(d->items_path);
 	ret = mc_filter_run(a.v, &f, &st, err, sizeof err);
 	s.clean.len = 0;
-	if (d->tty && !s.closed && mc_term_flush(&s.term, &s.clean) == 0 && s.clean.len > 0) {
+	if (d->tty && !s.closed)
+		mc_term_flush(&s.term, &s.clean);
+	if (d->tty && !s.closed && s.clean.len > 0) {
 		fwrite(s.clean.data, 1, s.clean.len, stdout);
 		s.last = s.clean.data[s.clean.len - 1];
 	}
@@ -899,8 +880,8 @@ run_call(struct driver *d, const cJSON *call, struct mc_buf *touched)
 	}
 	if ((text = cJSON_PrintUnformatted(call)) == NULL)
 		mc_oom();
-	bputs(&in, text);
-	bputc(&in, '\n');
+	mc_buf_adds(&in, text);
+	mc_buf_addc(&in, '\n');
 	free(text);
 	f.in = in.data;
 	f.inlen = in.len;
@@ -935,7 +916,7 @@ run_call(struct driver *d, const cJSON *call, struct mc_buf *touched)
 		return MC_EXIT_FAIL;
 	mc_file_read(d->touched_path, 1u << 20, MC_LINK_REFUSE, NULL, 1, &r);
 	if (r.status == MC_READ_OK)
-		bput(touched, r.data, r.len);
+		mc_buf_add(touched, r.data, r.len);
 	free(r.data);
 	unlink(d->touched_path);
 	return MC_EXIT_OK;
@@ -999,9 +980,8 @@ inject_guides(struct driver *d, struct mc_buf *touched)
 
 			if (path == NULL || content == NULL || injected(d, path))
 				continue;
-			if (mc_buf_printf(&b, "<Context File=%s>\n%s%s</Context>", path, content,
-			    *content && content[strlen(content) - 1] == '\n' ? "" : "\n") == -1)
-				mc_oom();
+			mc_buf_printf(&b, "<Context File=%s>\n%s%s</Context>", path, content,
+			    *content && content[strlen(content) - 1] == '\n' ? "" : "\n");
 			m = mc_json_new_obj();
 			mc_json_add_str(m, "type", "message");
 			mc_json_add_str(m, "role", "user");
@@ -1094,8 +1074,8 @@ one_shot_text(int argc, char *argv[], int *status)
 	*status = MC_EXIT_OK;
 	for (k = 0; k < argc; k++) {
 		if (k)
-			bputc(&b, ' ');
-		bputs(&b, argv[k]);
+			mc_buf_addc(&b, ' ');
+		mc_buf_adds(&b, argv[k]);
 	}
 	if (b.len > 0 && !mc_utf8_valid(b.data, b.len)) {
 		mc_err("PROMPT: not UTF-8 text");
@@ -1130,15 +1110,15 @@ one_shot_text(int argc, char *argv[], int *status)
 		fence = longest_backticks(in.data) + 1;
 		if (fence < 3)
 			fence = 3;
-		bputs(&b, "\n\n");
+		mc_buf_adds(&b, "\n\n");
 		for (i = 0; i < fence; i++)
-			bputc(&b, '`');
-		bputc(&b, '\n');
-		bput(&b, in.data, in.len);
+			mc_buf_addc(&b, '`');
+		mc_buf_addc(&b, '\n');
+		mc_buf_add(&b, in.data, in.len);
 		if (in.data[in.len - 1] != '\n')
-			bputc(&b, '\n');
+			mc_buf_addc(&b, '\n');
 		for (i = 0; i < fence; i++)
-			bputc(&b, '`');
+			mc_buf_addc(&b, '`');
 	}
 	mc_buf_free(&in);
 	if (b.len == 0) {
@@ -1170,7 +1150,7 @@ dry_items(struct driver *d, const char *text)
 			mc_err("%s: %s", d->ses.path, mc_read_strerror(&r, MC_SESSION_MAX));
 			return -1;
 		}
-		bput(&items, r.data, r.len);
+		mc_buf_add(&items, r.data, r.len);
 		free(r.data);
 	}
 	msg = mc_json_new_obj();
@@ -1179,8 +1159,8 @@ dry_items(struct driver *d, const char *text)
 	mc_json_add_str(msg, "content", text);
 	if ((line = cJSON_PrintUnformatted(msg)) == NULL)
 		mc_oom();
-	bputs(&items, line);
-	bputc(&items, '\n');
+	mc_buf_adds(&items, line);
+	mc_buf_addc(&items, '\n');
 	free(line);
 	cJSON_Delete(msg);
 	fd = open(d->items_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
@@ -1379,8 +1359,8 @@ read_entry(struct driver *d, EditLine *el)
 		if (block) {
 			if (len == 3 && memcmp(line, "\"\"\"", 3) == 0)
 				break;
-			bput(&b, line, len);
-			bputc(&b, '\n');
+			mc_buf_add(&b, line, len);
+			mc_buf_addc(&b, '\n');
 			continue;
 		}
 		if (b.len == 0 && len == 3 && memcmp(line, "\"\"\"", 3) == 0) {
@@ -1388,15 +1368,15 @@ read_entry(struct driver *d, EditLine *el)
 			continue;
 		}
 		if (len && line[len - 1] == '\\') {
-			bput(&b, line, len - 1);
-			bputc(&b, '\n');
+			mc_buf_add(&b, line, len - 1);
+			mc_buf_addc(&b, '\n');
 			continue;
 		}
-		bput(&b, line, len);
+		mc_buf_add(&b, line, len);
 		break;
 	}
 	if (b.data == NULL)
-		bputs(&b, "");
+		mc_buf_adds(&b, "");
 	return mc_buf_steal(&b);
 }
 
@@ -1416,9 +1396,8 @@ list_skills(const struct driver *d)
 		int on = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(e, "enabled"));
 
 		desc = mc_json_str(e, "description");
-		if (mc_buf_printf(&b, "  %s%s%s%s\n", mc_json_str(e, "name") ? mc_json_str(e, "name") : "?",
-		    desc && *desc ? ": " : "", desc ? desc : "", on ? "" : " (disabled)") == -1)
-			mc_oom();
+		mc_buf_printf(&b, "  %s%s%s%s\n", mc_json_str(e, "name") ? mc_json_str(e, "name") : "?",
+		    desc && *desc ? ": " : "", desc ? desc : "", on ? "" : " (disabled)");
 		show(d, b.data, b.len);
 		mc_buf_free(&b);
 		n++;
@@ -1442,18 +1421,16 @@ show_context(const struct driver *d)
 	if ((doc = context_doc(d)) == NULL)
 		return;
 	cJSON_ArrayForEach(e, mc_json_arr(doc, "instructions")) {
-		if (mc_buf_printf(&b, "  %s (%s, %.0f bytes)\n", mc_json_str(e, "path"),
+		mc_buf_printf(&b, "  %s (%s, %.0f bytes)\n", mc_json_str(e, "path"),
 		    mc_json_str(e, "source"),
-		    cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(e, "bytes"))) == -1)
-			mc_oom();
+		    cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(e, "bytes")));
 	}
 	if (b.len == 0)
-		bputs(&b, "  no AGENTS.md instruction files\n");
+		mc_buf_adds(&b, "  no AGENTS.md instruction files\n");
 	cJSON_ArrayForEach(e, mc_json_arr(doc, "diagnostics"))
-		if (mc_buf_printf(&b, "  %s: %s: %s\n", mc_json_str(e, "severity"),
+		mc_buf_printf(&b, "  %s: %s: %s\n", mc_json_str(e, "severity"),
 		    mc_json_str(e, "path") ? mc_json_str(e, "path") : "-",
-		    mc_json_str(e, "message")) == -1)
-			mc_oom();
+		    mc_json_str(e, "message"));
 	show(d, b.data, b.len);
 	mc_buf_free(&b);
 

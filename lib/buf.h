@@ -10,14 +10,15 @@ struct mc_buf {
 	size_t cap;
 };
 
-/* Each returns 0, or -1 with errno ENOMEM (the buffer is left as it was). */
-int mc_buf_grow(struct mc_buf *b, size_t more);
-int mc_buf_add(struct mc_buf *b, const void *p, size_t n);
-int mc_buf_adds(struct mc_buf *b, const char *s);
-int mc_buf_addc(struct mc_buf *b, char c);
-int mc_buf_printf(struct mc_buf *b, const char *fmt, ...)
+/* Room for more bytes (and the NUL), or append. Nothing to check: running
+ * out of memory ends the program (mc_oom in diag.h). */
+void mc_buf_grow(struct mc_buf *b, size_t more);
+void mc_buf_add(struct mc_buf *b, const void *p, size_t n);
+void mc_buf_adds(struct mc_buf *b, const char *s);
+void mc_buf_addc(struct mc_buf *b, char c);
+void mc_buf_printf(struct mc_buf *b, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-/* Give up ownership of the data (never NULL on success). */
+/* Give up ownership of the data (never NULL; "" for an empty buffer). */
 char *mc_buf_steal(struct mc_buf *b);
 void mc_buf_free(struct mc_buf *b);
 

@@ -10,7 +10,6 @@
 #include <unistd.h>
 
 #include "diag.h"
-#include "json.h"
 #include "proc.h"
 #include "child.h"
 
@@ -56,6 +55,7 @@ mc_child_start(const struct mc_child *sp, char *err, size_t errsz)
 		snprintf(err, errsz, "%s: not found%s%s on PATH", sp->argv[0],
 		    sp->flags & MC_CHILD_SUITE ? " beside " : "",
 		    sp->flags & MC_CHILD_SUITE ? mc_progname : "");
+		errno = ENOENT;
 		return -1;
 	}
 	sigfillset(&all);
@@ -78,6 +78,10 @@ mc_child_start(const struct mc_child *sp, char *err, size_t errsz)
 			if (fd == (int)i ? fcntl(fd, F_SETFD, 0) == -1 : dup2(fd, (int)i) == -1)
 				goto fail;
 		}
+		/* Descriptors inherited from whoever started us stay out
+		 * (a kernel without close_range leaves them as they are). */
+		if (sp->flags & MC_CHILD_CLOSE)
+			(void)close_range(3, ~0U, CLOSE_RANGE_CLOEXEC);
 		for (i = 0; sp->keep != NULL && sp->keep[i] >= 0; i++)
 			if (fcntl(sp->keep[i], F_SETFD, 0) == -1)
 				goto fail;
@@ -96,6 +100,7 @@ fail:
 		mc_child_wait(p);
 	if (e != 0) {
 		snprintf(err, errsz, "%s: cannot run: %s", sp->argv[0], strerror(e));
+		errno = e;
 		return -1;
 	}
 	return p;

@@ -11,6 +11,8 @@ enum {
 	MC_CHILD_PDEATH = 1 << 2,	/* SIGKILL when the process that started it dies */
 	MC_CHILD_SUITE = 1 << 3,	/* argv[0] is one of the suite's programs: found
 					 * beside this executable first, then on PATH */
+	MC_CHILD_CLOSE = 1 << 4,	/* every descriptor from 3 up is closed in the
+					 * child, close-on-exec or not, except keep */
 };
 
 struct mc_child {
@@ -28,8 +30,9 @@ struct mc_child {
  * Start a child as sp says. It gets the default disposition of every
  * signal this suite catches or ignores (the reset list in child.c) and an empty
  * signal mask; every other descriptor of ours marked close-on-exec stays
- * out of it. Returns the child's pid, or -1 with a one-line reason in
- * err ("NAME: not found beside mc or on PATH", "NAME: cannot run: ...").
+ * out of it. Returns the child's pid, or -1 with errno set (ENOENT when
+ * the program is not found) and a one-line reason in err ("NAME: not
+ * found beside mc or on PATH", "NAME: cannot run: ...").
  */
 pid_t mc_child_start(const struct mc_child *sp, char *err, size_t errsz);
 

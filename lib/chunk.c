@@ -1,17 +1,13 @@
 /* chunk.c: validate a chat chunk and take its text delta without building a cJSON tree. */
 #include <string.h>
 
+#include "diag.h"
 #include "buf.h"
 #include "chunk.h"
 #include "json.h"
 
 #define DEPTH 64	/* deeper documents go to cJSON (its limit is 1000) */
 #define NUMMAX 62	/* cJSON reads at most 63 bytes of a number */
-
-/* Bytes that stand for themselves in a string: not '"', '\\' or a control byte. */
-static const unsigned char plain[256] = {
-	[0x20 ... 0x21] = 1, [0x23 ... 0x5b] = 1, [0x5d ... 0xff] = 1	/* '"' is 0x22, '\\' 0x5c */
-};
 
 struct scan {
 	const char *p, *end;
@@ -59,12 +55,12 @@ str(struct scan *s, struct mc_buf *out)
 	size_t k;
 
 	for (;;) {
-		for (q = p; q < s->end && plain[(unsigned char)*q]; q++)
+		for (q = p; q < s->end && mc_json_plain[(unsigned char)*q]; q++)
 			;
 		if (q == s->end || (unsigned char)*q < 0x20)
 			return -1;
-		if (out != NULL && q > p && mc_buf_add(out, p, q - p) == -1)
-			mc_oom();
+		if (out != NULL && q > p)
+			mc_buf_add(out, p, q - p);
 		if (*q == '"') {
 			s->p = q + 1;
 			return 0;
@@ -110,15 +106,15 @@ str(struct scan *s, struct mc_buf *out)
 				u[3] = 0x80 | (c & 0x3f);
 				k = 4;
 			}
-			if (out != NULL && mc_buf_add(out, u, k) == -1)
-				mc_oom();
+			if (out != NULL)
+				mc_buf_add(out, u, k);
 			p = q + 6;
 			continue;
 		default:
 			return -1;
 		}
-		if (out != NULL && mc_buf_add(out, u, 1) == -1)
-			mc_oom();
+		if (out != NULL)
+			mc_buf_add(out, u, 1);
 		p = q + 2;
 	}
 }
@@ -179,7 +175,7 @@ key(struct scan *s, const char **k, size_t *kl)
 
 	if (s->p >= s->end || *s->p != '"')
 		return -1;
-	for (q = s->p + 1; q < s->end && plain[(unsigned char)*q]; q++)
+	for (q = s->p + 1; q < s->end && mc_json_plain[(unsigned char)*q]; q++)
 		;
 	if (q == s->end || *q != '"')
 		return -1;

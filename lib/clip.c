@@ -1,22 +1,22 @@
 /* clip.c: repair tool output into valid UTF-8 and cut it to a cap, head and tail kept. */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "clip.h"
+#include "diag.h"
 #include "utf8.h"
 
 #define REPLACEMENT "\xef\xbf\xbd"	/* U+FFFD */
 #define MARKER_ROOM 96			/* the marker line fits in this */
 
-typedef int (*emit_fn)(void *, const char *, size_t);
+typedef void (*emit_fn)(void *, const char *, size_t);
 
 /*
  * Emit s in valid runs with each bad byte replaced. Unless final, an
  * incomplete sequence at the very end is left unconsumed (*used < n).
  */
-static int
+static void
 repair(const char *s, size_t n, int final, emit_fn emit, void *arg, size_t *used)
 {
 	const unsigned char *u = (const unsigned char *)s;
@@ -31,36 +31,33 @@ repair(const char *s, size_t n, int final, emit_fn emit, void *arg, size_t *used
 			i += k;
 			continue;
 		}
-		if (i > run && emit(arg, s + run, i - run) == -1)
-			return -1;
+		if (i > run)
+			emit(arg, s + run, i - run);
 		if (!final && n - i < 4 && mc_utf8_incomplete(s + i, n - i)) {
 			*used = i;
-			return 0;
+			return;
 		}
-		if (emit(arg, REPLACEMENT, 3) == -1)
-			return -1;
+		emit(arg, REPLACEMENT, 3);
 		run = ++i;
 	}
-	if (i > run && emit(arg, s + run, i - run) == -1)
-		return -1;
+	if (i > run)
+		emit(arg, s + run, i - run);
 	*used = n;
-	return 0;
 }
 
-static int
+static void
 buf_emit(void *arg, const char *s, size_t n)
 {
-	return mc_buf_add(arg, s, n);
+	mc_buf_add(arg, s, n);
 }
 
-int
+void
 mc_clip_repair(struct mc_buf *out, const char *s, size_t n)
 {
 	size_t used;
 
-	if (mc_buf_grow(out, n) == -1)
-		return -1;
-	return repair(s, n, 1, buf_emit, out, &used);
+	mc_buf_grow(out, n);
+	repair(s, n, 1, buf_emit, out, &used);
 }
 
 void
@@ -74,7 +71,7 @@ mc_clip_init(struct mc_clip *c, size_t cap)
 }
 
 /* Valid UTF-8 arrives here; a character is never split between head and tail. */
-static int
+static void
 clip_emit(void *arg, const char *s, size_t n)
 {
 	struct mc_clip *c = arg;
@@ -83,12 +80,13 @@ clip_emit(void *arg, const char *s, size_t n)
 	c->total += n;
 	if (!c->headfull) {
 		room = c->hcap - c->head.len;
-		if (n <= room)
-			return mc_buf_add(&c->head, s, n);
+		if (n <= room) {
+			mc_buf_add(&c->head, s, n);
+			return;
+		}
 		for (k = room; k > 0 && (s[k] & 0xc0) == 0x80; k--)
 			;
-		if (mc_buf_add(&c->head, s, k) == -1)
-			return -1;
+		mc_buf_add(&c->head, s, k);
 		c->headfull = 1;
 		s += k;
 		n -= k;
@@ -97,11 +95,11 @@ clip_emit(void *arg, const char *s, size_t n)
 	 * and the bytes a head that stopped short of a character left over. */
 	keepn = c->tcap + 4;
 	if (c->tail == NULL && (c->tail = malloc(2 * keepn)) == NULL)
-		return -1;
+		mc_oom();
 	if (n >= keepn) {
 		memcpy(c->tail, s + n - keepn, keepn);
 		c->tlen = keepn;
-		return 0;
+		return;
 	}
 	if (c->tlen + n > 2 * keepn) {
 		keep = keepn - n;
@@ -110,32 +108,29 @@ clip_emit(void *arg, const char *s, size_t n)
 	}
 	memcpy(c->tail + c->tlen, s, n);
 	c->tlen += n;
-	return 0;
 }
 
-int
+void
 mc_clip_add(struct mc_clip *c, const char *p, size_t n)
 {
 	char *tmp = NULL;
 	size_t used;
-	int rc;
 
 	if (c->npart) {
 		if ((tmp = malloc(c->npart + n)) == NULL)
-			return -1;
+			mc_oom();
 		memcpy(tmp, c->part, c->npart);
 		memcpy(tmp + c->npart, p, n);
 		n += c->npart;
 		p = tmp;
 		c->npart = 0;
 	}
-	rc = repair(p, n, 0, clip_emit, c, &used);
-	if (rc == 0 && used < n) {
+	repair(p, n, 0, clip_emit, c, &used);
+	if (used < n) {
 		c->npart = n - used;
 		memcpy(c->part, p + used, c->npart);
 	}
 	free(tmp);
-	return rc;
 }
 
 int
@@ -153,13 +148,11 @@ mc_clip_finish(struct mc_clip *c, size_t *len)
 	char marker[MARKER_ROOM];
 
 	for (i = 0; i < c->npart; i++)
-		if (clip_emit(c, REPLACEMENT, 3) == -1)
-			goto fail;
+		clip_emit(c, REPLACEMENT, 3);
 	c->npart = 0;
 	if (c->total <= c->hcap + c->tcap) {
-		if (mc_buf_add(&out, c->head.data ? c->head.data : "", c->head.len) == -1 ||
-		    mc_buf_add(&out, c->tail ? c->tail : "", c->tlen) == -1)
-			goto fail;
+		mc_buf_add(&out, c->head.data ? c->head.data : "", c->head.len);
+		mc_buf_add(&out, c->tail ? c->tail : "", c->tlen);
 	} else {
 		ts = c->tail;
 		tl = c->tlen;
@@ -186,19 +179,14 @@ mc_clip_finish(struct mc_clip *c, size_t *len)
 		cut = c->total - hl - tl;
 		snprintf(marker, sizeof marker, "%s[... %zu bytes cut from the middle of this output ...]\n",
 		    hl > 0 && c->head.data[hl - 1] != '\n' ? "\n" : "", cut);
-		if (mc_buf_add(&out, c->head.data, hl) == -1 ||
-		    mc_buf_adds(&out, marker) == -1 || mc_buf_add(&out, ts, tl) == -1)
-			goto fail;
+		mc_buf_add(&out, c->head.data, hl);
+		mc_buf_adds(&out, marker);
+		mc_buf_add(&out, ts, tl);
 	}
 	mc_clip_free(c);
 	if (len)
 		*len = out.len;
 	return mc_buf_steal(&out);
-fail:
-	mc_buf_free(&out);
-	mc_clip_free(c);
-	errno = ENOMEM;
-	return NULL;
 }
 
 void
@@ -217,9 +205,6 @@ mc_clip_text(const char *s, size_t n, size_t cap, size_t *len)
 	struct mc_clip c;
 
 	mc_clip_init(&c, cap);
-	if (mc_clip_add(&c, s, n) == -1) {
-		mc_clip_free(&c);
-		return NULL;
-	}
+	mc_clip_add(&c, s, n);
 	return mc_clip_finish(&c, len);
 }

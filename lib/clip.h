@@ -24,16 +24,16 @@ struct mc_clip {
 	size_t npart;
 };
 
-/* cap >= 256: the finished text is at most cap bytes, marker included. */
+/* Out of memory ends the program (mc_oom), so nothing here fails.
+ * cap >= 256: the finished text is at most cap bytes, marker included. */
 void mc_clip_init(struct mc_clip *c, size_t cap);
-/* Returns 0, or -1 (ENOMEM). */
-int mc_clip_add(struct mc_clip *c, const char *p, size_t n);
+void mc_clip_add(struct mc_clip *c, const char *p, size_t n);
 /* True when the text seen so far is over the cap (it would be cut). */
 int mc_clip_over(const struct mc_clip *c);
 /*
  * The text: all of it, or its head, a marker line saying how many bytes
  * were cut, and its tail, cut at line ends where one is near. The collector
- * is emptied. Returns a malloc'ed NUL-terminated string (NULL: ENOMEM).
+ * is emptied. Returns a malloc'ed NUL-terminated string.
  */
 char *mc_clip_finish(struct mc_clip *c, size_t *len);
 void mc_clip_free(struct mc_clip *c);
@@ -42,7 +42,7 @@ void mc_clip_free(struct mc_clip *c);
 char *mc_clip_text(const char *s, size_t n, size_t cap, size_t *len);
 
 /* Append s (n bytes) to out with invalid UTF-8 and NUL bytes replaced by
- * U+FFFD. Returns 0 or -1 (ENOMEM). */
-int mc_clip_repair(struct mc_buf *out, const char *s, size_t n);
+ * U+FFFD. */
+void mc_clip_repair(struct mc_buf *out, const char *s, size_t n);
 
 #endif

@@ -10,6 +10,7 @@
 
 #include <bsd/stdlib.h>
 
+#include "diag.h"
 #include "confine.h"
 #include "fsread.h"
 #include "json.h"

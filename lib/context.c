@@ -6,6 +6,8 @@
 #include "context.h"
 #include "diag.h"
 #include "json.h"
+#include "skills.h"
+#include "utf8.h"
 
 cJSON *
 mc_context_new(const char *root, const char *mc_home)
@@ -61,4 +63,93 @@ mc_context_errors(const cJSON *doc)
 		if ((sev = mc_json_str(d, "severity")) != NULL && strcmp(sev, "error") == 0)
 			n++;
 	return n;
+}
+
+/* ---- the shape of a document read on stdin ---- */
+
+static int
+bad_doc(const char *at, const char *what)
+{
+	mc_err("stdin: %s%s%s", at, *at ? ": " : "", what);
+	return -1;
+}
+
+/* An error about arr[i] (key NULL) or arr[i].key; i -1 only tells. */
+static int
+bad_member(const char *arr, int i, const char *key, const char *what)
+{
+	if (i >= 0)
+		mc_err("stdin: %s[%d]%s%s: %s", arr, i, key ? "." : "", key ? key : "", what);
+	return -1;
+}
+
+/* A string member that goes into the prompt: present and valid UTF-8. */
+static int
+doc_string(const cJSON *obj, const char *key, const char *arr, int i, int optional)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+
+	if (v == NULL || (optional && cJSON_IsNull(v)))
+		return optional ? 0 : bad_member(arr, i, key, "missing");
+	if (!cJSON_IsString(v))
+		return bad_member(arr, i, key, "expected a string");
+	if (!mc_utf8_valid(v->valuestring, strlen(v->valuestring)))
+		return bad_member(arr, i, key, "not valid UTF-8");
+	return 0;
+}
+
+int
+mc_context_check_skill(const cJSON *e, int i)
+{
+	const cJSON *v;
+	char what[256];
+
+	if (!cJSON_IsObject(e))
+		return bad_member("skills", i, NULL, "expected an object");
+	if (doc_string(e, "name", "skills", i, 0) == -1 ||
+	    doc_string(e, "description", "skills", i, 1) == -1)
+		return -1;
+	/* Names reach the prompt: no markup, no newlines. */
+	if (!mc_skill_name_valid(mc_json_str(e, "name"))) {
+		snprintf(what, sizeof what, "invalid skill name \"%.80s\"", mc_json_str(e, "name"));
+		return bad_member("skills", i, "name", what);
+	}
+	v = cJSON_GetObjectItemCaseSensitive(e, "enabled");
+	if (v != NULL && !cJSON_IsBool(v))
+		return bad_member("skills", i, "enabled", "expected true or false");
+	return 0;
+}
+
+int
+mc_context_check(const cJSON *doc)
+{
+	const cJSON *a, *e, *v;
+	int i = 0;
+
+	if (!cJSON_IsObject(doc))
+		return bad_doc("", "expected a JSON object (the context document)");
+	v = cJSON_GetObjectItemCaseSensitive(doc, "version");
+	if (v != NULL && (!cJSON_IsNumber(v) || v->valuedouble != 1))
+		return bad_doc("version", "unsupported document version (expected 1)");
+	v = cJSON_GetObjectItemCaseSensitive(doc, "root");
+	if (v != NULL && !cJSON_IsString(v))
+		return bad_doc("root", "expected a string");
+	v = cJSON_GetObjectItemCaseSensitive(doc, "diagnostics");
+	if (v != NULL && !cJSON_IsArray(v))
+		return bad_doc("diagnostics", "expected an array");
+	a = cJSON_GetObjectItemCaseSensitive(doc, "instructions");
+	if (a != NULL && !cJSON_IsArray(a))
+		return bad_doc("instructions", "expected an array");
+	cJSON_ArrayForEach(e, a) {
+		if (!cJSON_IsObject(e))
+			return bad_member("instructions", i, NULL, "expected an object");
+		if (doc_string(e, "path", "instructions", i, 0) == -1 ||
+		    doc_string(e, "content", "instructions", i, 0) == -1)
+			return -1;
+		i++;
+	}
+	a = cJSON_GetObjectItemCaseSensitive(doc, "skills");
+	if (a != NULL && !cJSON_IsArray(a))
+		return bad_doc("skills", "expected an array");
+	return 0;
 }

@@ -20,6 +20,24 @@ void mc_context_diag(cJSON *doc, const char *severity, const char *path,
 /* Move the settings' warnings into the document as diagnostics. */
 void mc_context_settings_warnings(cJSON *doc, const struct mc_settings *s);
 
+/*
+ * Check the shape of a context document read on stdin, where its readers
+ * (mc-skills, mc-render) use it: an object; "version" absent or 1; "root"
+ * a string; "diagnostics", "instructions" and "skills" arrays; each
+ * instruction an object whose "path" and "content" are valid UTF-8
+ * strings. A wrong shape would be dropped or replaced without a word.
+ * Returns 0, or -1 after one error line "stdin: MEMBER: what".
+ */
+int mc_context_check(const cJSON *doc);
+
+/*
+ * Check one element of "skills" (index i): an object with a valid skill
+ * name, an optional description (a valid UTF-8 string or null) and an
+ * optional "enabled" true or false. Returns 0, or -1 after an error line
+ * naming skills[i]; with i -1, without a word.
+ */
+int mc_context_check_skill(const cJSON *skill, int i);
+
 /* Number of diagnostics of severity "error". */
 int mc_context_errors(const cJSON *doc);
 

@@ -40,6 +40,23 @@ mc_init(const char *progname, char *argv[])
 	signal(SIGPIPE, on_sigpipe);
 }
 
+void
+mc_oom(void)
+{
+	mc_err("out of memory");
+	exit(MC_EXIT_FAIL);
+}
+
+char *
+mc_strdup(const char *s)
+{
+	char *p = strdup(s);
+
+	if (p == NULL)
+		mc_oom();
+	return p;
+}
+
 char *
 mc_sanitize(char *dst, size_t dstsz, const char *src)
 {
@@ -88,8 +105,8 @@ vsay(const char *kind, const char *fmt, va_list ap)
 	fprintf(stderr, "%s: %s%s\n", mc_progname, kind, clean);
 }
 
-void
-mc_verr(const char *fmt, va_list ap)
+static void
+verr(const char *fmt, va_list ap)
 {
 	vsay("", fmt, ap);
 }
@@ -122,7 +139,7 @@ mc_usage_error(const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	mc_verr(fmt, ap);
+	verr(fmt, ap);
 	va_end(ap);
 	fprintf(stderr, "Try '%s --help' for more information.\n", mc_progname);
 	return MC_EXIT_USAGE;

@@ -25,7 +25,6 @@ void mc_init(const char *progname, char *argv[]);
 /* "PROG: message" on stderr; control characters in the message are shown
  * escaped, since parts of it may come from files or the network. */
 void mc_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-void mc_verr(const char *fmt, va_list ap);
 /* "PROG: warning: message", unless mc_quiet. */
 void mc_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
@@ -43,6 +42,14 @@ int mc_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * --version the version (both status 0); anything else is a bad option,
  * already named by getopt_long (status 2). Returns the status to exit with. */
 int mc_opt_exit(int c, const char *usage);
+
+/* The one answer to running out of memory: "PROG: out of memory" and
+ * exit status 1. Allocating functions of lib/ call it, so their callers
+ * never check for failure. */
+void mc_oom(void) __attribute__((noreturn));
+
+/* strdup, or mc_oom. */
+char *mc_strdup(const char *s);
 
 /* Flush and close stdout; report a failed write. A reader that went away
  * (EPIPE) is not an error. Returns the status to exit with. */

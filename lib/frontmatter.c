@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "diag.h"
 #include "frontmatter.h"
 
 /* The line at p (up to end): its length without the line break (LF or
@@ -43,39 +44,29 @@ trimmed_dup(const char *p, size_t n)
 		n -= 2;
 	}
 	if ((s = malloc(n + 1)) == NULL)
-		return NULL;
+		mc_oom();
 	memcpy(s, p, n);
 	s[n] = '\0';
 	return s;
 }
 
-static int
+static void
 add_field(struct mc_frontmatter *fm, const char *p, size_t n)
 {
 	const char *colon = memchr(p, ':', n);
 	struct mc_fm_field *f;
-	char *key, *value;
 
 	if (n == 0 || p[0] == ' ' || p[0] == '\t' || p[0] == '#' || colon == NULL || colon == p)
-		return 0;
-	key = trimmed_dup(p, (size_t)(colon - p));
-	value = trimmed_dup(colon + 1, n - (size_t)(colon - p) - 1);
-	f = reallocarray(fm->fields, fm->nfields + 1, sizeof *f);
-	if (key == NULL || value == NULL || f == NULL) {
-		free(key);
-		free(value);
-		if (f != NULL)
-			fm->fields = f;
-		return -1;
-	}
+		return;
+	if ((f = reallocarray(fm->fields, fm->nfields + 1, sizeof *f)) == NULL)
+		mc_oom();
 	fm->fields = f;
-	f[fm->nfields].key = key;
-	f[fm->nfields].value = value;
+	f[fm->nfields].key = trimmed_dup(p, (size_t)(colon - p));
+	f[fm->nfields].value = trimmed_dup(colon + 1, n - (size_t)(colon - p) - 1);
 	fm->nfields++;
-	return 0;
 }
 
-int
+void
 mc_frontmatter_parse(const char *text, size_t len, struct mc_frontmatter *fm)
 {
 	const char *p = text, *end = text + len;
@@ -87,7 +78,7 @@ mc_frontmatter_parse(const char *text, size_t len, struct mc_frontmatter *fm)
 		p += 3;
 	n = line(p, end, &next);
 	if (!is_marker(p, n) || next == 0)
-		return 0;	/* no frontmatter (a lone "---" with no newline is body) */
+		return;	/* no frontmatter (a lone "---" with no newline is body) */
 	fm->present = 1;
 	for (p += next; p < end; p = next ? p + next : end) {
 		n = line(p, end, &next);
@@ -95,17 +86,13 @@ mc_frontmatter_parse(const char *text, size_t len, struct mc_frontmatter *fm)
 			fm->terminated = 1;
 			fm->body = next ? p + next : end;
 			fm->body_len = (size_t)(end - fm->body);
-			return 0;
+			return;
 		}
-		if (add_field(fm, p, n) == -1) {
-			mc_frontmatter_free(fm);
-			return -1;
-		}
+		add_field(fm, p, n);
 	}
 	/* Unterminated: nothing in it counts. */
 	mc_frontmatter_free(fm);
 	*fm = (struct mc_frontmatter){ .present = 1, .body = text, .body_len = len };
-	return 0;
 }
 
 const char *

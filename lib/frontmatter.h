@@ -25,9 +25,9 @@ struct mc_frontmatter {
  * opening and the closing `---` are `key: value`; lines without a colon,
  * blank lines, `#` comments and indented lines are ignored. Accepts LF and
  * CRLF. An unterminated block yields present=1, terminated=0, no fields
- * and the whole text as body. Returns 0, or -1 when out of memory.
+ * and the whole text as body.
  */
-int mc_frontmatter_parse(const char *text, size_t len, struct mc_frontmatter *fm);
+void mc_frontmatter_parse(const char *text, size_t len, struct mc_frontmatter *fm);
 
 /* The value of key (the last one when repeated), or NULL. */
 const char *mc_frontmatter_get(const struct mc_frontmatter *fm, const char *key);

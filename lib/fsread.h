@@ -1,4 +1,4 @@
-/* fsread.h: safe, bounded reads of instruction, skill and fragment files. */
+/* fsread.h: bounded reads: instruction, skill and fragment files (safe), streams and files the user names (whole). */
 #ifndef MC_FSREAD_H
 #define MC_FSREAD_H
 
@@ -52,6 +52,13 @@ const char *mc_read_strerror(const struct mc_read *r, size_t cap);
 /* Read a whole stream (fd) up to cap bytes. Returns 0, or -1 with errno
  * (EFBIG when over the cap). */
 int mc_fd_slurp(int fd, size_t cap, struct mc_buf *out);
+
+/*
+ * Read the file at path into out (at most cap bytes). Unlike mc_file_read
+ * this is for data the user names explicitly, so a pipe such as bash's
+ * <(...) is read, not refused. Returns 0, or -1 with "PATH: reason" in err.
+ */
+int mc_slurp_path(const char *path, size_t cap, struct mc_buf *out, char *err, size_t errsz);
 
 /* Write all n bytes to fd, going on after short writes and EINTR.
  * Returns 0, or -1 with errno. */

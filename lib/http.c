@@ -13,6 +13,7 @@
 
 #include <curl/curl.h>
 
+#include "diag.h"
 #include "buf.h"
 #include "http.h"
 #include "json.h"
@@ -26,15 +27,6 @@ struct xfer {
 	int stopped;		/* on_body said abort */
 	int intr;
 };
-
-long
-mc_ms_since(const struct timespec *since)
-{
-	struct timespec now;
-
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return (now.tv_sec - since->tv_sec) * 1000L + (now.tv_nsec - since->tv_nsec) / 1000000L;
-}
 
 static void
 touch(struct xfer *x)
@@ -118,8 +110,8 @@ on_write(char *p, size_t size, size_t n, void *arg)
 		keep = MC_HTTP_ERRBODY_MAX - res->errbody.len;
 		if (keep > len)
 			keep = len;
-		if (keep > 0 && mc_buf_add(&res->errbody, p, keep) == -1)
-			mc_oom();
+		if (keep > 0)
+			mc_buf_add(&res->errbody, p, keep);
 		return len;
 	}
 	res->got_body = 1;

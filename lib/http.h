@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "buf.h"
+#include "clock.h"
 
 #define MC_HTTP_ERRBODY_MAX (1u << 20)	/* kept of an error status's body */
 
@@ -67,8 +68,5 @@ long mc_http_retry_after(const char *value, time_t now);
 /* Exponential backoff with jitter for retry number n (0 = first): a
  * random delay between half and all of base_ms * 2^n, at most cap_ms. */
 long mc_http_backoff(int n, long base_ms, long cap_ms);
-
-/* Milliseconds of CLOCK_MONOTONIC since *since. */
-long mc_ms_since(const struct timespec *since);
 
 #endif

@@ -5,10 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "diag.h"
 #include "buf.h"
 #include "items.h"
 #include "json.h"
-#include "slurp.h"
+#include "fsread.h"
 #include "utf8.h"
 
 struct call {

@@ -1,4 +1,5 @@
 /* json.c: whole-document JSON I/O and small checked helpers over cJSON. */
+#include <ctype.h>
 #include <errno.h>
 #include <float.h>
 #include <math.h>
@@ -15,13 +16,6 @@
 #include "fsread.h"
 #include "json.h"
 
-void
-mc_oom(void)
-{
-	mc_err("out of memory");
-	exit(MC_EXIT_FAIL);
-}
-
 static void
 where(const char *s, const char *at, size_t *line, size_t *col)
 {
@@ -34,6 +28,50 @@ where(const char *s, const char *at, size_t *line, size_t *col)
 		} else
 			(*col)++;
 	}
+}
+
+/*
+ * The first \\u escape that is \\u0000 (nul set) or that lacks its four
+ * hex digits (nul 0), or NULL. Backslashes occur only inside strings, and
+ * pair off there; one outside a string is a syntax error cJSON meets
+ * first.
+ */
+static const char *
+u_escape(const char *s, size_t len, int nul)
+{
+	const char *p = s, *end = s + len;
+	int i;
+
+	while ((p = memchr(p, '\\', (size_t)(end - p))) != NULL && end - p >= 2) {
+		if (p[1] == 'u' && nul && end - p >= 6 && memcmp(p + 2, "0000", 4) == 0)
+			return p;
+		if (p[1] == 'u' && !nul) {
+			if (end - p < 6)
+				return p;
+			for (i = 2; i < 6; i++)
+				if (!isxdigit((unsigned char)p[i]))
+					return p;
+		}
+		p += 2;
+	}
+	return NULL;
+}
+
+cJSON *
+mc_json_parse_doc(const char *s, size_t len, const char **end)
+{
+	const char *bad = u_escape(s, len, 0);
+	cJSON *doc = cJSON_ParseWithLengthOpts(s, len, end, 0);
+
+	/* cJSON reads a short \\u escape as \\u0000 and cuts the string
+	 * there: an error where the escape is, unless cJSON failed sooner
+	 * or the escape lies past the value. */
+	if (bad != NULL && bad < *end) {
+		cJSON_Delete(doc);
+		*end = bad;
+		return NULL;
+	}
+	return doc;
 }
 
 cJSON *
@@ -68,13 +106,22 @@ mc_json_parse(const char *s, size_t len, char *err, size_t errsz)
 const char *
 mc_json_nul_escape(const char *s, size_t len)
 {
-	const char *p = s, *end = s + len;
+	return u_escape(s, len, 1);
+}
 
-	/* Backslashes occur only inside strings, and pair off there. */
-	while ((p = memchr(p, '\\', (size_t)(end - p))) != NULL && end - p >= 2) {
-		if (p[1] == 'u' && end - p >= 6 && memcmp(p + 2, "0000", 4) == 0)
-			return p;
-		p += 2;
+/* Past the JSON string opening at p (on its quote), or NULL when it does
+ * not end before e. */
+static const char *
+skip_string(const char *p, const char *e)
+{
+	const char *start = p + 1, *q, *b;
+
+	/* The closing quote: the first one after an even run of backslashes. */
+	for (p = start; (q = memchr(p, '"', (size_t)(e - p))) != NULL; p = q + 1) {
+		for (b = q; b > start && b[-1] == '\\'; b--)
+			;
+		if ((q - b) % 2 == 0)
+			return q + 1;
 	}
 	return NULL;
 }
@@ -102,7 +149,7 @@ skip_value(const char *p, const char *e, size_t *deep)
 	*deep = 0;
 
 	if (p < e && *p == '"')
-		return mc_json_skip_string(p, e);
+		return skip_string(p, e);
 	if (p < e && *p != '{' && *p != '[') {
 		while (q < e && (unsigned char)*q > ' ' && *q != ',' && *q != ']' && *q != '}')
 			q++;
@@ -110,7 +157,7 @@ skip_value(const char *p, const char *e, size_t *deep)
 	}
 	for (; q < e; q++) {
 		if (*q == '"') {
-			if ((q = mc_json_skip_string(q, e)) == NULL)
+			if ((q = skip_string(q, e)) == NULL)
 				return NULL;
 			q--;
 		} else if (*q == '{' || *q == '[') {
@@ -141,7 +188,7 @@ find_array(const char *s, size_t len, const char *key, const char **vs, const ch
 	if (p < e && *p == '}')
 		return -1;
 	for (;;) {
-		if (p == e || *p != '"' || (k = mc_json_skip_string(p, e)) == NULL ||
+		if (p == e || *p != '"' || (k = skip_string(p, e)) == NULL ||
 		    memchr(p, '\\', (size_t)(k - p)) != NULL)
 			return -1;
 		mine = (size_t)(k - p) == klen + 2 && memcmp(p + 1, key, klen) == 0;
@@ -211,7 +258,10 @@ mc_json_parse_each(char *s, size_t len, const char *key, mc_json_each_fn *fn, vo
 	for (p = skip_ws(vs + 1, ve); *p != ']';) {
 		if ((v = skip_value(p, ve, &deep)) == NULL)
 			return syntax_error(s, len, p, err, errsz);
-		if ((elem = mc_json_parse_value(p, v, &end)) == NULL)
+		/* Alone, an element would have a byte-order mark skipped. */
+		if (strchr("\"{[-0123456789tfn", *p) == NULL)
+			return syntax_error(s, len, p, err, errsz);
+		if ((elem = mc_json_parse_doc(p, (size_t)(v - p), &end)) == NULL)
 			return syntax_error(s, len, end, err, errsz);
 		if (skip_ws(end, v) != v) {
 			cJSON_Delete(elem);
@@ -293,8 +343,8 @@ mc_jw_raw(struct mc_jw *w, const void *p, size_t n)
 {
 	struct mc_buf *b = &w->b;
 
-	if (b->cap - b->len <= n && mc_buf_grow(b, n) == -1)
-		mc_oom();
+	if (b->cap - b->len <= n)
+		mc_buf_grow(b, n);
 	memcpy(b->data + b->len, p, n);
 	b->len += n;
 	if (w->fp != NULL && b->len >= MC_JW_CHUNK) {
@@ -304,7 +354,7 @@ mc_jw_raw(struct mc_jw *w, const void *p, size_t n)
 	}
 }
 
-static const unsigned char plain[256] = {
+const unsigned char mc_json_plain[256] = {
 	/* all but control characters, '"' (0x22) and '\\' (0x5c) */
 	[0x20 ... 0x21] = 1, [0x23 ... 0x5b] = 1, [0x5d ... 0xff] = 1
 };
@@ -332,7 +382,7 @@ plain_run(const unsigned char *p, size_t n)
 			return i + (size_t)__builtin_ctz(~m);
 	}
 #endif
-	while (i < n && plain[p[i]])
+	while (i < n && mc_json_plain[p[i]])
 		i++;
 	return i;
 }
@@ -399,16 +449,18 @@ put_number(struct mc_jw *w, const cJSON *n)
 	mc_jw_raw(w, num, strlen(num));
 }
 
+static void jw_value(struct mc_jw *, const cJSON *);
+
 void
 mc_jw_member(struct mc_jw *w, const char *key, const cJSON *v)
 {
 	mc_jw_str(w, key);
 	mc_jw_raw(w, ":", 1);
-	mc_jw_value(w, v);
+	jw_value(w, v);
 }
 
-void
-mc_jw_value(struct mc_jw *w, const cJSON *v)
+static void
+jw_value(struct mc_jw *w, const cJSON *v)
 {
 	const cJSON *e;
 
@@ -435,7 +487,7 @@ mc_jw_value(struct mc_jw *w, const cJSON *v)
 	case cJSON_Array:
 		mc_jw_raw(w, "[", 1);
 		for (e = v->child; e; e = e->next) {
-			mc_jw_value(w, e);
+			jw_value(w, e);
 			if (e->next)
 				mc_jw_raw(w, ",", 1);
 		}
@@ -469,7 +521,7 @@ mc_json_compact(const cJSON *doc, size_t *len)
 {
 	struct mc_jw w = {0};
 
-	mc_jw_value(&w, doc);
+	jw_value(&w, doc);
 	if (len)
 		*len = w.b.len;
 	return mc_buf_steal(&w.b);
@@ -484,7 +536,7 @@ mc_json_write(FILE *fp, const cJSON *doc, int pretty)
 	int rc;
 
 	if (!pretty) {
-		mc_jw_value(&w, doc);
+		jw_value(&w, doc);
 		mc_jw_raw(&w, "\n", 1);
 		return mc_jw_end(&w);
 	}

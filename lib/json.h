@@ -10,6 +10,10 @@
 
 #define MC_JSON_MAX (64u << 20)	/* largest document read from a stream */
 
+/* 1 for the bytes that stand for themselves in a JSON string: not '"',
+ * '\\' or a control character. */
+extern const unsigned char mc_json_plain[256];
+
 /*
  * Parse one JSON document of len bytes. On failure returns NULL and writes
  * a one-line reason with the line and column into err.
@@ -17,17 +21,12 @@
 cJSON *mc_json_parse(const char *s, size_t len, char *err, size_t errsz);
 
 /*
- * Parse one value from the text [p, e), as cJSON 1.7 would (but a \u
- * escape must have four hex digits), and set *end past it. On failure
- * returns NULL with *end where the text went wrong.
+ * Parse one value from the text of len bytes, which a byte-order mark may
+ * open, with cJSON (but a \u escape must have four hex digits), and set
+ * *end past it; what follows the value is the caller's to check. On
+ * failure returns NULL with *end where the text went wrong.
  */
-cJSON *mc_json_parse_value(const char *p, const char *e, const char **end);
-/* The same for a whole text of len bytes, which a byte-order mark may open;
- * what follows the value is the caller's to check. */
 cJSON *mc_json_parse_doc(const char *s, size_t len, const char **end);
-/* Past the JSON string opening at p (on its quote), or NULL when it does
- * not end before e. */
-const char *mc_json_skip_string(const char *p, const char *e);
 
 /*
  * The first escape \u0000 in a JSON text of len bytes, or NULL. cJSON
@@ -79,7 +78,6 @@ struct mc_jw {
 };
 void mc_jw_raw(struct mc_jw *w, const void *p, size_t n);
 void mc_jw_str(struct mc_jw *w, const char *s);
-void mc_jw_value(struct mc_jw *w, const cJSON *v);
 void mc_jw_member(struct mc_jw *w, const char *key, const cJSON *v);
 int mc_jw_end(struct mc_jw *w);
 
@@ -103,7 +101,5 @@ cJSON *mc_json_new_arr(void);
 cJSON *mc_json_new_str(const char *s);
 /* The array member key of obj, created when missing. */
 cJSON *mc_json_arr_ensure(cJSON *obj, const char *key);
-
-void mc_oom(void) __attribute__((noreturn));
 
 #endif

@@ -53,8 +53,6 @@ int mc_pipeline_wait(struct mc_pipeline *p);
  */
 const char *mc_pipeline_strstatus(int status, char *buf, size_t bufsz);
 
-#endif
-
 /*
  * Running one program as a filter: in[0..inlen) is written to its stdin
  * while its stdout is read, both through poll(2), so neither side can
@@ -80,3 +78,5 @@ struct mc_filter {
  */
 int mc_filter_run(char *const argv[], const struct mc_filter *f, int *status,
     char *err, size_t errsz);
+
+#endif

@@ -11,11 +11,12 @@
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "diag.h"
+#include "child.h"
+#include "clock.h"
 #include "fsread.h"
-#include "json.h"
 #include "proc.h"
 
 #define GRACE_MS 1000		/* between SIGTERM and SIGKILL */
@@ -43,48 +44,6 @@ on_signal(int sig)
 	errno = saved;
 }
 
-static long long
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static void __attribute__((noreturn))
-child(const char *path, char *const argv[], int ofd, int efd, int xfd)
-{
-	static const int reset[] = { SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGQUIT };
-	sigset_t none;
-	size_t i;
-	int fd, e;
-
-	/* A session of its own: a new process group, and no controlling
-	 * terminal, so a command that asks the terminal for a password fails
-	 * at once instead of stopping until the timeout. */
-	if (setsid() == -1)
-		setpgid(0, 0);
-	/* mc_init ignores SIGPIPE, and ignored signals survive exec: a
-	 * `yes | head` in the command would otherwise never end. */
-	for (i = 0; i < sizeof reset / sizeof reset[0]; i++)
-		signal(reset[i], SIG_DFL);
-	sigemptyset(&none);
-	sigprocmask(SIG_SETMASK, &none, NULL);
-	if ((fd = open("/dev/null", O_RDONLY)) == -1 || dup2(fd, 0) == -1 ||
-	    dup2(ofd, 1) == -1 || dup2(efd >= 0 ? efd : ofd, 2) == -1) {
-		e = errno;
-		(void)!write(xfd, &e, sizeof e);
-		_exit(127);
-	}
-	/* Descriptors inherited from whoever started us stay out of the command. */
-	(void)close_range(3, ~0U, CLOSE_RANGE_CLOEXEC);
-	execv(path, argv);
-	e = errno;
-	(void)!write(xfd, &e, sizeof e);
-	_exit(127);
-}
-
 /* Wait up to ms for output or a signal; collect what arrives. */
 static void
 wait_io(int fds[2], struct mc_clip *clips[2], int sfd, long long ms)
@@ -109,8 +68,7 @@ wait_io(int fds[2], struct mc_clip *clips[2], int sfd, long long ms)
 			continue;
 		k = read(p[i].fd, buf, sizeof buf);
 		if (k > 0) {
-			if (mc_clip_add(clips[map[i]], buf, (size_t)k) == -1)
-				mc_oom();
+			mc_clip_add(clips[map[i]], buf, (size_t)k);
 		} else if (k == 0 || (errno != EAGAIN && errno != EINTR)) {
 			close(fds[map[i]]);
 			fds[map[i]] = -1;
@@ -261,7 +219,7 @@ static void
 stop_all(pid_t pid, const struct pids *before, int fds[2], struct mc_clip *clips[2], int sfd,
     struct mc_proc *r)
 {
-	long long grace = now_ms() + GRACE_MS, giveup = grace + KILL_WAIT_MS, ms;
+	long long grace = mc_clock_ms() + GRACE_MS, giveup = grace + KILL_WAIT_MS, ms;
 	struct sweep s = { .leader = pid, .before = before, .r = r };
 	int group = 1, st;
 	pid_t w;
@@ -280,7 +238,7 @@ stop_all(pid_t pid, const struct pids *before, int fds[2], struct mc_clip *clips
 		 * children may have come to us since): nothing is left. */
 		if (!group && s.found == 0)
 			break;
-		if (!s.killing && now_ms() >= grace) {
+		if (!s.killing && mc_clock_ms() >= grace) {
 			/* Only while a member is our child: an emptied group's
 			 * number may since be another's. */
 			if (group)
@@ -288,9 +246,9 @@ stop_all(pid_t pid, const struct pids *before, int fds[2], struct mc_clip *clips
 			s.killing = 1;
 			continue;
 		}
-		if (s.killing && now_ms() >= giveup)
+		if (s.killing && mc_clock_ms() >= giveup)
 			break;
-		ms = s.killing ? POLL_MS : grace - now_ms();
+		ms = s.killing ? POLL_MS : grace - mc_clock_ms();
 		wait_io(fds, clips, sfd, ms < POLL_MS ? ms : POLL_MS);
 	}
 	free(s.termed.v);
@@ -300,21 +258,26 @@ int
 mc_proc_run(const char *path, char *const argv[], unsigned timeout_s, struct mc_clip *out,
     struct mc_clip *err, struct mc_proc *r)
 {
-	int op[2] = { -1, -1 }, ep[2] = { -1, -1 }, xp[2] = { -1, -1 }, sp[2] = { -1, -1 };
+	int op[2] = { -1, -1 }, ep[2] = { -1, -1 }, sp[2] = { -1, -1 }, null = -1;
 	struct sigaction sa, old[NCAUGHT];
 	struct mc_clip *clips[2] = { out, err };
+	/* A session of its own: a new process group, and no controlling
+	 * terminal, so a command that asks the terminal for a password fails
+	 * at once instead of stopping until the timeout. */
+	struct mc_child c = { .path = path, .argv = argv, .flags = MC_CHILD_SETSID | MC_CHILD_CLOSE };
 	struct pids before = {0};
-	int fds[2], e, saved, normal;
+	int fds[2], saved, stopped;
 	long long deadline;
+	char why[256];
 	size_t i;
-	ssize_t k;
 	pid_t pid;
 
 	*r = (struct mc_proc){0};
 	/* Orphans of the command are reparented to us, so they can be reaped. */
 	(void)prctl(PR_SET_CHILD_SUBREAPER, 1);
 	if (pipe2(op, O_CLOEXEC) == -1 || (err && pipe2(ep, O_CLOEXEC) == -1) ||
-	    pipe2(xp, O_CLOEXEC) == -1 || pipe2(sp, O_CLOEXEC | O_NONBLOCK) == -1)
+	    pipe2(sp, O_CLOEXEC | O_NONBLOCK) == -1 ||
+	    (null = open("/dev/null", O_RDONLY | O_CLOEXEC)) == -1)
 		goto fail;
 	got_stop = 0;
 	sig_wfd = sp[1];
@@ -328,29 +291,20 @@ mc_proc_run(const char *path, char *const argv[], unsigned timeout_s, struct mc_
 	 * command's; unreaped, their pids cannot be reused. */
 	each_child(note_child, &before);
 
-	if ((pid = fork()) == -1) {
+	c.fd[0] = null;
+	c.fd[1] = op[1];
+	c.fd[2] = err ? ep[1] : op[1];
+	/* Back from the start, the command has its group (or never ran). */
+	if ((pid = mc_child_start(&c, why, sizeof why)) == -1) {
 		saved = errno;
+		r->exec_err = saved;
 		goto restore;
 	}
-	if (pid == 0)
-		child(path, argv, op[1], ep[1], xp[1]);
 	close(op[1]);
 	op[1] = -1;
 	if (ep[1] != -1) {
 		close(ep[1]);
 		ep[1] = -1;
-	}
-	close(xp[1]);
-	xp[1] = -1;
-	/* End of file here means the exec happened, so the group exists. */
-	while ((k = read(xp[0], &e, sizeof e)) == -1 && errno == EINTR)
-		;
-	if (k == (ssize_t)sizeof e) {
-		while (waitpid(pid, NULL, 0) == -1 && errno == EINTR)
-			;
-		r->exec_err = e;
-		saved = e;
-		goto restore;
 	}
 	fds[0] = op[0];
 	fds[1] = ep[0];
@@ -358,7 +312,7 @@ mc_proc_run(const char *path, char *const argv[], unsigned timeout_s, struct mc_
 		if (fds[i] != -1)
 			fcntl(fds[i], F_SETFL, fcntl(fds[i], F_GETFL) | O_NONBLOCK);
 
-	deadline = now_ms() + (long long)timeout_s * 1000;
+	deadline = mc_clock_ms() + (long long)timeout_s * 1000;
 	for (;;) {
 		if (leader_done(pid))
 			break;
@@ -366,19 +320,19 @@ mc_proc_run(const char *path, char *const argv[], unsigned timeout_s, struct mc_
 			r->interrupted = 1;
 			break;
 		}
-		if (now_ms() >= deadline) {
+		if (mc_clock_ms() >= deadline) {
 			r->timed_out = 1;
 			break;
 		}
-		wait_io(fds, clips, sp[0], deadline - now_ms());
+		wait_io(fds, clips, sp[0], deadline - mc_clock_ms());
 	}
-	normal = !r->interrupted && !r->timed_out;
+	stopped = r->interrupted || r->timed_out;
 	stop_all(pid, &before, fds, clips, sp[0], r);
-	if (!normal)
+	if (stopped)
 		r->leftovers = 0;
-	deadline = now_ms() + DRAIN_MS;
-	while ((fds[0] != -1 || fds[1] != -1) && now_ms() < deadline)
-		wait_io(fds, clips, sp[0], deadline - now_ms());
+	deadline = mc_clock_ms() + DRAIN_MS;
+	while ((fds[0] != -1 || fds[1] != -1) && mc_clock_ms() < deadline)
+		wait_io(fds, clips, sp[0], deadline - mc_clock_ms());
 	for (i = 0; i < 2; i++)
 		if (fds[i] != -1)
 			close(fds[i]);
@@ -398,11 +352,11 @@ close:
 			close(op[i]);
 		if (ep[i] != -1)
 			close(ep[i]);
-		if (xp[i] != -1)
-			close(xp[i]);
 		if (sp[i] != -1)
 			close(sp[i]);
 	}
+	if (null != -1)
+		close(null);
 	if (saved) {
 		errno = saved;
 		return -1;

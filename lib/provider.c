@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "diag.h"
 #include "json.h"
 #include "provider.h"
 

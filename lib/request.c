@@ -6,6 +6,7 @@
 
 #include <sha256.h>
 
+#include "diag.h"
 #include "json.h"
 #include "request.h"
 #include "utf8.h"

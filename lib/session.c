@@ -12,8 +12,10 @@
 
 #include <bsd/stdlib.h>
 
+#include "diag.h"
 #include "buf.h"
 #include "fsread.h"
+#include "items.h"
 #include "json.h"
 #include "session.h"
 #include "utf8.h"
@@ -186,8 +188,7 @@ mc_session_create(struct mc_session *s, const char *home, const char *cwd,
 		s->path = NULL;
 		return -1;
 	}
-	if ((s->id = strdup(id)) == NULL)
-		mc_oom();
+	s->id = mc_strdup(id);
 	h = s->header = mc_json_new_obj();
 	mc_json_add_str(h, "type", "session");
 	mc_json_add_str(h, "id", id);
@@ -299,8 +300,7 @@ locate(struct mc_session *s, const char *home, const char *id, char *err, size_t
 		return -1;
 	s->path = session_path(dir, id);
 	free(dir);
-	if ((s->id = strdup(id)) == NULL)
-		mc_oom();
+	s->id = mc_strdup(id);
 	return 0;
 }
 
@@ -351,10 +351,7 @@ mc_session_open(struct mc_session *s, const char *home, const char *id,
 	for (i = 0; i < nids && ret == 0; i++) {
 		if (ids[i] == NULL)
 			continue;
-		out = mc_json_new_obj();
-		mc_json_add_str(out, "type", "function_call_output");
-		mc_json_add_str(out, "call_id", ids[i]);
-		mc_json_add_str(out, "output", interrupted);
+		out = mc_item_output(ids[i], interrupted);
 		ret = mc_session_append(s, out, err, errsz);
 		cJSON_Delete(out);
 		s->repaired++;
@@ -437,8 +434,7 @@ mc_session_latest(const char *home, const char *cwd, char **id, char *err, size_
 		hc = mc_json_str(h, "cwd");
 		if (hc != NULL && strcmp(hc, cwd) == 0) {
 			free(*id);
-			if ((*id = strdup(name)) == NULL)
-				mc_oom();
+			*id = mc_strdup(name);
 			best = st.st_mtim;
 		}
 		cJSON_Delete(h);

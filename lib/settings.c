@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "diag.h"
 #include "fsread.h"
 #include "json.h"
 #include "settings.h"
@@ -269,8 +270,10 @@ check_fields(struct check *c, const cJSON *obj, const struct field *fields, cons
 	return 0;
 }
 
-char *
-mc_home_resolve(char *err, size_t errsz)
+/* MC_HOME, else $HOME/.magi-code, made absolute. NULL with err filled when
+ * neither is set. The caller frees. */
+static char *
+home_resolve(char *err, size_t errsz)
 {
 	const char *h = getenv("MC_HOME");
 	char cwd[PATH_MAX], *p;
@@ -313,7 +316,7 @@ load(struct mc_settings *s, char *err, size_t errsz)
 	int rc;
 
 	*s = (struct mc_settings){0};
-	if ((s->home = mc_home_resolve(err, errsz)) == NULL)
+	if ((s->home = home_resolve(err, errsz)) == NULL)
 		return -1;
 	if ((s->path = mc_path_join(s->home, "settings.json")) == NULL)
 		mc_oom();

@@ -15,9 +15,6 @@ struct mc_settings {
 	cJSON *warnings;	/* array of strings about s->path: unknown keys */
 };
 
-/* MC_HOME, else $HOME/.magi-code, made absolute. NULL with err filled when
- * neither is set. The caller frees. */
-char *mc_home_resolve(char *err, size_t errsz);
 
 /*
  * Resolve MC_HOME and load its settings.json. A missing file means

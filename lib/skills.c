@@ -3,9 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <pthread.h>
 #include <stdarg.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,20 +26,6 @@
 #define SETTING_DISABLED "knowledge.skills.disabled"
 
 enum { LOAD_OK, LOAD_NOSKILL, LOAD_REFUSED };
-
-/*
- * Loading a SKILL.md is four system calls (openat, fstat, read, close)
- * and little else, so with thousands of skills the scan waits on the
- * kernel: a directory's skills are loaded by a few threads when there
- * are enough of them. The order in which their results arrive does not
- * show: the candidates are sorted (cmp_cand has no ties) and the
- * diagnostics by path when the scan is over, and the diagnostics of one
- * path all come from one thread, in order.
- */
-#define BATCH_MIN 64
-#define THREADS_MAX 4
-
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;	/* sk->pending, sc->cand */
 
 struct scan {
 	struct mc_skills *sk;
@@ -80,7 +64,6 @@ diag(const struct mc_skills *sk, const char *severity, const char *path,
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
 	mc_sanitize(clean, sizeof clean, path);
-	pthread_mutex_lock(&lock);
 	if (sk->pending == NULL)
 		mc_context_diag(sk->doc, severity, clean, "%s", msg);
 	else {
@@ -89,7 +72,6 @@ diag(const struct mc_skills *sk, const char *severity, const char *path,
 		mc_json_add_str(d, "path", clean);
 		mc_json_add_str(d, "message", msg);
 	}
-	pthread_mutex_unlock(&lock);
 }
 
 struct held {
@@ -149,16 +131,6 @@ join(const char *dir, const char *name)
 	return p;
 }
 
-static char *
-xstrdup(const char *s)
-{
-	char *p = strdup(s);
-
-	if (p == NULL)
-		mc_oom();
-	return p;
-}
-
 static void
 add_root(struct mc_skills *sk, const char *source, char *path, char *base, int required)
 {
@@ -192,14 +164,14 @@ mc_skills_init(struct mc_skills *sk, const struct mc_settings *s, const char *re
 			diag(sk, "error", s->path, "%s[%d]: path must be absolute: %s",
 			    SETTING_PATHS, i, e->valuestring);
 		else {
-			p = xstrdup(e->valuestring);
+			p = mc_strdup(e->valuestring);
 			for (n = strlen(p); n > 1 && p[n - 1] == '/'; n--)
 				p[n - 1] = '\0';
 			add_root(sk, "configured", p, NULL, 1);
 		}
 		i++;
 	}
-	add_root(sk, "repo", join(repo, ".agents/skills"), xstrdup(repo), 0);
+	add_root(sk, "repo", join(repo, ".agents/skills"), mc_strdup(repo), 0);
 }
 
 /*
@@ -344,7 +316,6 @@ push(struct scan *sc, const char *name, const char *group, char *path, char *des
 {
 	struct mc_skill *c;
 
-	pthread_mutex_lock(&lock);
 	if (sc->ncand == sc->capcand) {
 		sc->capcand = sc->capcand ? sc->capcand * 2 : 64;
 		if ((c = reallocarray(sc->cand, sc->capcand, sizeof *c)) == NULL)
@@ -352,14 +323,13 @@ push(struct scan *sc, const char *name, const char *group, char *path, char *des
 		sc->cand = c;
 	}
 	sc->cand[sc->ncand++] = (struct mc_skill){
-		.name = xstrdup(name),
-		.group = group ? xstrdup(group) : NULL,
+		.name = mc_strdup(name),
+		.group = group ? mc_strdup(group) : NULL,
 		.path = path,
 		.description = desc,
 		.root = sc->root,
 		.enabled = 1,
 	};
-	pthread_mutex_unlock(&lock);
 }
 
 /*
@@ -415,8 +385,7 @@ load(struct scan *sc, int dfd, const char *dirpath, const char *group, const cha
 		diag(sc->sk, "error", path, "not valid UTF-8 text");
 		goto refused;
 	}
-	if (mc_frontmatter_parse(data, len, &fm) == -1)
-		mc_oom();
+	mc_frontmatter_parse(data, len, &fm);
 	if (fm.present && !fm.terminated)
 		diag(sc->sk, "warning", path,
 		    "unterminated frontmatter (no closing ---); listed without a description");
@@ -438,59 +407,23 @@ refused:
 }
 
 /* The skill directories of one directory, to be loaded after its listing. */
-struct batch {
-	struct scan *sc;
-	int dfd;
-	const char *dirpath, *group;
-	struct job {
-		char *name;
-		int res;
-	} *job;
+struct names {
+	char **v;
 	size_t n, cap;
-	atomic_size_t next;
 };
 
 static void
-batch_add(struct batch *b, const char *name)
+names_add(struct names *b, const char *name)
 {
-	struct job *j;
+	char **v;
 
 	if (b->n == b->cap) {
 		b->cap = b->cap ? b->cap * 2 : 64;
-		if ((j = reallocarray(b->job, b->cap, sizeof *j)) == NULL)
+		if ((v = reallocarray(b->v, b->cap, sizeof *v)) == NULL)
 			mc_oom();
-		b->job = j;
+		b->v = v;
 	}
-	b->job[b->n++] = (struct job){ .name = xstrdup(name) };
-}
-
-static void *
-batch_work(void *arg)
-{
-	struct batch *b = arg;
-	size_t i;
-
-	while ((i = atomic_fetch_add(&b->next, 1)) < b->n)
-		b->job[i].res = load(b->sc, b->dfd, b->dirpath, b->group, b->job[i].name);
-	return NULL;
-}
-
-/* Load every job; the calling thread works too, and alone if no thread starts. */
-static void
-batch_run(struct batch *b)
-{
-	pthread_t t[THREADS_MAX - 1];
-	long want = 1, n = 0, i;
-
-	if (b->sc->only == NULL && b->n >= BATCH_MIN)
-		want = sysconf(_SC_NPROCESSORS_ONLN);
-	if (want > THREADS_MAX)
-		want = THREADS_MAX;
-	while (n + 1 < want && pthread_create(&t[n], NULL, batch_work, b) == 0)
-		n++;
-	batch_work(b);
-	for (i = 0; i < n; i++)
-		pthread_join(t[i], NULL);
+	b->v[b->n++] = mc_strdup(name);
 }
 
 /* A group's name only ends up in paths; it must still be printable text. */
@@ -548,7 +481,7 @@ static void
 scan_dir(struct scan *sc, DIR *d, const char *dirpath, const char *group)
 {
 	int dfd = dirfd(d), type;
-	struct batch b = { .sc = sc, .dfd = dfd, .dirpath = dirpath, .group = group };
+	struct names b = {0};
 	struct dirent *e;
 	struct stat st;
 	char *path;
@@ -590,18 +523,17 @@ scan_dir(struct scan *sc, DIR *d, const char *dirpath, const char *group)
 				scan_group(sc, dfd, dirpath, e->d_name);
 			continue;
 		}
-		batch_add(&b, e->d_name);
+		names_add(&b, e->d_name);
 	}
 	if (errno != 0)
 		diag(sc->sk, "error", dirpath, "%s", strerror(errno));
-	batch_run(&b);
-	/* Scanned one by one, so that at most one group is open at a time. */
+	/* After the listing, so that at most one group is open at a time. */
 	for (i = 0; i < b.n; i++) {
-		if (b.job[i].res == LOAD_NOSKILL && group == NULL)
-			scan_group(sc, dfd, dirpath, b.job[i].name);
-		free(b.job[i].name);
+		if (load(sc, dfd, dirpath, group, b.v[i]) == LOAD_NOSKILL && group == NULL)
+			scan_group(sc, dfd, dirpath, b.v[i]);
+		free(b.v[i]);
 	}
-	free(b.job);
+	free(b.v);
 }
 
 /* By name, then the higher root first, then ROOT/NAME before
@@ -766,8 +698,7 @@ mc_skill_open(const struct mc_skills *sk, const struct mc_skill *skill,
 		snprintf(err, errsz, "absolute path refused; the path must stay inside the skill directory");
 		return -1;
 	}
-	if ((copy = strdup(rel)) == NULL)
-		mc_oom();
+	copy = mc_strdup(rel);
 	/* Check every component before touching the file system. */
 	for (c = copy; c != NULL; c = next) {
 		if ((next = strchr(c, '/')) != NULL)

@@ -5,6 +5,7 @@
 
 #include <cJSON.h>
 
+#include "diag.h"
 #include "buf.h"
 #include "chunk.h"
 #include "clip.h"
@@ -37,8 +38,7 @@ add(struct mc_buf *b, const char *p, size_t n, size_t max)
 {
 	if (b->len + n > max)
 		return -2;
-	if (mc_buf_add(b, p, n) == -1)
-		mc_oom();
+	mc_buf_add(b, p, n);
 	return 0;
 }
 
@@ -415,8 +415,7 @@ text(struct mc_stream *s, const char *t)
 	 * the session, where it would make every later request invalid. */
 	if (!mc_utf8_valid(t, ev.len)) {
 		s->fixed.len = 0;
-		if (mc_clip_repair(&s->fixed, t, ev.len) == -1)
-			mc_oom();
+		mc_clip_repair(&s->fixed, t, ev.len);
 		ev.text = s->fixed.data;
 		ev.len = s->fixed.len;
 	}
@@ -432,20 +431,9 @@ repair(char **p)
 
 	if (*p == NULL || mc_utf8_valid(*p, strlen(*p)))
 		return;
-	if (mc_clip_repair(&b, *p, strlen(*p)) == -1 || (b.data == NULL && mc_buf_grow(&b, 0) == -1))
-		mc_oom();
+	mc_clip_repair(&b, *p, strlen(*p));
 	free(*p);
 	*p = mc_buf_steal(&b);
-}
-
-static char *
-xstrdup(const char *p)
-{
-	char *d = strdup(p);
-
-	if (d == NULL)
-		mc_oom();
-	return d;
 }
 
 static struct call *
@@ -472,7 +460,7 @@ call_by_key(struct mc_stream *s, const char *key)
 		if (s->calls[i].key && strcmp(s->calls[i].key, key) == 0)
 			return &s->calls[i];
 	c = call_new(s);
-	c->key = xstrdup(key);
+	c->key = mc_strdup(key);
 	return c;
 }
 
@@ -482,7 +470,7 @@ set_str(char **dst, const char *v)
 	if (v == NULL || v[0] == '\0')
 		return;
 	free(*dst);
-	*dst = xstrdup(v);
+	*dst = mc_strdup(v);
 }
 
 static void
@@ -492,15 +480,13 @@ set_args(struct call *c, const cJSON *a)
 
 	if (cJSON_IsString(a)) {
 		c->args.len = 0;
-		if (mc_buf_adds(&c->args, a->valuestring) == -1)
-			mc_oom();
+		mc_buf_adds(&c->args, a->valuestring);
 	} else if (cJSON_IsObject(a)) {
 		/* Some servers send the arguments as an object. */
 		if ((p = cJSON_PrintUnformatted(a)) == NULL)
 			mc_oom();
 		c->args.len = 0;
-		if (mc_buf_adds(&c->args, p) == -1)
-			mc_oom();
+		mc_buf_adds(&c->args, p);
 		free(p);
 	}
 }
@@ -519,8 +505,7 @@ call_emit(struct mc_stream *s, struct call *c)
 	if (c->args.len && !mc_utf8_valid(c->args.data, c->args.len)) {
 		struct mc_buf b = {0};
 
-		if (mc_clip_repair(&b, c->args.data, c->args.len) == -1)
-			mc_oom();
+		mc_clip_repair(&b, c->args.data, c->args.len);
 		mc_buf_free(&c->args);
 		c->args = b;
 	}
@@ -631,10 +616,10 @@ chat_tool_fragment(struct mc_stream *s, const cJSON *f)
 		c->index = index;
 	}
 	if (id && id[0] && c->call_id == NULL)
-		c->call_id = xstrdup(id);
+		c->call_id = mc_strdup(id);
 	if (name && name[0]) {
 		if (c->name == NULL)
-			c->name = xstrdup(name);
+			c->name = mc_strdup(name);
 		else if (strcmp(c->name, name) != 0) {
 			/* a name streamed in pieces */
 			char *n;
@@ -647,8 +632,7 @@ chat_tool_fragment(struct mc_stream *s, const cJSON *f)
 	}
 	fn = cJSON_GetObjectItemCaseSensitive(fn, "arguments");
 	if (cJSON_IsString(fn)) {
-		if (mc_buf_adds(&c->args, fn->valuestring) == -1)
-			mc_oom();
+		mc_buf_adds(&c->args, fn->valuestring);
 	} else if (cJSON_IsObject(fn))
 		set_args(c, fn);
 }
@@ -813,8 +797,7 @@ responses_event(struct mc_stream *s, const char *name, const cJSON *doc)
 		if (mc_json_str(doc, "item_id") == NULL || mc_json_str(doc, "delta") == NULL)
 			return;
 		c = call_by_key(s, mc_json_str(doc, "item_id"));
-		if (mc_buf_adds(&c->args, mc_json_str(doc, "delta")) == -1)
-			mc_oom();
+		mc_buf_adds(&c->args, mc_json_str(doc, "delta"));
 	} else if (strcmp(type, "response.function_call_arguments.done") == 0) {
 		if (mc_json_str(doc, "item_id") == NULL)
 			return;
@@ -856,8 +839,7 @@ on_sse(const char *event, const char *data, size_t len, void *arg)
 		char *p;
 
 		s->unnul.len = 0;
-		if (mc_buf_add(&s->unnul, data, len) == -1)
-			mc_oom();
+		mc_buf_add(&s->unnul, data, len);
 		while ((p = (char *)mc_json_nul_escape(s->unnul.data, s->unnul.len)) != NULL)
 			memcpy(p, "\\ufffd", 6);
 		data = s->unnul.data;
@@ -942,8 +924,7 @@ mc_stream_feed(struct mc_stream *s, const char *p, size_t n)
 				fail(s, "the answer is only white space", NULL, 0, 1);
 				return status_of(s);
 			}
-			if (mc_buf_add(&s->json, p, n) == -1)
-				mc_oom();
+			mc_buf_add(&s->json, p, n);
 			return 0;
 		}
 		if (s->json.len > 0) {
@@ -967,8 +948,7 @@ mc_stream_feed(struct mc_stream *s, const char *p, size_t n)
 		fail(s, "the answer is over the size limit", NULL, 0, 1);
 		return status_of(s);
 	}
-	if (mc_buf_add(&s->json, p, n) == -1)
-		mc_oom();
+	mc_buf_add(&s->json, p, n);
 	return 0;
 }
 

@@ -9,12 +9,6 @@ static const char *const names[MC_TVAR_N] = {
 	[MC_TVAR_TERMINAL_ENVIRONMENT] = "terminal_environment",
 };
 
-const char *
-mc_template_name(enum mc_tvar v)
-{
-	return v < MC_TVAR_N ? names[v] : NULL;
-}
-
 /* Keep the token for the message; a long one is cut on a character
  * boundary and marked with "...". */
 static int
@@ -61,8 +55,8 @@ walk(const char *text, size_t len, const char *const *values, struct mc_buf *out
 		open = memmem(p, (size_t)(end - p), "{{", 2);
 		if (open == NULL)
 			open = end;
-		if (out != NULL && mc_buf_add(out, p, (size_t)(open - p)) == -1)
-			return fail(e, "out of memory", "", 0, (size_t)(open - text));
+		if (out != NULL)
+			mc_buf_add(out, p, (size_t)(open - p));
 		if (open == end)
 			break;
 		name = open + 2;
@@ -99,8 +93,7 @@ walk(const char *text, size_t len, const char *const *values, struct mc_buf *out
 			if (values[v] == NULL)
 				return fail(e, "variable has no value", open, n + 4,
 				    (size_t)(open - text));
-			if (mc_buf_adds(out, values[v]) == -1)
-				return fail(e, "out of memory", "", 0, (size_t)(open - text));
+			mc_buf_adds(out, values[v]);
 		}
 		p = close + 2;
 	}
@@ -130,7 +123,7 @@ mc_template_render(const char *text, size_t len,
 		return -1;
 	}
 	/* An empty text still leaves out NUL-terminated. */
-	if (out->data == NULL && mc_buf_grow(out, 0) == -1)
-		return fail(e, "out of memory", "", 0, 0);
+	if (out->data == NULL)
+		mc_buf_grow(out, 0);
 	return 0;
 }

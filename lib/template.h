@@ -22,9 +22,6 @@ struct mc_template_error {
 	size_t offset;		/* where the token's "{{" starts */
 };
 
-/* The name of v, without braces. */
-const char *mc_template_name(enum mc_tvar v);
-
 /*
  * Check text (len bytes) and set *used to the set of variables it uses,
  * bit (1u << v) for each. Returns 0, or -1 with e filled: "{{" must be
@@ -36,8 +33,7 @@ int mc_template_scan(const char *text, size_t len, unsigned *used,
 /*
  * Append text to out with every variable replaced by values[v]. A NULL
  * value for a variable the text uses is an error ("variable has no
- * value"). Returns 0, or -1 with e filled (e->what is "out of memory"
- * when out could not grow).
+ * value"). Returns 0, or -1 with e filled.
  */
 int mc_template_render(const char *text, size_t len,
     const char *const values[MC_TVAR_N], struct mc_buf *out,

@@ -31,7 +31,7 @@ c1_start(struct mc_term *t, int c)
 }
 
 /* One complete character (an ASCII byte or a valid UTF-8 sequence). */
-static int
+static void
 put(struct mc_term *t, const unsigned char *s, size_t n, struct mc_buf *out)
 {
 	int c = n == 1 ? s[0] : -1, k = c1(s, n);
@@ -51,22 +51,22 @@ put(struct mc_term *t, const unsigned char *s, size_t n, struct mc_buf *out)
 		} else if (c >= 0x30 && c <= 0x7e)
 			;	/* a two-character sequence: drop both */
 		else
-			return put(t, s, n, out);
-		return 0;
+			put(t, s, n, out);
+		return;
 	case T_ESCI:
 		if (c >= 0x20 && c <= 0x2f && ++t->seqlen < CSI_MAX)
-			return 0;
+			return;
 		t->state = T_TEXT;
-		if (c >= 0x30 && c <= 0x7e)
-			return 0;
-		return put(t, s, n, out);
+		if (!(c >= 0x30 && c <= 0x7e))
+			put(t, s, n, out);
+		return;
 	case T_CSI:
 		if (c >= 0x20 && c <= 0x3f && ++t->seqlen < CSI_MAX)
-			return 0;
+			return;
 		t->state = T_TEXT;
-		if (c >= 0x40 && c <= 0x7e)
-			return 0;
-		return put(t, s, n, out);
+		if (!(c >= 0x40 && c <= 0x7e))
+			put(t, s, n, out);
+		return;
 	case T_STR:
 		if (c == 0x07 || k == 0x9c)
 			t->state = T_TEXT;
@@ -74,25 +74,20 @@ put(struct mc_term *t, const unsigned char *s, size_t n, struct mc_buf *out)
 			t->state = T_STRESC;
 		else if (++t->seqlen >= STR_MAX)
 			t->state = T_TEXT;
-		return 0;
+		return;
 	case T_STRESC:
 		t->state = c == '\\' ? T_TEXT : T_STR;
-		return 0;
+		return;
 	}
-	if (c == 0x1b) {
+	if (c == 0x1b)
 		t->state = T_ESC;
-		return 0;
-	}
-	if (k) {
+	else if (k)
 		c1_start(t, k);
-		return 0;
-	}
-	if (c >= 0 && (c < 0x20 || c == 0x7f) && c != '\n' && c != '\t')
-		return 0;
-	return mc_buf_add(out, s, n);
+	else if (!(c >= 0 && (c < 0x20 || c == 0x7f) && c != '\n' && c != '\t'))
+		mc_buf_add(out, s, n);
 }
 
-int
+void
 mc_term_filter(struct mc_term *t, const char *in, size_t n, struct mc_buf *out)
 {
 	const unsigned char *s = (const unsigned char *)in;
@@ -100,15 +95,14 @@ mc_term_filter(struct mc_term *t, const char *in, size_t n, struct mc_buf *out)
 
 	for (i = 0; i < n; i++) {
 		if (t->npend == 0 && s[i] < 0x80) {
-			if (put(t, s + i, 1, out) == -1)
-				return -1;
+			put(t, s + i, 1, out);
 			continue;
 		}
 		if (t->npend > 0 && (s[i] & 0xc0) != 0x80) {
 			/* A sequence cut short by a new character. */
 			t->npend = 0;
-			if (t->state == T_TEXT && mc_buf_adds(out, replacement) == -1)
-				return -1;
+			if (t->state == T_TEXT)
+				mc_buf_adds(out, replacement);
 			i--;
 			continue;
 		}
@@ -118,21 +112,20 @@ mc_term_filter(struct mc_term *t, const char *in, size_t n, struct mc_buf *out)
 			continue;
 		len = mc_utf8_seqlen((const char *)t->pend, t->npend);
 		t->npend = 0;
-		if (len == want) {
-			if (put(t, t->pend, len, out) == -1)
-				return -1;
-		} else if (t->state == T_TEXT && mc_buf_adds(out, replacement) == -1)
-			return -1;
+		if (len == want)
+			put(t, t->pend, len, out);
+		else if (t->state == T_TEXT)
+			mc_buf_adds(out, replacement);
 	}
-	return 0;
 }
 
-int
+void
 mc_term_flush(struct mc_term *t, struct mc_buf *out)
 {
 	int bad = t->npend > 0 && t->state == T_TEXT;
 
 	t->npend = 0;
 	t->state = T_TEXT;
-	return bad ? mc_buf_adds(out, replacement) : 0;
+	if (bad)
+		mc_buf_adds(out, replacement);
 }

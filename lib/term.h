@@ -20,9 +20,9 @@ struct mc_term {
 	size_t npend;
 };
 
-/* Filter n bytes of in onto out. Returns 0, or -1 when out cannot grow. */
-int mc_term_filter(struct mc_term *t, const char *in, size_t n, struct mc_buf *out);
+/* Filter n bytes of in onto out. */
+void mc_term_filter(struct mc_term *t, const char *in, size_t n, struct mc_buf *out);
 /* End of the stream: an incomplete UTF-8 sequence becomes U+FFFD. */
-int mc_term_flush(struct mc_term *t, struct mc_buf *out);
+void mc_term_flush(struct mc_term *t, struct mc_buf *out);
 
 #endif

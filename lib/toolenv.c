@@ -6,6 +6,7 @@
 
 #include <bsd/string.h>
 
+#include "diag.h"
 #include "json.h"
 #include "provider.h"
 #include "toolenv.h"

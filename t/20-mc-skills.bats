@@ -91,6 +91,23 @@ names() {
 	assert_equal "$(printf '%s' "$output" | tr -d ' \t\n')" "$(printf '%s' "$compact" | tr -d ' \t\n')"
 }
 
+@test "stdin of the wrong shape: the member at fault named as mc-render names it" {
+	while IFS='|' read -r doc msg; do
+		run --separate-stderr mc-skills -q <<<"$doc"
+		assert_failure 1
+		assert_output ""
+		assert_equal "$stderr" "mc-skills: stdin: $msg"
+	done <<-'EOF'
+	{"version":2}|version: unsupported document version (expected 1)
+	{"root":3}|root: expected a string
+	{"diagnostics":{}}|diagnostics: expected an array
+	{"instructions":{}}|instructions: expected an array
+	{"instructions":[1]}|instructions[0]: expected an object
+	{"instructions":[{"path":"/a"}]}|instructions[0].content: missing
+	{"skills":"a"}|skills: expected an array
+	EOF
+}
+
 @test "stdin that is not a JSON object: one-line error, exit 1, no output" {
 	run --separate-stderr mc-skills <<<'[1,2]'
 	assert_failure 1
@@ -531,7 +548,7 @@ names() {
 	assert_equal "$(jqo '[.skills[] | select(.source == "user")] | length')" 1000
 }
 
-@test "hundreds of skills (loaded by threads): exact names and diagnostics in path order, every run" {
+@test "hundreds of skills: exact names and diagnostics in path order, every run" {
 	local P i n long exp_names="" exp_diags=""
 	mkdir -p "$R"
 	P=$(cd "$R" && pwd -P)

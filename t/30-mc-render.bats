@@ -314,6 +314,26 @@ No AGENTS.md instruction files were discovered.
 	assert_line -n 0 'rg=false'
 }
 
+@test "has_ripgrep: a hung probe's whole process group dies with it" {
+	[ -d /proc/self ] || skip "no /proc"
+	fragment system 'rg={{has_ripgrep}}'
+	# A wrapper script whose child would outlive a kill of the wrapper alone.
+	fake_rg 'sleep 30 & echo $! > "$0.pid"; wait'
+	render
+	assert_success
+	assert_line -n 0 'rg=false'
+	pid=$(cat "$BATS_TEST_TMPDIR/rg.pid")
+	# Gone, or a zombie waiting for init: dead either way.
+	for _ in 1 2 3 4 5 6 7 8 9 10; do
+		[ -e "/proc/$pid" ] && ! grep -q '^State:[[:space:]]*Z' "/proc/$pid/status" 2>/dev/null || break
+		sleep 0.1
+	done
+	if [ -e "/proc/$pid" ] && ! grep -q '^State:[[:space:]]*Z' "/proc/$pid/status" 2>/dev/null; then
+		kill "$pid"
+		false
+	fi
+}
+
 @test "has_ripgrep: the probe runs only when a fragment uses the variable" {
 	fake_rg 'touch "$0.ran"; exit 0'
 	plain_fragments
@@ -470,6 +490,14 @@ No AGENTS.md instruction files were discovered.
 	{"skills":[{"name":"a","enabled":"yes"}]}|skills[0].enabled: expected true or false
 	{"diagnostics":{}}|diagnostics: expected an array
 	EOF
+}
+
+@test "bad stdin: a root that is no string is refused, as mc-skills refuses it" {
+	ctx '{"root":3,"instructions":[]}'
+	render
+	assert_failure 1
+	assert_equal "$output" ""
+	assert_equal "$stderr" "mc-render: stdin: root: expected a string"
 }
 
 @test "bad stdin: invalid UTF-8 inside a string is refused" {

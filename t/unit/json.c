@@ -45,6 +45,16 @@ static const struct {
 	{ "{\"a\":tru,\"skills\":[x]}", "invalid JSON at line 1, column 6" },
 	{ "{\"skills\":[{]}}", "invalid JSON at line 1, column 14" },
 	{ "{\"skills\":[{\"a\":1,]}}", "invalid JSON at line 1, column 20" },
+	/* alone, a byte-order mark before an element would be skipped */
+	{ "{\"skills\":[\xef\xbb\xbf" "12]}", "invalid JSON at line 1, column 12" },
+	/* a \u escape needs four hex digits (cJSON would read \u0000),
+	 * unless the text went wrong before it or it lies past the value */
+	{ "{\"skills\":[\"\\uzzzz\"]}", "invalid JSON at line 1, column 13" },
+	{ "{\"skills\":[\"a\\u00z\",1]}", "invalid JSON at line 1, column 14" },
+	{ "{\"a\":\"\\u12\"}", "invalid JSON at line 1, column 7" },
+	{ "{\"a\":tru,\"skills\":[\"\\uzz\"]}", "invalid JSON at line 1, column 6" },
+	{ "{\"skills\":[]} \"\\uzz\"", "invalid JSON: unexpected data after the document at line 1, column 15" },
+	{ "{\"skills\":[\"\\u00e9\\uD83D\\uDE00\"]}", "\"\u00e9\U0001F600\"\n{\"skills\":[]}" },
 };
 
 static void

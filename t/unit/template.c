@@ -111,6 +111,7 @@ main(void)
 	const char *const partial[MC_TVAR_N] = { NULL, "Linux", NULL };
 	struct mc_template_error e = {0};
 	struct mc_buf out = {0};
+	unsigned used;
 	size_t i;
 	int fails = 0;
 
@@ -144,10 +145,11 @@ main(void)
 		fails++;
 	}
 	mc_buf_free(&out);
-	for (i = 0; i < MC_TVAR_N; i++)
-		if (mc_template_name((enum mc_tvar)i) == NULL) {
-			printf("template: no name for %zu\n", i);
-			fails++;
-		}
+	/* Every variable has its name. */
+	if (mc_template_scan("{{has_ripgrep}}{{operating_system}}{{terminal_environment}}", 59,
+	    &used, &e) != 0 || used != (1u << MC_TVAR_N) - 1) {
+		printf("template: not every variable is named\n");
+		fails++;
+	}
 	return fails != 0;
 }
