@@ -40,7 +40,7 @@
 
 static const char usage[] =
     "usage: mc-render [-q] [--json [--pretty] | --stats] [-m ID] [--agent ID | --subagent ID...]\n"
-    "       mc-render --print-default FRAGMENT\n"
+    "       mc-render --print-default FRAGMENT | --fragment FRAGMENT\n"
     "\n"
     "Read a context document on stdin and write the system prompt.\n"
     "\n"
@@ -51,7 +51,10 @@ static const char usage[] =
     "  --pretty          indent the JSON\n"
     "  --stats           write a table of the sections and their share of the prompt\n"
     "  --print-default FRAGMENT\n"
-    "                    print the bundled fragment system, tools or skills\n"
+    "                    print the bundled fragment system, tools, skills or compact\n"
+    "  --fragment FRAGMENT\n"
+    "                    print that fragment rendered: $MC_HOME/prompts/FRAGMENT.md\n"
+    "                    when there is one, else the bundled one\n"
     "  -q                no warnings on stderr\n"
     "  -h, --help        show this help\n"
     "  --version         show the version\n";
@@ -61,8 +64,10 @@ static const char *const section_names[S_N] = {
 	"system", "tools", "subagents", "skills", "context", "role"
 };
 
-enum { F_SYSTEM, F_TOOLS, F_SKILLS, F_N };
-static const char *const fragment_names[F_N] = { "system", "tools", "skills" };
+/* The fragments of the prompt's sections, then those other programs ask
+ * for with --fragment (compact: mc-compact's summary request). */
+enum { F_SYSTEM, F_TOOLS, F_SKILLS, F_N, F_COMPACT = F_N, F_ALL };
+static const char *const fragment_names[F_ALL] = { "system", "tools", "skills", "compact" };
 
 struct fragment {
 	char *label;		/* for messages: "prompts/NAME.md" or the user's file */
@@ -83,7 +88,7 @@ struct render {
 	struct mc_buf skills;		/* its enabled skills, as the section's lines */
 	cJSON *bad_skill;		/* the first skill that fails check_skill */
 	int bad_index;
-	struct fragment frag[F_N];
+	struct fragment frag[F_ALL];
 	const cJSON *override;		/* the prompt.model_overrides entry that applies */
 	int override_index;
 	const char *values[MC_TVAR_N];	/* runtime facts, those used */
@@ -108,7 +113,7 @@ fragment_index(const char *name)
 
 	if (n > 3 && strcmp(name + n - 3, ".md") == 0)
 		n -= 3;
-	for (i = 0; i < F_N; i++)
+	for (i = 0; i < F_ALL; i++)
 		if (strlen(fragment_names[i]) == n && strncmp(name, fragment_names[i], n) == 0)
 			return i;
 	return -1;
@@ -1121,12 +1126,40 @@ render(struct render *R, const char *model, int mode, int pretty)
 	return 0;
 }
 
+/* --fragment: one fragment rendered as its section would have it (user
+ * override or bundled, strict variables, trimmed), for the prompt of
+ * another program's request (mc-compact's summary). */
+static int
+print_fragment(struct render *R, int f)
+{
+	struct fragment *F = &R->frag[f];
+	char err[1024];
+	unsigned used = 0;
+
+	if (mc_settings_load(&R->s, err, sizeof err) == -1) {
+		mc_err("%s", err);
+		return -1;
+	}
+	if (load_fragment(R, f, &used) == -1)
+		return -1;
+	if (used & (1u << MC_TVAR_HAS_RIPGREP))
+		R->rg = probe_start(&R->rg_deadline);
+	runtime_facts(R, used);
+	if (render_text(R, F->label, F->raw, F->rawlen, &F->text) == -1)
+		return -1;
+	if (F->text.len > 0) {
+		fwrite(F->text.data, 1, F->text.len, stdout);
+		putchar('\n');
+	}
+	return 0;		/* mc_finish reports a failed write */
+}
+
 static void
 render_free(struct render *R)
 {
 	int i;
 
-	for (i = 0; i < F_N; i++) {
+	for (i = 0; i < F_ALL; i++) {
 		free(R->frag[i].label);
 		free(R->frag[i].raw);
 		mc_buf_free(&R->frag[i].text);
@@ -1159,7 +1192,7 @@ int
 main(int argc, char *argv[])
 {
 	enum { OPT_AGENT = 256, OPT_SUBAGENT, OPT_JSON, OPT_PRETTY, OPT_STATS,
-		OPT_DEFAULT };
+		OPT_DEFAULT, OPT_FRAGMENT };
 	static const struct option longopts[] = {
 		{ "agent", required_argument, NULL, OPT_AGENT },
 		{ "subagent", required_argument, NULL, OPT_SUBAGENT },
@@ -1168,12 +1201,13 @@ main(int argc, char *argv[])
 		{ "pretty", no_argument, NULL, OPT_PRETTY },
 		{ "stats", no_argument, NULL, OPT_STATS },
 		{ "print-default", required_argument, NULL, OPT_DEFAULT },
+		{ "fragment", required_argument, NULL, OPT_FRAGMENT },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, MC_OPT_VERSION },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct render R = { .rg = -1 };
-	const char *model = NULL, *print_default = NULL;
+	const char *model = NULL, *print_default = NULL, *fragment = NULL, *opt, *name;
 	const struct mc_prompt *p;
 	int c, json = 0, stats = 0, pretty = 0, f, status;
 
@@ -1207,6 +1241,9 @@ main(int argc, char *argv[])
 		case OPT_DEFAULT:
 			print_default = optarg;
 			break;
+		case OPT_FRAGMENT:
+			fragment = optarg;
+			break;
 		case 'q':
 			mc_quiet = 1;
 			break;
@@ -1220,12 +1257,19 @@ main(int argc, char *argv[])
 		return mc_usage_error("--json and --stats cannot be used together");
 	if (agent != NULL && nsubagents > 0)
 		return mc_usage_error("--agent is for the main session, --subagent for a child: not both");
-	if (print_default != NULL) {
-		if (json || stats || agent || nsubagents || model)
-			return mc_usage_error("--print-default takes no other option");
-		if ((f = fragment_index(print_default)) == -1)
-			return mc_usage_error("--print-default: unknown fragment \"%s\" (system, tools or skills)",
-			    print_default);
+	if (print_default != NULL || fragment != NULL) {
+		opt = print_default != NULL ? "--print-default" : "--fragment";
+		name = print_default != NULL ? print_default : fragment;
+		if (json || stats || agent || nsubagents || model || (print_default && fragment))
+			return mc_usage_error("%s takes no other option", opt);
+		if ((f = fragment_index(name)) == -1)
+			return mc_usage_error("%s: unknown fragment \"%s\" (system, tools, skills or compact)",
+			    opt, name);
+		if (fragment != NULL) {
+			status = print_fragment(&R, f) == -1 ? MC_EXIT_FAIL : MC_EXIT_OK;
+			render_free(&R);
+			return mc_finish(status);
+		}
 		if ((p = bundled(f)) == NULL) {
 			mc_err("no bundled fragment %s.md (a build problem)", fragment_names[f]);
 			return MC_EXIT_FAIL;
