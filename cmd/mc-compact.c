@@ -99,14 +99,13 @@ add_line(struct session *S, const char *p, size_t n)
 
 /*
  * Read the items on stdin. The session header (line 1) and usage records
- * are set aside; the rest is checked by mc_items_parse on a copy in which
- * they are blanked, so that its line numbers are the input's.
+ * are set aside and blanked where they stand (they are never written out),
+ * so that mc_items_parse checks the rest with the input's line numbers.
  */
 static int
 read_session(struct session *S)
 {
-	const char *p, *end, *nl;
-	char err[1024], *clean;
+	char err[1024], *p, *end, *nl;
 	size_t lineno = 0, n, i;
 	long long tokens;
 	cJSON *doc, *it;
@@ -121,9 +120,6 @@ read_session(struct session *S)
 		return -1;
 	}
 	mc_buf_add(&S->in, "", 0);	/* data is never NULL */
-	if ((clean = malloc(S->in.len + 1)) == NULL)
-		mc_oom();
-	memcpy(clean, S->in.data, S->in.len + 1);
 	end = S->in.data + S->in.len;
 	for (p = S->in.data; p < end; p = nl + 1) {
 		if ((nl = memchr(p, '\n', (size_t)(end - p))) == NULL)
@@ -148,16 +144,14 @@ read_session(struct session *S)
 		cJSON_Delete(doc);
 		if (r == -1) {
 			mc_err("stdin:%zu: %s", lineno, err);
-			free(clean);
 			return -1;
 		}
 		if (r == 1)
-			memset(clean + (p - S->in.data), ' ', n);
+			memset(p, ' ', n);
 		else
 			add_line(S, p, n);
 	}
-	S->items = mc_items_parse("stdin", clean, S->in.len, err, sizeof err);
-	free(clean);
+	S->items = mc_items_parse("stdin", S->in.data, S->in.len, err, sizeof err);
 	if (S->items == NULL) {
 		mc_err("%s", err);
 		return -1;

@@ -254,6 +254,18 @@ three_turns() {
 	req '.body.messages[-1].content' | grep -qx 'Focus the summary on: the parser bug'
 }
 
+@test "the Responses API: the fragment as instructions, the summary from its events" {
+	fake_start '[{"answer":{"api":"responses","text":"Summary over responses."}}]'
+	use_fake '.providers.fake.api = "responses"'
+	three_turns
+	compact --keep-tokens 150
+	assert_success
+	assert_equal "$(printf '%s\n' "$output" | head -n 1 | jq -r .content)" \
+		"$(printf '<Conversation-Summary>\nSummary over responses.\n</Conversation-Summary>')"
+	assert_equal "$(req .body.instructions)" "$(mc-render --fragment compact)"
+	assert_equal "$(req '.body.input | length')" 5
+}
+
 @test "-p and -m reach the request" {
 	fake_start "$(answer 'S.')"
 	use_fake '.provider = "openai" | .model = "other" | .providers.other = .providers.fake'
