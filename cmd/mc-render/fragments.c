@@ -14,7 +14,7 @@
 const char *const section_names[S_N] = {
 	"system", "tools", "subagents", "skills", "context", "role"
 };
-const char *const fragment_names[F_N] = { "system", "tools", "skills" };
+const char *const fragment_names[F_ALL] = { "system", "tools", "skills", "compact" };
 
 int
 fragment_index(const char *name)
@@ -24,7 +24,7 @@ fragment_index(const char *name)
 
 	if (n > 3 && strcmp(name + n - 3, ".md") == 0)
 		n -= 3;
-	for (i = 0; i < F_N; i++)
+	for (i = 0; i < F_ALL; i++)
 		if (strlen(fragment_names[i]) == n && strncmp(name, fragment_names[i], n) == 0)
 			return i;
 	return -1;

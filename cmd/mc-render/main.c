@@ -15,7 +15,7 @@
 
 static const char usage[] =
     "usage: mc-render [-q] [--json [--pretty] | --stats] [-m ID] [--agent ID | --subagent ID...]\n"
-    "       mc-render --print-default FRAGMENT\n"
+    "       mc-render --print-default FRAGMENT | --fragment FRAGMENT\n"
     "\n"
     "Read a context document on stdin and write the system prompt.\n"
     "\n"
@@ -26,7 +26,10 @@ static const char usage[] =
     "  --pretty          indent the JSON\n"
     "  --stats           write a table of the sections and their share of the prompt\n"
     "  --print-default FRAGMENT\n"
-    "                    print the bundled fragment system, tools or skills\n"
+    "                    print the bundled fragment system, tools, skills or compact\n"
+    "  --fragment FRAGMENT\n"
+    "                    print that fragment rendered: $MC_HOME/prompts/FRAGMENT.md\n"
+    "                    when there is one, else the bundled one\n"
     "  -q                no warnings on stderr\n"
     "  -h, --help        show this help\n"
     "  --version         show the version\n";
@@ -103,12 +106,40 @@ render(struct render *R, const char *model, int mode, int pretty)
 	return 0;
 }
 
+/* --fragment: one fragment rendered as its section would have it (user
+ * override or bundled, strict variables, trimmed), for the prompt of
+ * another program's request (mc-compact's summary). */
+static int
+print_fragment(struct render *R, int f)
+{
+	struct fragment *F = &R->frag[f];
+	char err[1024];
+	unsigned used = 0;
+
+	if (mc_settings_load(&R->s, err, sizeof err) == -1) {
+		mc_err("%s", err);
+		return -1;
+	}
+	if (load_fragment(R, f, &used) == -1)
+		return -1;
+	if (used & (1u << MC_TVAR_HAS_RIPGREP))
+		R->rg = probe_start(&R->rg_deadline);
+	runtime_facts(R, used);
+	if (render_text(R, F->label, F->raw, F->rawlen, &F->text) == -1)
+		return -1;
+	if (F->text.len > 0) {
+		fwrite(F->text.data, 1, F->text.len, stdout);
+		putchar('\n');
+	}
+	return 0;		/* mc_finish reports a failed write */
+}
+
 static void
 render_free(struct render *R)
 {
 	int i;
 
-	for (i = 0; i < F_N; i++) {
+	for (i = 0; i < F_ALL; i++) {
 		free(R->frag[i].label);
 		free(R->frag[i].raw);
 		mc_buf_free(&R->frag[i].text);
@@ -138,7 +169,7 @@ int
 main(int argc, char *argv[])
 {
 	enum { OPT_AGENT = 256, OPT_SUBAGENT, OPT_JSON, OPT_PRETTY, OPT_STATS,
-		OPT_DEFAULT };
+		OPT_DEFAULT, OPT_FRAGMENT };
 	static const struct option longopts[] = {
 		{ "agent", required_argument, NULL, OPT_AGENT },
 		{ "subagent", required_argument, NULL, OPT_SUBAGENT },
@@ -147,12 +178,13 @@ main(int argc, char *argv[])
 		{ "pretty", no_argument, NULL, OPT_PRETTY },
 		{ "stats", no_argument, NULL, OPT_STATS },
 		{ "print-default", required_argument, NULL, OPT_DEFAULT },
+		{ "fragment", required_argument, NULL, OPT_FRAGMENT },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, MC_OPT_VERSION },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct render R = { .rg = -1 };
-	const char *model = NULL, *print_default = NULL;
+	const char *model = NULL, *print_default = NULL, *fragment = NULL, *opt, *name;
 	const struct mc_prompt *p;
 	int c, json = 0, stats = 0, pretty = 0, f, status;
 
@@ -186,6 +218,9 @@ main(int argc, char *argv[])
 		case OPT_DEFAULT:
 			print_default = optarg;
 			break;
+		case OPT_FRAGMENT:
+			fragment = optarg;
+			break;
 		case 'q':
 			mc_quiet = 1;
 			break;
@@ -199,12 +234,19 @@ main(int argc, char *argv[])
 		return mc_usage_error("--json and --stats cannot be used together");
 	if (agent != NULL && nsubagents > 0)
 		return mc_usage_error("--agent is for the main session, --subagent for a child: not both");
-	if (print_default != NULL) {
-		if (json || stats || agent || nsubagents || model)
-			return mc_usage_error("--print-default takes no other option");
-		if ((f = fragment_index(print_default)) == -1)
-			return mc_usage_error("--print-default: unknown fragment \"%s\" (system, tools or skills)",
-			    print_default);
+	if (print_default != NULL || fragment != NULL) {
+		opt = print_default != NULL ? "--print-default" : "--fragment";
+		name = print_default != NULL ? print_default : fragment;
+		if (json || stats || agent || nsubagents || model || (print_default && fragment))
+			return mc_usage_error("%s takes no other option", opt);
+		if ((f = fragment_index(name)) == -1)
+			return mc_usage_error("%s: unknown fragment \"%s\" (system, tools, skills or compact)",
+			    opt, name);
+		if (fragment != NULL) {
+			status = print_fragment(&R, f) == -1 ? MC_EXIT_FAIL : MC_EXIT_OK;
+			render_free(&R);
+			return mc_finish(status);
+		}
 		if ((p = bundled(f)) == NULL) {
 			mc_err("no bundled fragment %s.md (a build problem)", fragment_names[f]);
 			return MC_EXIT_FAIL;

@@ -31,8 +31,10 @@
 enum { S_SYSTEM, S_TOOLS, S_SUBAGENTS, S_SKILLS, S_CONTEXT, S_ROLE, S_N };
 extern const char *const section_names[S_N];
 
-enum { F_SYSTEM, F_TOOLS, F_SKILLS, F_N };
-extern const char *const fragment_names[F_N];
+/* The fragments of the prompt's sections, then those other programs ask
+ * for with --fragment (compact: mc-compact's summary request). */
+enum { F_SYSTEM, F_TOOLS, F_SKILLS, F_N, F_COMPACT = F_N, F_ALL };
+extern const char *const fragment_names[F_ALL];
 
 struct fragment {
 	char *label;		/* for messages: "prompts/NAME.md" or the user's file */
@@ -53,7 +55,7 @@ struct render {
 	struct mc_buf skills;		/* its enabled skills, as the section's lines */
 	cJSON *bad_skill;		/* the first skill that fails mc_context_check_skill */
 	int bad_index;
-	struct fragment frag[F_N];
+	struct fragment frag[F_ALL];
 	const cJSON *override;		/* the prompt.model_overrides entry that applies */
 	int override_index;
 	const char *values[MC_TVAR_N];	/* runtime facts, those used */
