@@ -25,7 +25,11 @@ B ?= bin
 
 LIB_SRC := $(wildcard lib/*.c)
 LIB_OBJ := $(LIB_SRC:%.c=$(O)/%.o)
-CMDS := $(basename $(notdir $(wildcard cmd/*.c)))
+# A program is one file, cmd/NAME.c, or a directory, cmd/NAME/, of files
+# that share a private header.
+CMD_FILES := $(basename $(notdir $(wildcard cmd/*.c)))
+CMD_DIRS := $(notdir $(patsubst %/,%,$(wildcard cmd/*/)))
+CMDS := $(CMD_FILES) $(CMD_DIRS)
 PROGS := $(CMDS:%=$(B)/%)
 UNIT_SRC := $(wildcard t/unit/*.c)
 UNITS := $(UNIT_SRC:t/unit/%.c=$(O)/unit/%)
@@ -41,7 +45,7 @@ $(O)/lib/%.o: lib/%.c $(wildcard lib/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -c -o $@ $<
 
-$(O)/cmd/%.o: cmd/%.c $(wildcard lib/*.h)
+$(O)/cmd/%.o: cmd/%.c $(wildcard lib/*.h) $(wildcard cmd/*/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -c -o $@ $<
 
@@ -54,6 +58,13 @@ $(O)/libmc.a: $(LIB_OBJ)
 $(B)/%: $(O)/cmd/%.o $(O)/libmc.a
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter %.o,$^) $(O)/libmc.a $(LDLIBS)
+
+define dirprog
+$(B)/$(1): $(patsubst %.c,$(O)/%.o,$(wildcard cmd/$(1)/*.c)) $(O)/libmc.a
+	@mkdir -p $$(@D)
+	$$(CC) $$(CFLAGS) $$(LDFLAGS) -o $$@ $$(filter %.o,$$^) $(O)/libmc.a $$(LDLIBS)
+endef
+$(foreach p,$(CMD_DIRS),$(eval $(call dirprog,$(p))))
 
 $(O)/unit/%: t/unit/%.c $(O)/libmc.a
 	@mkdir -p $(@D)
