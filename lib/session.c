@@ -572,3 +572,129 @@ mc_session_close(struct mc_session *s)
 	memset(s, 0, sizeof *s);
 	s->fd = -1;
 }
+
+/* The counts of info from one session file's lines after the header. */
+static void
+tally(struct mc_session_info *in, const char *data, size_t len)
+{
+	static const char tag[] = "<Context File=";
+	const char *line, *nl, *end = data + len, *type, *role, *content;
+	char perr[64];
+	cJSON *item;
+
+	for (line = data; line < end; line = nl + 1) {
+		if ((nl = memchr(line, '\n', (size_t)(end - line))) == NULL)
+			break;
+		if ((item = mc_json_parse(line, (size_t)(nl - line), perr, sizeof perr)) == NULL)
+			continue;
+		type = mc_json_str(item, "type");
+		role = mc_json_str(item, "role");
+		content = mc_json_str(item, "content");
+		if (type && strcmp(type, "usage") == 0) {
+			in->input += (long long)cJSON_GetNumberValue(
+			    cJSON_GetObjectItemCaseSensitive(item, "input_tokens"));
+			in->output += (long long)cJSON_GetNumberValue(
+			    cJSON_GetObjectItemCaseSensitive(item, "output_tokens"));
+			in->cached += (long long)cJSON_GetNumberValue(
+			    cJSON_GetObjectItemCaseSensitive(item, "cached_tokens"));
+		} else if (type && role && content && strcmp(type, "message") == 0 &&
+		    strcmp(role, "user") == 0 && strncmp(content, tag, sizeof tag - 1) != 0) {
+			in->turns++;
+			if (in->first == NULL &&
+			    (in->first = strndup(content, strcspn(content, "\n"))) == NULL)
+				mc_oom();
+		}
+		cJSON_Delete(item);
+	}
+}
+
+static int
+newer(const void *a, const void *b)
+{
+	const struct mc_session_info *x = a, *y = b;
+
+	if (x->mtime.tv_sec != y->mtime.tv_sec)
+		return x->mtime.tv_sec < y->mtime.tv_sec ? 1 : -1;
+	if (x->mtime.tv_nsec != y->mtime.tv_nsec)
+		return x->mtime.tv_nsec < y->mtime.tv_nsec ? 1 : -1;
+	return strcmp(y->id, x->id);
+}
+
+int
+mc_session_list(const char *home, struct mc_session_info **v, size_t *n,
+    char *err, size_t errsz)
+{
+	struct mc_session_info *out = NULL, in;
+	char *dir, *path, *body, name[80];
+	const char *type;
+	struct dirent *e;
+	struct mc_read r;
+	struct stat st;
+	size_t len, k = 0;
+	DIR *d;
+
+	*v = NULL;
+	*n = 0;
+	if ((dir = sessions_dir(home, 0, err, errsz)) == NULL)
+		return -1;
+	if ((d = opendir(dir)) == NULL) {
+		free(dir);
+		if (errno == ENOENT)
+			return 0;
+		snprintf(err, errsz, "%s/sessions: %s", home, strerror(errno));
+		return -1;
+	}
+	while ((e = readdir(d)) != NULL) {
+		len = strlen(e->d_name);
+		if (len <= 6 || len >= sizeof name || strcmp(e->d_name + len - 6, ".jsonl") != 0)
+			continue;
+		memcpy(name, e->d_name, len - 6);
+		name[len - 6] = '\0';
+		if (!mc_session_id_valid(name) ||
+		    fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == -1 ||
+		    !S_ISREG(st.st_mode))
+			continue;
+		path = session_path(dir, name);
+		mc_file_read(path, MC_SESSION_MAX, MC_LINK_REFUSE, NULL, 0, &r);
+		free(path);
+		memset(&in, 0, sizeof in);
+		body = r.status == MC_READ_OK ? memchr(r.data, '\n', r.len) : NULL;
+		if (body != NULL)
+			in.header = read_header(dirfd(d), e->d_name);
+		type = mc_json_str(in.header, "type");
+		if (type == NULL || strcmp(type, "session") != 0) {
+			cJSON_Delete(in.header);
+			free(r.data);
+			continue;
+		}
+		body++;
+		tally(&in, body, r.len - (size_t)(body - r.data));
+		free(r.data);
+		if ((in.id = strdup(name)) == NULL)
+			mc_oom();
+		in.mtime = st.st_mtim;
+		if ((out = reallocarray(out, k + 1, sizeof *out)) == NULL)
+			mc_oom();
+		out[k++] = in;
+	}
+	closedir(d);
+	free(dir);
+	if (k > 1)
+		qsort(out, k, sizeof *out, newer);
+	*v = out;
+	*n = k;
+	return 0;
+}
+
+void
+mc_session_list_free(struct mc_session_info *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		free(v[i].id);
+		free(v[i].first);
+		cJSON_Delete(v[i].header);
+	}
+	free(v);
+}

@@ -87,4 +87,21 @@ int mc_session_has_call(const struct mc_session *s, const char *call_id);
 
 void mc_session_close(struct mc_session *s);
 
+/* What `mc sessions` shows of one session file. */
+struct mc_session_info {
+	char *id;
+	cJSON *header;
+	struct timespec mtime;
+	long long turns;	/* the user's messages (guides not counted) */
+	long long input, output, cached;	/* the sum of its usage lines */
+	char *first;		/* the first line of the first user message, or NULL */
+};
+
+/* Every readable session of home, newest first (by the file's time). A
+ * file that is not a session is left out. Returns 0 (*v malloc'ed, *n
+ * entries), or -1 with err. */
+int mc_session_list(const char *home, struct mc_session_info **v, size_t *n,
+    char *err, size_t errsz);
+void mc_session_list_free(struct mc_session_info *v, size_t n);
+
 #endif

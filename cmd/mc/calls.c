@@ -18,10 +18,30 @@
 #define TOOL_OUTPUT_CAP (4u << 20)	/* mc-tool's item: a 64 KiB output, escaped */
 #define TOUCHED_CAP (1u << 20)
 
-int
-call_output(struct driver *d, const char *call_id, const char *output)
+/* A call's output into the session (and, with --json, a tool_output event). */
+static int
+output_item(struct driver *d, const char *name, cJSON *item)
 {
-	return session_add(d, mc_item_output(call_id ? call_id : "", output));
+	cJSON *ev;
+
+	if (d->c.json) {
+		ev = ev_new("tool_output");
+		mc_json_add_str(ev, "call_id", mc_json_str(item, "call_id"));
+		mc_json_add_str(ev, "name", name ? name : "");
+		mc_json_add_str(ev, "output", mc_json_str(item, "output") ?
+		    mc_json_str(item, "output") : "");
+		ev_emit(d, ev);
+	}
+	return session_add(d, item);
+}
+
+/* An output for call written here: refused, interrupted, failed. */
+int
+call_output(struct driver *d, const cJSON *call, const char *output)
+{
+	const char *cid = mc_json_str(call, "call_id");
+
+	return output_item(d, mc_json_str(call, "name"), mc_item_output(cid ? cid : "", output));
 }
 
 static int
@@ -33,22 +53,26 @@ guarded(const char *name)
 
 /*
  * May this call run? 1 yes; 0 no, with *why the output the model gets;
- * -1 when the user interrupted the question.
+ * -1 when the user interrupted the question. *by says who decided:
+ * "policy", "yes", "always" or "user".
  */
 static int
-approve(struct driver *d, const char *name, const char **why)
+approve(struct driver *d, const char *name, const char **why, const char **by)
 {
 	struct termios quiet;
 	const char *line;
 	const cJSON *e;
 	int n, r = -1;
 
+	*by = "policy";
 	if (!guarded(name))
 		return 1;
+	*by = "always";
 	cJSON_ArrayForEach(e, d->s.always)
 		if (strcmp(e->valuestring, name) == 0)
 			return 1;
 	if (d->t.el == NULL) {
+		*by = d->c.yes ? "yes" : "policy";
 		if (d->c.yes)
 			return 1;
 		*why = "refused: this one-shot run of mc may not write, edit or run "
@@ -56,6 +80,7 @@ approve(struct driver *d, const char *name, const char **why)
 		    "or ask the user to run it again with --yes.";
 		return 0;
 	}
+	*by = "user";
 	snprintf(d->t.ask, sizeof d->t.ask, "allow %s? [y]es, [n]o, [a]lways this session: ", name);
 	while (r == -1) {
 		if (d->t.tio_ok)
@@ -149,20 +174,38 @@ tool_call(const cJSON *call, struct mc_buf *touched, int *st)
 	return item;
 }
 
+/* With --json: an approval event. */
+static void
+approval_event(struct driver *d, const char *cid, const char *name, int ok, const char *by)
+{
+	cJSON *ev;
+
+	if (!d->c.json)
+		return;
+	ev = ev_new("approval");
+	mc_json_add_str(ev, "call_id", cid ? cid : "");
+	mc_json_add_str(ev, "name", name);
+	mc_json_add_str(ev, "decision", ok == 1 ? "allowed" : "refused");
+	mc_json_add_str(ev, "by", by);
+	ev_emit(d, ev);
+}
+
 /* Run one function_call; its output joins the session. */
 int
 call_run(struct driver *d, const cJSON *call, struct mc_buf *touched)
 {
 	const char *name = mc_json_str(call, "name"), *cid = mc_json_str(call, "call_id");
-	const char *why = NULL, *type, *ocid;
+	const char *why = NULL, *type, *ocid, *by;
 	cJSON *item;
 	int ok, st;
 
 	if (name == NULL)
 		name = "";
 	announce(d, name, call);
-	if ((ok = approve(d, name, &why)) <= 0) {
-		if (call_output(d, cid, ok == 0 ? why :
+	ok = approve(d, name, &why, &by);
+	approval_event(d, cid, name, ok, by);
+	if (ok <= 0) {
+		if (call_output(d, call, ok == 0 ? why :
 		    "error: the user interrupted before this call ran.") == -1)
 			return MC_EXIT_FAIL;
 		return ok == 0 ? MC_EXIT_OK : MC_EXIT_INTR;
@@ -175,13 +218,13 @@ call_run(struct driver *d, const cJSON *call, struct mc_buf *touched)
 		/* The history must hold an output for every call, so the model
 		 * hears of the failure and the session stays valid. */
 		cJSON_Delete(item);
-		if (call_output(d, cid, interrupted ?
+		if (call_output(d, call, interrupted ?
 		    "error: the user interrupted this call." :
 		    "error: mc-tool could not run this call.") == -1)
 			return MC_EXIT_FAIL;
 		return interrupted ? MC_EXIT_INTR : MC_EXIT_OK;
 	}
-	return session_add(d, item) == 0 ? MC_EXIT_OK : MC_EXIT_FAIL;
+	return output_item(d, name, item) == 0 ? MC_EXIT_OK : MC_EXIT_FAIL;
 }
 
 /*

@@ -19,9 +19,10 @@
 
 static const char usage[] =
     "usage: mc [-c | --session ID] [-p NAME] [-m ID] [--agent ID] [-y] [--max-steps N]\n"
-    "          [PROMPT ...]\n"
+    "          [--json] [--no-session] [--schema FILE] [--max-output-tokens N] [PROMPT ...]\n"
     "       mc [-c | --session ID] [-p NAME] [-m ID] [--agent ID] --dry-run PROMPT ...\n"
     "       mc prompt [-m ID] [--agent ID] [--stats]\n"
+    "       mc sessions [--all] [--json]\n"
     "\n"
     "Ask the model; with no PROMPT on a terminal, start an interactive session.\n"
     "Piped standard input is appended to PROMPT as a fenced block.\n"
@@ -33,18 +34,30 @@ static const char usage[] =
     "  --agent ID        take the role of $MC_HOME/agents/ID.md\n"
     "  -y, --yes         one-shot: allow write, edit and bash without asking\n"
     "  --max-steps N     send at most N times per message (default 50)\n"
+    "  --json            one-shot: the run as JSON Lines events on stdout\n"
+    "  --no-session      one-shot: keep no session file\n"
+    "  --schema FILE     the answer must be JSON matching the JSON Schema in FILE\n"
+    "  --max-output-tokens N  cap each answer at N tokens\n"
     "  --dry-run         print the request envelope instead of sending it\n"
     "  --stats           with prompt: a table of the prompt's sections\n"
+    "  --all             with sessions: every directory's\n"
     "  -h, --help        show this help\n"
-    "  --version         show the version\n";
+    "  --version         show the version\n"
+    "\n"
+    "Exit status: 0 done, 1 failed, 2 usage, 3 incomplete (--max-steps or the\n"
+    "output limit; `mc -c` goes on), 130 interrupted.\n";
 
-volatile sig_atomic_t interrupted;
+volatile sig_atomic_t interrupted, terminated;
 
+/* Ctrl-C stops the work in flight; SIGTERM and SIGHUP stop it the same
+ * way and then end the session (children and their groups ended, the
+ * session left valid). */
 static void
 on_signal(int sig)
 {
-	(void)sig;
 	interrupted = 1;
+	if (sig != SIGINT)
+		terminated = sig;
 }
 
 /* The longest run of backticks in s, to pick a fence that holds it. */
@@ -130,6 +143,10 @@ one_shot_text(int argc, char *argv[], int *status)
 static void
 cleanup(struct driver *d)
 {
+	/* A session made for --json whose message never reached it holds
+	 * nothing: it goes. */
+	if (d->s.made && d->s.file.items == 0 && d->s.file.path != NULL)
+		unlink(d->s.file.path);
 	send_stop(d, 0);
 	mc_buf_free(&d->send.buf);
 	session_forget(d);
@@ -143,24 +160,32 @@ cleanup(struct driver *d)
 }
 
 /* A run with a message: the session resumed if asked, every stage
- * launched at once, then the turn. */
-static int
+ * launched at once, then the turn. With --json the session comes first,
+ * so that the first event can name it. */
+static enum outcome
 one_shot(struct driver *d, const char *text)
 {
 	struct request first;
 
 	if ((d->c.cont || d->c.session) && session_resume(d) == -1)
-		return MC_EXIT_FAIL;
+		return OUT_ERROR;
 	session_resolve(d);
+	if (d->c.json) {
+		if (session_begin(d) == -1)
+			return OUT_ERROR;
+		d->s.made = d->s.file.fd != -1 && d->s.file.items == 0;
+		ev_session(d);
+	}
 	if (stages_launch(d, &first) == -1)
-		return interrupted ? MC_EXIT_INTR : MC_EXIT_FAIL;
+		return interrupted ? OUT_CANCELLED : OUT_ERROR;
 	return turn(d, text, &first);
 }
 
 int
 main(int argc, char *argv[])
 {
-	enum { OPT_SESSION = 256, OPT_AGENT, OPT_DRY, OPT_STATS, OPT_MAX_STEPS };
+	enum { OPT_SESSION = 256, OPT_AGENT, OPT_DRY, OPT_STATS, OPT_MAX_STEPS, OPT_JSON,
+	    OPT_NO_SESSION, OPT_SCHEMA, OPT_MAX_OUTPUT, OPT_ALL };
 	static const struct option longopts[] = {
 		{ "continue", no_argument, NULL, 'c' },
 		{ "session", required_argument, NULL, OPT_SESSION },
@@ -171,13 +196,19 @@ main(int argc, char *argv[])
 		{ "stats", no_argument, NULL, OPT_STATS },
 		{ "max-steps", required_argument, NULL, OPT_MAX_STEPS },
 		{ "yes", no_argument, NULL, 'y' },
+		{ "json", no_argument, NULL, OPT_JSON },
+		{ "no-session", no_argument, NULL, OPT_NO_SESSION },
+		{ "schema", required_argument, NULL, OPT_SCHEMA },
+		{ "max-output-tokens", required_argument, NULL, OPT_MAX_OUTPUT },
+		{ "all", no_argument, NULL, OPT_ALL },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, MC_OPT_VERSION },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct driver d = { .c = { .max_steps = 50 } };
 	struct sigaction sa = { .sa_handler = on_signal };
-	int c, status, prompt_cmd = 0, steps_set = 0;
+	int c, status, prompt_cmd = 0, sessions_cmd = 0, steps_set = 0, all = 0;
+	enum outcome o;
 	char err[1024], *text;
 	const char *nc, *errstr;
 
@@ -219,14 +250,33 @@ main(int argc, char *argv[])
 		case 'y':
 			d.c.yes = 1;
 			break;
+		case OPT_JSON:
+			d.c.json = 1;
+			break;
+		case OPT_NO_SESSION:
+			d.c.no_session = 1;
+			break;
+		case OPT_SCHEMA:
+			d.c.schema = optarg;
+			break;
+		case OPT_MAX_OUTPUT:
+			strtonum(optarg, 1, 100000000, &errstr);
+			if (errstr != NULL)
+				return mc_usage_error("--max-output-tokens: %s is %s", optarg, errstr);
+			d.c.max_output = optarg;
+			break;
+		case OPT_ALL:
+			all = 1;
+			break;
 		default:	/* -h, --version or a bad option */
 			return mc_opt_exit(c, usage);
 		}
 	}
 	/* `mc prompt`, unless written `mc -- prompt` to ask about the word. */
-	if (argc - optind == 1 && strcmp(argv[optind], "prompt") == 0 &&
-	    strcmp(argv[optind - 1], "--") != 0)
-		prompt_cmd = 1;
+	if (argc - optind == 1 && strcmp(argv[optind - 1], "--") != 0) {
+		prompt_cmd = strcmp(argv[optind], "prompt") == 0;
+		sessions_cmd = strcmp(argv[optind], "sessions") == 0;
+	}
 	argc -= optind;
 	argv += optind;
 	if (d.c.cont && d.c.session)
@@ -240,6 +290,15 @@ main(int argc, char *argv[])
 		return mc_usage_error("`mc prompt` takes only -m, --agent and --stats");
 	if (d.c.dry && argc == 0 && isatty(STDIN_FILENO))
 		return mc_usage_error("--dry-run needs a PROMPT");
+	if (all && !sessions_cmd)
+		return mc_usage_error("--all goes with `mc sessions`");
+	if (sessions_cmd && (d.c.cont || d.c.session || d.c.dry || d.c.provider || d.c.model ||
+	    d.c.yes || d.c.no_session || d.c.schema || d.c.max_output || d.c.agent || steps_set))
+		return mc_usage_error("`mc sessions` takes only --all and --json");
+	if (!sessions_cmd && (d.c.json || d.c.no_session) && (prompt_cmd || d.c.dry ||
+	    (argc == 0 && isatty(STDIN_FILENO))))
+		return mc_usage_error("%s is for one-shot runs (mc %s PROMPT)",
+		    d.c.json ? "--json" : "--no-session", d.c.json ? "--json" : "--no-session");
 
 	if (mc_settings_load(&d.c.set, err, sizeof err) == -1) {
 		mc_err("%s", err);
@@ -261,13 +320,17 @@ main(int argc, char *argv[])
 	 * the answer. */
 	sigemptyset(&sa.sa_mask);
 
-	if (prompt_cmd) {
+	if (sessions_cmd) {
+		status = sessions_list(&d, all);
+	} else if (prompt_cmd) {
 		session_resolve(&d);
 		fflush(stdout);
 		status = stages_prompt(&d, d.c.stats, STDOUT_FILENO, NULL) == 0 ?
 		    MC_EXIT_OK : MC_EXIT_FAIL;
 	} else if (argc == 0 && isatty(STDIN_FILENO) && !d.c.dry) {
 		sigaction(SIGINT, &sa, NULL);
+		sigaction(SIGTERM, &sa, NULL);
+		sigaction(SIGHUP, &sa, NULL);
 		status = MC_EXIT_OK;
 		if ((d.c.cont || d.c.session) && session_resume(&d) == -1)
 			status = MC_EXIT_FAIL;
@@ -277,9 +340,23 @@ main(int argc, char *argv[])
 		}
 	} else if ((text = one_shot_text(argc, argv, &status)) != NULL) {
 		sigaction(SIGINT, &sa, NULL);
-		status = one_shot(&d, text);
+		sigaction(SIGTERM, &sa, NULL);
+		sigaction(SIGHUP, &sa, NULL);
+		if (d.c.json)
+			ev_json_mode(&d);
+		o = one_shot(&d, text);
+		if (d.c.json)
+			ev_done(&d, o);
+		status = outcome_status(o);
 		free(text);
 	}
 	cleanup(&d);
+	if (terminated) {
+		/* Ended as the signal would have ended it, once the session is
+		 * safe. */
+		mc_finish(status);
+		signal(terminated, SIG_DFL);
+		raise(terminated);
+	}
 	return mc_finish(status);
 }

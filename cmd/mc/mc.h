@@ -14,6 +14,8 @@
  *   session.c  the session file: created, resumed, appended to
  *   repl.c     the interactive session: line editing, slash commands
  *   show.c     what the driver itself writes on the terminal
+ *   events.c   mc --json: the run as JSON Lines events on stdout
+ *   sessions.c mc sessions: the sessions there are
  */
 #ifndef MC_DRIVER_H
 #define MC_DRIVER_H
@@ -43,9 +45,16 @@ struct conf {
 	struct mc_settings set;
 	char *cwd;
 	const char *provider, *model, *agent, *session;
-	int cont, dry, stats, yes;
+	const char *schema;	/* --schema FILE */
+	const char *max_output;	/* --max-output-tokens N */
+	int cont, dry, stats, yes, json, no_session;
 	long long max_steps;
 	char **keys;		/* provider keys, out of our environment: mc-send's alone */
+};
+
+/* Tokens, as the provider counts them: cached ones are part of input. */
+struct usage {
+	long long input, output, cached;
 };
 
 /* The session: what the model has been told. */
@@ -58,6 +67,10 @@ struct ses {
 	char **guides;		/* the guides injected */
 	size_t nguides;
 	cJSON *always;		/* tools the user allowed for the session */
+	struct usage used;	/* the session's, resumed lines included */
+	struct usage run;	/* this run's */
+	int made;		/* the file was made at the start of this run (--json) */
+	long long steps;	/* requests this run */
 };
 
 /* The terminal. */
@@ -86,8 +99,9 @@ struct driver {
 	struct sender send;
 };
 
-/* Set by SIGINT (and SIGTERM, SIGHUP): the work in flight stops. */
-extern volatile sig_atomic_t interrupted;
+/* Set by SIGINT, SIGTERM and SIGHUP: the work in flight stops; for the
+ * last two, terminated holds the signal and the session ends. */
+extern volatile sig_atomic_t interrupted, terminated;
 
 /* stages.c */
 struct request {
@@ -114,18 +128,31 @@ int send_envelope(struct driver *d, const char *env, size_t n);
 cJSON *send_event(struct driver *d);
 void send_stop(struct driver *d, int kill_it);
 
-/* turn.c */
-int turn(struct driver *d, const char *text, struct request *first);
+/* turn.c: how a turn ended (the done event's reason) */
+enum outcome { OUT_STOP, OUT_MAX_STEPS, OUT_LENGTH, OUT_REFUSAL, OUT_ERROR, OUT_CANCELLED };
+enum outcome turn(struct driver *d, const char *text, struct request *first);
+int outcome_status(enum outcome o);
+
+/* events.c */
+cJSON *ev_new(const char *type);
+void ev_emit(struct driver *d, cJSON *ev);
+void ev_session(struct driver *d);
+void ev_done(struct driver *d, enum outcome o);
+void ev_json_mode(struct driver *d);
+
+/* sessions.c */
+int sessions_list(struct driver *d, int all);
 
 /* calls.c */
 int call_run(struct driver *d, const cJSON *call, struct mc_buf *touched);
-int call_output(struct driver *d, const char *call_id, const char *output);
+int call_output(struct driver *d, const cJSON *call, const char *output);
 void guides_inject(struct driver *d, struct mc_buf *touched);
 
 /* session.c */
 int session_begin(struct driver *d);
 int session_resume(struct driver *d);
 int session_add(struct driver *d, cJSON *item);
+void session_usage(struct driver *d, const struct usage *u);
 void session_forget(struct driver *d);
 void session_resolve(struct driver *d);
 void guide_remember(struct driver *d, const char *path, size_t n);
@@ -138,5 +165,6 @@ int interactive(struct driver *d);
 int show(const struct driver *d, const char *p, size_t n);
 void note(const struct driver *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void announce(const struct driver *d, const char *name, const cJSON *call);
+void usage_line(const struct driver *d, const struct usage *u);
 
 #endif

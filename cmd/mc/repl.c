@@ -20,6 +20,7 @@ static const char help_text[] =
     "  /skills       list the skills\n"
     "  /context      instruction files, prompt size and session\n"
     "  /model [ID]   show or change the model\n"
+    "  /usage        the session's tokens\n"
     "  /new          start a new session\n"
     "  /exit         leave (or Ctrl-D)\n"
     "End a line with \\ to continue it; a line \"\"\" opens and closes a block.\n"
@@ -54,6 +55,10 @@ read_entry(struct driver *d, EditLine *el)
 		d->t.more = b.len > 0 || block;
 		interrupted = 0;
 		line = el_gets(el, &n);
+		if (terminated) {
+			mc_buf_free(&b);
+			return NULL;
+		}
 		if (interrupted) {	/* Ctrl-C: drop what was typed */
 			fputs("^C\n", stdout);
 			fflush(stdout);
@@ -205,6 +210,10 @@ command(struct driver *d, const char *line)
 		show_context(d);
 	} else if (IS("/model")) {
 		set_model(d, argp);
+	} else if (IS("/usage")) {
+		note(d, "session: %lld tokens in (%lld cached), %lld out; this run: %lld in, %lld out",
+		    d->s.used.input, d->s.used.cached, d->s.used.output, d->s.run.input,
+		    d->s.run.output);
 	} else if (IS("/new")) {
 		struct mc_buf b = {0};
 
@@ -300,13 +309,15 @@ interactive(struct driver *d)
 			tcsetattr(STDIN_FILENO, TCSANOW, &quiet);
 		}
 		/* "//..." sends a message that starts with one slash. */
-		r = turn(d, line[0] == '/' ? line + 1 : line, NULL);
+		r = outcome_status(turn(d, line[0] == '/' ? line + 1 : line, NULL));
 		if (d->t.tio_ok)
 			tcsetattr(STDIN_FILENO, TCSANOW, &d->t.tio);
-		if (r == MC_EXIT_INTR)
+		if (r == MC_EXIT_INTR && !terminated)
 			note(d, "(cancelled)");
 		interrupted = 0;
 		free(line);
+		if (terminated)
+			break;
 	}
 	el_end(el);
 	d->t.el = NULL;

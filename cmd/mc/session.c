@@ -52,7 +52,7 @@ session_begin(struct driver *d)
 
 	if (d->s.open)
 		return 0;
-	if (d->c.dry)
+	if (d->c.dry || d->c.no_session)
 		mc_session_memory(&d->s.file);
 	else if (mc_session_create(&d->s.file, d->c.set.home, d->c.cwd, d->s.provider,
 	    d->s.model, NULL, err, sizeof err) == -1) {
@@ -98,10 +98,17 @@ guide_remember(struct driver *d, const char *path, size_t n)
 	d->s.nguides++;
 }
 
-/* The guides a resumed session already holds, so none is injected twice:
- * its user messages that are a <Context File=PATH> block. */
+static long long
+num(const cJSON *o, const char *key)
+{
+	return (long long)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(o, key));
+}
+
+/* What a resumed session already holds: its guides (user messages that
+ * are a <Context File=PATH> block), so none is injected twice, and the
+ * tokens of its usage lines. */
 static void
-recall_guides(struct driver *d)
+recall(struct driver *d)
 {
 	static const char tag[] = "<Context File=";
 	const char *content, *type, *role, *end;
@@ -118,7 +125,11 @@ recall_guides(struct driver *d)
 		type = mc_json_str(item, "type");
 		role = mc_json_str(item, "role");
 		content = mc_json_str(item, "content");
-		if (type && role && content && strcmp(type, "message") == 0 &&
+		if (type && strcmp(type, "usage") == 0) {
+			d->s.used.input += num(item, "input_tokens");
+			d->s.used.output += num(item, "output_tokens");
+			d->s.used.cached += num(item, "cached_tokens");
+		} else if (type && role && content && strcmp(type, "message") == 0 &&
 		    strcmp(role, "user") == 0 && strncmp(content, tag, sizeof tag - 1) == 0 &&
 		    (end = strchr(content, '>')) != NULL)
 			guide_remember(d, content + sizeof tag - 1,
@@ -161,7 +172,7 @@ session_resume(struct driver *d)
 	if (d->s.file.repaired && !d->c.dry)
 		mc_warn("%s: %zu interrupted tool call(s) marked as such", d->s.file.path,
 		    d->s.file.repaired);
-	recall_guides(d);
+	recall(d);
 	return 0;
 }
 
@@ -181,4 +192,25 @@ session_forget(struct driver *d)
 	d->s.nguides = 0;
 	cJSON_Delete(d->s.always);
 	d->s.always = NULL;
+	memset(&d->s.used, 0, sizeof d->s.used);
+}
+
+/* An answer's usage: a bookkeeping line of the session (mc-request skips
+ * it) and the session's totals. */
+void
+session_usage(struct driver *d, const struct usage *u)
+{
+	cJSON *l = mc_json_new_obj();
+
+	mc_json_add_str(l, "type", "usage");
+	mc_json_add_num(l, "input_tokens", (double)u->input);
+	mc_json_add_num(l, "output_tokens", (double)u->output);
+	mc_json_add_num(l, "cached_tokens", (double)u->cached);
+	mc_json_add(l, "provider", d->s.provider ? mc_json_new_str(d->s.provider) :
+	    cJSON_CreateNull());
+	mc_json_add(l, "model", d->s.model ? mc_json_new_str(d->s.model) : cJSON_CreateNull());
+	session_add(d, l);
+	d->s.used.input += u->input;
+	d->s.used.output += u->output;
+	d->s.used.cached += u->cached;
 }

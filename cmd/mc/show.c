@@ -65,3 +65,15 @@ announce(const struct driver *d, const char *name, const cJSON *call)
 	    d->t.color ? "\033[0m" : "");
 	cJSON_Delete(a);
 }
+
+/* After an interactive answer: its tokens, one dim line on stderr. */
+void
+usage_line(const struct driver *d, const struct usage *u)
+{
+	char cached[48] = "";
+
+	if (u->cached > 0)
+		snprintf(cached, sizeof cached, " (%lld cached)", u->cached);
+	fprintf(stderr, "%s%lld tokens in%s, %lld out%s\n", d->t.color ? "\033[2m" : "",
+	    u->input, cached, u->output, d->t.color ? "\033[0m" : "");
+}

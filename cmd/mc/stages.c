@@ -196,6 +196,14 @@ request_start(struct driver *d, struct request *r, int tools)
 		arg(&a, "-m");
 		arg(&a, d->s.model);
 	}
+	if (d->c.max_output) {
+		arg(&a, "--max-output-tokens");
+		arg(&a, d->c.max_output);
+	}
+	if (d->c.schema) {
+		arg(&a, "--schema");
+		arg(&a, d->c.schema);
+	}
 	arg(&a, "--items");
 	arg(&a, r->items);
 	if (nf > 1) {
