@@ -19,7 +19,8 @@
 
 static const char usage[] =
     "usage: mc [-c | --session ID] [-p NAME] [-m ID] [--agent ID] [-y] [--max-steps N]\n"
-    "          [--json] [--no-session] [--schema FILE] [--max-output-tokens N] [PROMPT ...]\n"
+    "          [--json] [--no-session] [--schema FILE] [--max-output-tokens N]\n"
+    "          [--keep-going] [PROMPT ...]\n"
     "       mc [-c | --session ID] [-p NAME] [-m ID] [--agent ID] --dry-run PROMPT ...\n"
     "       mc prompt [-m ID] [--agent ID] [--stats]\n"
     "       mc sessions [--all] [--json]\n"
@@ -38,6 +39,7 @@ static const char usage[] =
     "  --no-session      one-shot: keep no session file\n"
     "  --schema FILE     the answer must be JSON matching the JSON Schema in FILE\n"
     "  --max-output-tokens N  cap each answer at N tokens\n"
+    "  --keep-going      go on when an instruction file is refused (over a cap, ...)\n"
     "  --dry-run         print the request envelope instead of sending it\n"
     "  --stats           with prompt: a table of the prompt's sections\n"
     "  --all             with sessions: every directory's\n"
@@ -185,7 +187,7 @@ int
 main(int argc, char *argv[])
 {
 	enum { OPT_SESSION = 256, OPT_AGENT, OPT_DRY, OPT_STATS, OPT_MAX_STEPS, OPT_JSON,
-	    OPT_NO_SESSION, OPT_SCHEMA, OPT_MAX_OUTPUT, OPT_ALL };
+	    OPT_NO_SESSION, OPT_SCHEMA, OPT_MAX_OUTPUT, OPT_ALL, OPT_KEEP_GOING };
 	static const struct option longopts[] = {
 		{ "continue", no_argument, NULL, 'c' },
 		{ "session", required_argument, NULL, OPT_SESSION },
@@ -201,6 +203,7 @@ main(int argc, char *argv[])
 		{ "schema", required_argument, NULL, OPT_SCHEMA },
 		{ "max-output-tokens", required_argument, NULL, OPT_MAX_OUTPUT },
 		{ "all", no_argument, NULL, OPT_ALL },
+		{ "keep-going", no_argument, NULL, OPT_KEEP_GOING },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, MC_OPT_VERSION },
 		{ NULL, 0, NULL, 0 }
@@ -267,6 +270,9 @@ main(int argc, char *argv[])
 			break;
 		case OPT_ALL:
 			all = 1;
+			break;
+		case OPT_KEEP_GOING:
+			d.c.keep_going = 1;
 			break;
 		default:	/* -h, --version or a bad option */
 			return mc_opt_exit(c, usage);

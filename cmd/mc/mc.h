@@ -47,7 +47,7 @@ struct conf {
 	const char *provider, *model, *agent, *session;
 	const char *schema;	/* --schema FILE */
 	const char *max_output;	/* --max-output-tokens N */
-	int cont, dry, stats, yes, json, no_session;
+	int cont, dry, stats, yes, json, no_session, keep_going;
 	long long max_steps;
 	char **keys;		/* provider keys, out of our environment: mc-send's alone */
 };

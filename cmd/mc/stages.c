@@ -62,11 +62,12 @@ render_args(const struct driver *d, struct args *a, int stats)
 
 /*
  * Start mc-discover | mc-skills [| mc-render ...] from /dev/null, into
- * out_fd or, when out_fd is -1, a pipe read from *rd. 0, or -1 after
- * saying why.
+ * out_fd or, when out_fd is -1, a pipe read from *rd. An instruction file
+ * mc-discover refuses stops it (and so the stages) unless keep_going.
+ * 0, or -1 after saying why.
  */
 static int
-context_start(const struct driver *d, int render, int stats, int out_fd,
+context_start(const struct driver *d, int render, int stats, int keep_going, int out_fd,
     struct mc_pipeline *p, int *rd)
 {
 	struct args a[3] = {0};
@@ -76,7 +77,8 @@ context_start(const struct driver *d, int render, int stats, int out_fd,
 
 	arg(&a[0], "mc-discover");
 	arg(&a[0], "-q");
-	arg(&a[0], "--keep-going");
+	if (keep_going)
+		arg(&a[0], "--keep-going");
 	arg(&a[1], "mc-skills");
 	arg(&a[1], "-q");
 	arg(&a[1], "--keep-going");
@@ -127,7 +129,7 @@ stages_prompt(struct driver *d, int stats, int out_fd, struct mc_buf *out)
 	struct mc_pipeline p;
 	int rd = -1, r = 0;
 
-	if (context_start(d, 1, stats, out_fd, &p, &rd) == -1)
+	if (context_start(d, 1, stats, 1, out_fd, &p, &rd) == -1)
 		return -1;
 	if (out_fd == -1 && (r = stage_output(rd, PROMPT_CAP, "mc-render", out)) == -1)
 		mc_pipeline_kill(&p, SIGTERM);
@@ -143,7 +145,7 @@ stages_context(struct driver *d)
 	cJSON *doc = NULL;
 	int rd, r;
 
-	if (context_start(d, 0, 0, -1, &p, &rd) == -1)
+	if (context_start(d, 0, 0, 1, -1, &p, &rd) == -1)
 		return NULL;
 	if ((r = stage_output(rd, DOC_CAP, "mc-skills", &b)) == -1)
 		mc_pipeline_kill(&p, SIGTERM);
@@ -286,7 +288,7 @@ stages_launch(struct driver *d, struct request *first)
 	}
 	if (in != -1)
 		close(in);
-	if (context_start(d, 1, 0, -1, &p, &rd) == -1) {
+	if (context_start(d, 1, 0, d->c.keep_going, -1, &p, &rd) == -1) {
 		if (trd != -1) {
 			close(trd);
 			mc_pipeline_wait(&tp);
