@@ -68,35 +68,53 @@ session_files() {
 	assert_equal "$(fake_count)" 1
 }
 
-# pids_of WORD: the processes whose command line holds WORD
-pids_of() {
-	pgrep -f -- "$1" || true
+# tree PID: PID and its descendants, one per line
+tree() {
+	local p
+	echo "$1"
+	for p in $(pgrep -P "$1"); do
+		tree "$p"
+	done
+}
+# alive PID...: those still running (zombies are not)
+alive() {
+	local p
+	for p in "$@"; do
+		[ -d "/proc/$p" ] && [ "$(awk '{print $3}' "/proc/$p/stat" 2>/dev/null)" != Z ] && echo "$p"
+	done
+	return 0
+}
+# run_tool_then SIG: start a run whose bash call sleeps; once the sleep runs,
+# send SIG to the driver; sets pid, procs (the driver's tree then), status.
+run_tool_then() {
+	local marker=$((100000 + RANDOM))
+	fake_stop
+	fake_start "[$(calls "$(call c1 bash "{\"command\":\"sleep $marker; echo finished > finished\"}")"), $(text never)]"
+	use_fake
+	mc --yes 'wait a while' </dev/null >out 2>err &
+	pid=$!
+	for ((i = 0; i < 200; i++)); do
+		pgrep -f "^sleep $marker\$" >/dev/null && break
+		sleep 0.05
+	done
+	procs=$(tree "$pid")
+	[ "$(printf '%s\n' "$procs" | wc -l)" -ge 5 ]	# mc, mc-send, mc-tool, sh, sleep
+	kill -"$1" "$pid"
+	status=0
+	wait "$pid" || status=$?
+	for ((i = 0; i < 100; i++)); do
+		[ -z "$(alive $procs)" ] && break
+		sleep 0.05
+	done
 }
 
 @test "SIGTERM and SIGHUP end a run during a tool call: nothing left running, the session valid" {
 	local sig
 	for sig in TERM HUP; do
 		rm -rf "$MC_HOME/sessions" finished
-		fake_stop
-		fake_start "[$(calls "$(call c1 bash '{"command":"sleep 997; echo finished > finished"}')"), $(text never)]"
-		use_fake
-		mc --yes 'wait a while' </dev/null >out 2>err &
-		pid=$!
-		for ((i = 0; i < 200; i++)); do
-			[ -n "$(pids_of 'sleep 997')" ] && break
-			sleep 0.05
-		done
-		[ -n "$(pids_of 'sleep 997')" ]
-		kill -"$sig" "$pid"
-		status=0
-		wait "$pid" || status=$?
+		run_tool_then "$sig"
 		assert_equal "$status" $((128 + $(kill -l "$sig")))
-		for ((i = 0; i < 100; i++)); do
-			[ -z "$(pids_of 'sleep 997')" ] && [ -z "$(pids_of 'mc-send --serve')" ] && break
-			sleep 0.05
-		done
-		assert_equal "$(pids_of 'sleep 997')" ""
-		assert_equal "$(pids_of 'mc-send --serve')" ""
+		assert_equal "$(alive $procs)" ""
 		[ ! -e finished ]
 		f=$(session_files)
 		assert_equal "$(grep -v '"usage"' "$f" | tail -1 | jq -r '.type + " " + .call_id')" 'function_call_output c1'
@@ -104,25 +122,8 @@ pids_of() {
 }
 
 @test "SIGKILL of the driver during a tool call: mc-send, mc-tool and the command die with it" {
-	fake_start "[$(calls "$(call c1 bash '{"command":"sleep 996; echo finished > finished"}')"), $(text never)]"
-	use_fake
-	mc --yes 'wait a while' </dev/null >out 2>err &
-	pid=$!
-	for ((i = 0; i < 200; i++)); do
-		[ -n "$(pids_of 'sleep 996')" ] && break
-		sleep 0.05
-	done
-	[ -n "$(pids_of 'sleep 996')" ]
-	kill -KILL "$pid"
-	wait "$pid" || true
-	for ((i = 0; i < 100; i++)); do
-		[ -z "$(pids_of 'sleep 996')" ] && [ -z "$(pids_of 'mc-send --serve')" ] &&
-			[ -z "$(pids_of 'mc-tool call')" ] && break
-		sleep 0.05
-	done
-	assert_equal "$(pids_of 'sleep 996')" ""
-	assert_equal "$(pids_of 'mc-tool call')" ""
-	assert_equal "$(pids_of 'mc-send --serve')" ""
+	run_tool_then KILL
+	assert_equal "$(alive $procs)" ""
 	[ ! -e finished ]
 }
 
