@@ -11,6 +11,8 @@ enum {
 	MC_CHILD_PDEATH = 1 << 2,	/* SIGKILL when the process that started it dies */
 	MC_CHILD_SUITE = 1 << 3,	/* argv[0] is one of the suite's programs: found
 					 * beside this executable first, then on PATH */
+	MC_CHILD_PDEATH_TERM = 1 << 4,	/* SIGTERM, not SIGKILL, when the process that
+					 * started it dies: it has children to end */
 };
 
 struct mc_child {

@@ -44,9 +44,12 @@ call_output(struct driver *d, const cJSON *call, const char *output)
 	return output_item(d, mc_json_str(call, "name"), mc_item_output(cid ? cid : "", output));
 }
 
+/* Asked for: the tools that change things or run commands. */
 static int
-guarded(const char *name)
+guarded(const struct driver *d, const char *name)
 {
+	if (mcp_has(d, name))
+		return mcp_guarded(d, name);
 	return strcmp(name, "write") == 0 || strcmp(name, "edit") == 0 ||
 	    strcmp(name, "bash") == 0;
 }
@@ -65,7 +68,7 @@ approve(struct driver *d, const char *name, const char **why, const char **by)
 	int n, r = -1;
 
 	*by = "policy";
-	if (!guarded(name))
+	if (!guarded(d, name))
 		return 1;
 	*by = "always";
 	cJSON_ArrayForEach(e, d->s.always)
@@ -210,7 +213,7 @@ call_run(struct driver *d, const cJSON *call, struct mc_buf *touched)
 			return MC_EXIT_FAIL;
 		return ok == 0 ? MC_EXIT_OK : MC_EXIT_INTR;
 	}
-	item = tool_call(call, touched, &st);
+	item = mcp_has(d, name) ? mcp_call(d, call) : tool_call(call, touched, &st);
 	type = mc_json_str(item, "type");
 	ocid = mc_json_str(item, "call_id");
 	if (item == NULL || type == NULL || strcmp(type, "function_call_output") != 0 ||

@@ -150,7 +150,9 @@ cleanup(struct driver *d)
 	if (d->s.made && d->s.file.items == 0 && d->s.file.path != NULL)
 		unlink(d->s.file.path);
 	send_stop(d, 0);
-	mc_buf_free(&d->send.buf);
+	mcp_stop(d);
+	cJSON_Delete(d->mcp.names);
+	mc_buf_free(&d->send.out.buf);
 	session_forget(d);
 	mc_buf_free(&d->s.prompt);
 	mc_buf_free(&d->s.tools);

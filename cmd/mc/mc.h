@@ -11,6 +11,7 @@
  *              and send again until the model is done
  *   calls.c    one tool call: approval, mc-tool call, the guides of the
  *              paths it touched
+ *   mcp.c      the MCP tools, through one mc-mcp serve for the session
  *   session.c  the session file: created, resumed, appended to
  *   repl.c     the interactive session: line editing, slash commands
  *   show.c     what the driver itself writes on the terminal
@@ -29,6 +30,7 @@
 #include <cJSON.h>
 
 #include "buf.h"
+#include "lines.h"
 #include "pipeline.h"
 #include "session.h"
 #include "settings.h"
@@ -87,9 +89,16 @@ struct term {
 /* The session-long mc-send. */
 struct sender {
 	pid_t pid;		/* 0: not running */
-	int wr, rd;		/* its stdin and stdout */
-	struct mc_buf buf;	/* read from it, not yet taken as events */
-	size_t at;		/* where the next event starts in buf */
+	int wr;			/* its stdin */
+	struct mc_lines out;	/* its stdout, events one per line */
+};
+
+/* The session-long mc-mcp, when MCP servers are configured. */
+struct mcp {
+	pid_t pid;		/* 0: not running */
+	int wr;			/* its stdin: calls */
+	struct mc_lines out;	/* its stdout: the tool list, then outputs */
+	cJSON *names;		/* its tools' names (keys) */
 };
 
 struct driver {
@@ -97,6 +106,7 @@ struct driver {
 	struct ses s;
 	struct term t;
 	struct sender send;
+	struct mcp mcp;
 };
 
 /* Set by SIGINT, SIGTERM and SIGHUP: the work in flight stops; for the
@@ -127,6 +137,14 @@ int send_start(struct driver *d);
 int send_envelope(struct driver *d, const char *env, size_t n);
 cJSON *send_event(struct driver *d);
 void send_stop(struct driver *d, int kill_it);
+
+/* mcp.c */
+int mcp_start(struct driver *d);
+int mcp_tools(struct driver *d);
+int mcp_has(const struct driver *d, const char *name);
+int mcp_guarded(const struct driver *d, const char *name);
+cJSON *mcp_call(struct driver *d, const cJSON *call);
+void mcp_stop(struct driver *d);
 
 /* turn.c: how a turn ended (the done event's reason) */
 enum outcome { OUT_STOP, OUT_MAX_STEPS, OUT_LENGTH, OUT_REFUSAL, OUT_ERROR, OUT_CANCELLED };

@@ -11,6 +11,7 @@
 #include "diag.h"
 #include "fsread.h"
 #include "json.h"
+#include "lines.h"
 #include "mc.h"
 #include "toolenv.h"
 
@@ -51,8 +52,7 @@ send_start(struct driver *d)
 		return -1;
 	}
 	d->send.wr = in[1];
-	d->send.rd = out[0];
-	d->send.buf.len = d->send.at = 0;
+	d->send.out = (struct mc_lines){ .fd = out[0], .cap = EVENT_CAP };
 	return 0;
 }
 
@@ -81,46 +81,28 @@ send_envelope(struct driver *d, const char *env, size_t n)
 cJSON *
 send_event(struct driver *d)
 {
-	struct sender *s = &d->send;
-	char err[256], *nl;
+	char err[256], *line;
+	size_t len;
 	cJSON *ev;
-	ssize_t n;
+	int r = 1;
 
-	for (;;) {
-		if (interrupted)
-			break;
-		nl = s->buf.len > s->at ? memchr(s->buf.data + s->at, '\n', s->buf.len - s->at) : NULL;
-		if (nl != NULL) {
-			ev = mc_json_parse(s->buf.data + s->at, (size_t)(nl - s->buf.data - s->at),
-			    err, sizeof err);
-			s->at = (size_t)(nl - s->buf.data) + 1;
-			if (ev != NULL && cJSON_IsObject(ev) && mc_json_str(ev, "type") != NULL)
-				return ev;
-			cJSON_Delete(ev);
-			mc_err("mc-send: an event that is not one: %s", ev ? "no type" : err);
-			break;
-		}
-		if (s->at > 0) {
-			memmove(s->buf.data, s->buf.data + s->at, s->buf.len - s->at);
-			s->buf.len -= s->at;
-			s->at = 0;
-		}
-		if (s->buf.len > EVENT_CAP) {
-			mc_err("mc-send: an event over %u bytes", (unsigned)EVENT_CAP);
-			break;
-		}
-		mc_buf_grow(&s->buf, 65536);
-		n = read(s->rd, s->buf.data + s->buf.len, 65536);
-		if (n > 0) {
-			s->buf.len += (size_t)n;
+	while (!interrupted && (r = mc_lines_next(&d->send.out, &line, &len)) != 0) {
+		if (r == -1 && errno == EINTR)
 			continue;
+		if (r == -1) {
+			mc_err("mc-send: %s", errno == EFBIG ? "an event over the size limit" :
+			    strerror(errno));
+			break;
 		}
-		if (n == -1 && errno == EINTR)
-			continue;
-		if (!interrupted)
-			mc_err("mc-send: ended before the answer did");
+		ev = mc_json_parse(line, len, err, sizeof err);
+		if (ev != NULL && cJSON_IsObject(ev) && mc_json_str(ev, "type") != NULL)
+			return ev;
+		cJSON_Delete(ev);
+		mc_err("mc-send: an event that is not one: %s", ev ? "no type" : err);
 		break;
 	}
+	if (!interrupted && r == 0)
+		mc_err("mc-send: ended before the answer did");
 	send_stop(d, 1);
 	return NULL;
 }
@@ -136,8 +118,8 @@ send_stop(struct driver *d, int kill_it)
 	if (kill_it)
 		kill(-s->pid, SIGTERM);
 	close(s->wr);
-	close(s->rd);
+	close(s->out.fd);
 	mc_child_wait(s->pid);
 	s->pid = 0;
-	s->buf.len = s->at = 0;
+	mc_lines_reset(&s->out);
 }

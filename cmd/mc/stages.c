@@ -278,7 +278,7 @@ stages_launch(struct driver *d, struct request *first)
 	struct mc_pipeline p, tp = {0};
 	int rd = -1, trd = -1, in, r;
 
-	if (!d->c.dry && send_start(d) == -1)
+	if ((!d->c.dry && send_start(d) == -1) || mcp_start(d) == -1)
 		return -1;
 	if ((in = open("/dev/null", O_RDONLY | O_CLOEXEC)) == -1 ||
 	    mc_pipeline_add(&tp, tool_argv, in, -1, &trd, err, sizeof err) == -1) {
@@ -295,8 +295,8 @@ stages_launch(struct driver *d, struct request *first)
 		}
 		return -1;
 	}
-	/* It is told to expect the tools when mc-tool runs. */
-	if (first != NULL && request_start(d, first, trd != -1) == -1)
+	/* It is told to expect the tools when mc-tool or mc-mcp runs. */
+	if (first != NULL && request_start(d, first, trd != -1 || d->mcp.pid > 0) == -1)
 		first = NULL;
 	r = stage_output(rd, PROMPT_CAP, "mc-render", &d->s.prompt);
 	if (r == -1)
@@ -309,6 +309,8 @@ stages_launch(struct driver *d, struct request *first)
 		if (stages_wait(&tp) == -1)
 			r = -1;
 	}
+	if (r == 0 && mcp_tools(d) == -1)
+		r = -1;
 	if (r == -1 && first != NULL)
 		request_free(first);
 	return r;
