@@ -67,8 +67,9 @@ mc_child_start(const struct mc_child *sp, char *err, size_t errsz)
 			setsid();
 		else if (sp->flags & MC_CHILD_PGROUP)
 			setpgid(0, 0);
-		if ((sp->flags & MC_CHILD_PDEATH) &&
-		    (prctl(PR_SET_PDEATHSIG, SIGKILL) == -1 || getppid() != parent))
+		if ((sp->flags & (MC_CHILD_PDEATH | MC_CHILD_PDEATH_TERM)) &&
+		    (prctl(PR_SET_PDEATHSIG, sp->flags & MC_CHILD_PDEATH_TERM ? SIGTERM : SIGKILL) == -1 ||
+		    getppid() != parent))
 			_exit(127);
 		for (i = 0; i < 3; i++) {
 			fd = sp->fd[i];

@@ -13,6 +13,8 @@ enum {
 					 * beside this executable first, then on PATH */
 	MC_CHILD_CLOSE = 1 << 4,	/* every descriptor from 3 up is closed in the
 					 * child, close-on-exec or not, except keep */
+	MC_CHILD_PDEATH_TERM = 1 << 5,	/* SIGTERM, not SIGKILL, when the process that
+					 * started it dies: it has children to end */
 };
 
 struct mc_child {

@@ -13,6 +13,7 @@
 
 const char *mc_progname = "mc";
 int mc_quiet;
+void (*mc_diag_hook)(const char *, const char *);
 
 /* A reader that went away (mc-render | head) ends the program quietly:
  * what it wanted was written. A handler rather than SIG_IGN, so that
@@ -103,6 +104,8 @@ vsay(const char *kind, const char *fmt, va_list ap)
 	vsnprintf(raw, sizeof raw, fmt, ap);
 	mc_sanitize(clean, sizeof clean, raw);
 	fprintf(stderr, "%s: %s%s\n", mc_progname, kind, clean);
+	if (mc_diag_hook != NULL)
+		mc_diag_hook(*kind ? "warning" : "error", clean);
 }
 
 static void

@@ -9,6 +9,7 @@ enum {
 	MC_EXIT_OK = 0,
 	MC_EXIT_FAIL = 1,	/* runtime failure: I/O, network, bad input */
 	MC_EXIT_USAGE = 2,	/* bad flags or arguments, before any side effect */
+	MC_EXIT_INCOMPLETE = 3,	/* mc: the answer or the run stopped short (SPEC §10) */
 	MC_EXIT_INTR = 130,	/* interrupted by SIGINT */
 };
 
@@ -27,6 +28,11 @@ void mc_init(const char *progname, char *argv[]);
 void mc_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* "PROG: warning: message", unless mc_quiet. */
 void mc_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* When set, called with each message mc_err or mc_warn prints ("error"
+ * or "warning", and the message as printed, sanitized): mc --json mirrors
+ * them as events. */
+extern void (*mc_diag_hook)(const char *severity, const char *msg);
 
 /* Copy src into dst (size dstsz) with control characters and invalid
  * UTF-8 replaced: for text shown on a terminal. Returns dst. */

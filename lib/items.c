@@ -194,6 +194,20 @@ bad:
 	return NULL;
 }
 
+/* Lines a session holds for its own bookkeeping, not for the model. */
+static int
+bookkeeping(const cJSON *doc)
+{
+	static const char *const types[] = { "usage", NULL };
+	const char *t = cJSON_IsObject(doc) ? mc_json_str(doc, "type") : NULL;
+	size_t i;
+
+	for (i = 0; t != NULL && types[i] != NULL; i++)
+		if (strcmp(t, types[i]) == 0)
+			return 1;
+	return 0;
+}
+
 static int
 blank(const char *s, size_t n)
 {
@@ -251,6 +265,10 @@ mc_items_parse(const char *name, const char *s, size_t len, char *err, size_t er
 			goto bad;
 		if (c.line == 1 && cJSON_IsObject(doc) &&
 		    strcmp(mc_json_str(doc, "type") ? mc_json_str(doc, "type") : "", "session") == 0) {
+			cJSON_Delete(doc);
+			continue;
+		}
+		if (bookkeeping(doc)) {
 			cJSON_Delete(doc);
 			continue;
 		}

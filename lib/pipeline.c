@@ -137,49 +137,129 @@ mc_pipeline_strstatus(int status, char *buf, size_t bufsz)
 }
 
 int
-mc_filter_run(char *const argv[], const struct mc_filter *f, int *status,
-    char *err, size_t errsz)
+mc_feed_open(struct mc_feed *f, char *err, size_t errsz)
 {
-	int inp[2], outp[2], stopped = 0, killed = 0, nfds, r;
-	struct pollfd pfd[2];
-	size_t off = 0;
-	char buf[16384];
-	ssize_t n;
-	pid_t pid;
+	int fds[2];
 
-	if (pipe2(inp, O_CLOEXEC) == -1) {
+	if (pipe2(fds, O_CLOEXEC) == -1) {
 		snprintf(err, errsz, "pipe: %s", strerror(errno));
 		return -1;
+	}
+	f->fd = fds[0];
+	f->wr = fds[1];
+	return 0;
+}
+
+static void
+feeds_close(struct mc_filter *f, int rd)
+{
+	size_t i;
+
+	for (i = 0; i < f->nfeeds; i++) {
+		if (rd && f->feeds[i].fd != -1)
+			close(f->feeds[i].fd);
+		if (!rd && f->feeds[i].wr != -1)
+			close(f->feeds[i].wr);
+		if (rd)
+			f->feeds[i].fd = -1;
+		else
+			f->feeds[i].wr = -1;
+	}
+}
+
+int
+mc_filter_start(char *const argv[], struct mc_filter *f, char *err, size_t errsz)
+{
+	int inp[2], outp[2], keep[9];
+	struct mc_child c = { .argv = argv, .flags = MC_CHILD_SUITE, .keep = keep };
+	size_t i;
+
+	f->pid = -1;
+	f->inw = f->outr = -1;
+	if (f->nfeeds > sizeof keep / sizeof keep[0] - 1) {
+		snprintf(err, errsz, "%s: more than 8 inputs", argv[0]);
+		goto fail;
+	}
+	for (i = 0; i < f->nfeeds; i++)
+		keep[i] = f->feeds[i].fd;
+	keep[i] = -1;
+	if (pipe2(inp, O_CLOEXEC) == -1) {
+		snprintf(err, errsz, "pipe: %s", strerror(errno));
+		goto fail;
 	}
 	if (pipe2(outp, O_CLOEXEC) == -1) {
 		snprintf(err, errsz, "pipe: %s", strerror(errno));
 		close(inp[0]);
 		close(inp[1]);
-		return -1;
+		goto fail;
 	}
-	r = spawn_one(&pid, argv, inp[0], outp[1], err, errsz);
+	c.fd[0] = inp[0];
+	c.fd[1] = outp[1];
+	c.fd[2] = -1;
+	f->pid = mc_child_start(&c, err, errsz);
 	close(inp[0]);
 	close(outp[1]);
-	if (r == -1) {
+	feeds_close(f, 1);
+	if (f->pid == -1) {
 		close(inp[1]);
 		close(outp[0]);
+		feeds_close(f, 0);
 		return -1;
 	}
-	fcntl(inp[1], F_SETFL, O_NONBLOCK);
-	if (f->inlen == 0) {
-		close(inp[1]);
-		inp[1] = -1;
+	f->inw = inp[1];
+	f->outr = outp[0];
+	fcntl(f->inw, F_SETFL, O_NONBLOCK);
+	for (i = 0; i < f->nfeeds; i++)
+		fcntl(f->feeds[i].wr, F_SETFL, O_NONBLOCK);
+	return 0;
+fail:
+	feeds_close(f, 1);
+	feeds_close(f, 0);
+	return -1;
+}
+
+/* Write more of p[0..n) (done so far: *off) to fd, closed once all is out
+ * or the program stopped reading (its status says why). */
+static void
+feed_more(int *fd, const char *p, size_t n, size_t *off)
+{
+	ssize_t w = n > *off ? write(*fd, p + *off, n - *off) : 0;
+
+	if (w > 0)
+		*off += (size_t)w;
+	if ((w == -1 && errno != EAGAIN && errno != EINTR) || *off == n) {
+		close(*fd);
+		*fd = -1;
 	}
+}
+
+void
+mc_filter_finish(struct mc_filter *f, int *status)
+{
+	/* Writer 0 is stdin, writer 1 + i feed i. */
+	size_t nw = 1 + f->nfeeds, off[9] = {0}, at[10], i;
+	int stopped = 0, killed = 0, r;
+	struct pollfd pfd[10];
+	char buf[16384];
+	nfds_t nfds, k;
+	ssize_t n;
+	int *fd;
+
 	for (;;) {
 		nfds = 0;
-		pfd[nfds++] = (struct pollfd){ .fd = outp[0], .events = POLLIN };
-		if (inp[1] != -1)
-			pfd[nfds++] = (struct pollfd){ .fd = inp[1], .events = POLLOUT };
+		pfd[nfds++] = (struct pollfd){ .fd = f->outr, .events = POLLIN };
+		for (i = 0; i < nw; i++) {
+			fd = i == 0 ? &f->inw : &f->feeds[i - 1].wr;
+			if (*fd == -1)
+				continue;
+			at[nfds] = i;
+			pfd[nfds++] = (struct pollfd){ .fd = *fd, .events = POLLOUT };
+		}
 		if (f->stop != NULL && *f->stop && !stopped) {
-			kill(pid, SIGINT);
+			kill(f->pid, SIGINT);
 			stopped = 1;
 		}
-		r = poll(pfd, (nfds_t)nfds, f->tick ? f->tick_ms : -1);
+		r = poll(pfd, nfds, f->tick ? f->tick_ms : -1);
 		if (r == -1) {
 			if (errno == EINTR)
 				continue;
@@ -189,35 +269,42 @@ mc_filter_run(char *const argv[], const struct mc_filter *f, int *status,
 			f->tick(f->arg);
 			continue;
 		}
-		if (nfds == 2 && pfd[1].revents) {
-			n = write(inp[1], f->in + off, f->inlen - off);
-			if (n > 0)
-				off += (size_t)n;
-			/* EPIPE: the program stopped reading; its status says why. */
-			if ((n == -1 && errno != EAGAIN && errno != EINTR) || off == f->inlen) {
-				close(inp[1]);
-				inp[1] = -1;
-			}
+		for (k = 1; k < nfds; k++) {
+			if (pfd[k].revents == 0)
+				continue;
+			i = at[k];
+			if (i == 0)
+				feed_more(&f->inw, f->in, f->inlen, &off[0]);
+			else
+				feed_more(&f->feeds[i - 1].wr, f->feeds[i - 1].p, f->feeds[i - 1].n,
+				    &off[i]);
 		}
 		if (pfd[0].revents) {
-			n = read(outp[0], buf, sizeof buf);
+			n = read(f->outr, buf, sizeof buf);
 			if (n == -1 && (errno == EINTR || errno == EAGAIN))
 				continue;
 			if (n <= 0)
 				break;
 			if (!killed && f->out != NULL && f->out(f->arg, buf, (size_t)n) == -1) {
-				kill(pid, SIGTERM);
+				kill(f->pid, SIGTERM);
 				killed = 1;
 			}
 		}
 	}
-	if (inp[1] != -1)
-		close(inp[1]);
-	close(outp[0]);
-	while (waitpid(pid, status, 0) == -1)
-		if (errno != EINTR) {
-			*status = 127 << 8;
-			break;
-		}
+	if (f->inw != -1)
+		close(f->inw);
+	feeds_close(f, 0);
+	close(f->outr);
+	f->inw = f->outr = -1;
+	*status = mc_child_wait(f->pid);
+}
+
+int
+mc_filter_run(char *const argv[], struct mc_filter *f, int *status,
+    char *err, size_t errsz)
+{
+	if (mc_filter_start(argv, f, err, errsz) == -1)
+		return -1;
+	mc_filter_finish(f, status);
 	return 0;
 }

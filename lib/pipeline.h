@@ -54,13 +54,30 @@ int mc_pipeline_wait(struct mc_pipeline *p);
 const char *mc_pipeline_strstatus(int status, char *buf, size_t bufsz);
 
 /*
- * Running one program as a filter: in[0..inlen) is written to its stdin
- * while its stdout is read, both through poll(2), so neither side can
- * block the other whatever the sizes.
+ * More input for a filter than its stdin: p[0..n) written to a pipe whose
+ * read end the program has as descriptor fd (name it to the program as
+ * /dev/fd/FD). mc_feed_open makes the pipe; the filter's run closes both
+ * ends.
+ */
+struct mc_feed {
+	const char *p;
+	size_t n;
+	int fd;			/* the read end, as the program sees it */
+	int wr;			/* the write end */
+};
+/* 0, or -1 with a one-line reason in err. */
+int mc_feed_open(struct mc_feed *f, char *err, size_t errsz);
+
+/*
+ * Running one program as a filter: in[0..inlen) and each feed are written
+ * while its stdout is read, all through poll(2), so no side can block
+ * another whatever the sizes.
  */
 struct mc_filter {
 	const char *in;		/* fed to stdin, which is then closed */
 	size_t inlen;
+	struct mc_feed *feeds;	/* more inputs (made with mc_feed_open), or NULL */
+	size_t nfeeds;
 	/* Each chunk of stdout; returning -1 stops the program (SIGTERM)
 	 * and the rest of its output is drained unread. */
 	int (*out)(void *arg, const char *p, size_t n);
@@ -70,13 +87,22 @@ struct mc_filter {
 	void *arg;
 	/* When *stop becomes non-zero, the program is sent SIGINT once. */
 	volatile sig_atomic_t *stop;
+	/* set by mc_filter_start */
+	pid_t pid;
+	int inw, outr;
 };
 
 /*
- * Run argv as a filter. *status is the program's wait status. Returns 0
- * when it ran (whatever its status), -1 with err when it could not start.
+ * Start argv as a filter; in, inlen and the feeds' data may still be set
+ * until mc_filter_finish, which writes them, reads the output and reaps
+ * the program (*status: its wait status). Each returns 0, or -1 with err
+ * when the program could not start; after a failed start the feeds are
+ * closed.
  */
-int mc_filter_run(char *const argv[], const struct mc_filter *f, int *status,
+int mc_filter_start(char *const argv[], struct mc_filter *f, char *err, size_t errsz);
+void mc_filter_finish(struct mc_filter *f, int *status);
+/* Both at once. */
+int mc_filter_run(char *const argv[], struct mc_filter *f, int *status,
     char *err, size_t errsz);
 
 #endif

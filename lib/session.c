@@ -70,23 +70,85 @@ session_path(const char *dir, const char *id)
 	return path;
 }
 
+static size_t
+hash(const char *id)
+{
+	size_t h = 14695981039346656037u;
+
+	for (; *id; id++)
+		h = (h ^ (unsigned char)*id) * 1099511628211u;
+	return h;
+}
+
+/* The slot of id in the set: where it is, or the empty one where it goes. */
+static char **
+slot(char **v, size_t cap, const char *id)
+{
+	size_t i = hash(id) & (cap - 1);
+
+	while (v[i] != NULL && strcmp(v[i], id) != 0)
+		i = (i + 1) & (cap - 1);
+	return &v[i];
+}
+
 static void
 remember_call(struct mc_session *s, const cJSON *item)
 {
 	const char *type = mc_json_str(item, "type"), *cid = mc_json_str(item, "call_id");
+	char **v, **p;
+	size_t i;
 
 	if (type == NULL || cid == NULL || strcmp(type, "function_call") != 0 ||
 	    mc_session_has_call(s, cid))
 		return;
-	if (s->calls == NULL)
-		s->calls = mc_json_new_obj();
-	mc_json_add(s->calls, cid, cJSON_CreateTrue());
+	if (2 * (s->ncalls + 1) > s->calls_cap) {
+		size_t cap = s->calls_cap ? 2 * s->calls_cap : 64;
+
+		if ((v = calloc(cap, sizeof *v)) == NULL)
+			mc_oom();
+		for (i = 0; i < s->calls_cap; i++)
+			if (s->calls[i] != NULL)
+				*slot(v, cap, s->calls[i]) = s->calls[i];
+		free(s->calls);
+		s->calls = v;
+		s->calls_cap = cap;
+	}
+	p = slot(s->calls, s->calls_cap, cid);
+	if ((*p = strdup(cid)) == NULL)
+		mc_oom();
+	s->ncalls++;
 }
 
 int
 mc_session_has_call(const struct mc_session *s, const char *call_id)
 {
-	return cJSON_GetObjectItemCaseSensitive(s->calls, call_id) != NULL;
+	return s->calls_cap > 0 && *slot(s->calls, s->calls_cap, call_id) != NULL;
+}
+
+char *
+mc_session_cwd(const char *cwd)
+{
+	struct mc_buf b = {0};
+	size_t n = strlen(cwd), k;
+
+	while (n > 0) {
+		if ((k = mc_utf8_seqlen(cwd, n)) == 0) {
+			mc_buf_add(&b, "\xEF\xBF\xBD", 3);
+			k = 1;
+		} else
+			mc_buf_add(&b, cwd, k);
+		cwd += k;
+		n -= k;
+	}
+	mc_buf_add(&b, "", 0);
+	return mc_buf_steal(&b);
+}
+
+void
+mc_session_memory(struct mc_session *s)
+{
+	memset(s, 0, sizeof *s);
+	s->fd = -1;
 }
 
 /* Lock the session file against a second writer. */
@@ -144,21 +206,23 @@ mc_session_append(struct mc_session *s, const cJSON *item, char *err, size_t err
 	n = strlen(text);
 	/* cJSON escapes control characters, so the text is one line. */
 	text[n] = '\n';
-	r = append_line(s, text, n + 1, err, errsz);
-	free(text);
-	if (r == 0)
+	r = s->fd == -1 ? 0 : append_line(s, text, n + 1, err, errsz);
+	if (r == 0 && strcmp(mc_json_str(item, "type") ? mc_json_str(item, "type") : "", "session") != 0) {
+		mc_buf_add(&s->lines, text, n + 1);
 		remember_call(s, item);
-	if (r == 0 && strcmp(mc_json_str(item, "type") ? mc_json_str(item, "type") : "", "session") != 0)
 		s->items++;
+	}
+	free(text);
 	return r;
 }
 
 int
 mc_session_create(struct mc_session *s, const char *home, const char *cwd,
-    const char *provider, const char *model, char *err, size_t errsz)
+    const char *provider, const char *model, const cJSON *more, char *err, size_t errsz)
 {
 	char id[64], created[32], *dir;
 	time_t now = time(NULL);
+	const cJSON *e;
 	struct tm tm;
 	cJSON *h;
 
@@ -193,9 +257,11 @@ mc_session_create(struct mc_session *s, const char *home, const char *cwd,
 	mc_json_add_str(h, "type", "session");
 	mc_json_add_str(h, "id", id);
 	mc_json_add_str(h, "created", created);
-	mc_json_add_str(h, "cwd", cwd);
+	mc_json_add_owned(h, "cwd", mc_session_cwd(cwd));
 	mc_json_add(h, "provider", provider ? mc_json_new_str(provider) : cJSON_CreateNull());
 	mc_json_add(h, "model", model ? mc_json_new_str(model) : cJSON_CreateNull());
+	cJSON_ArrayForEach(e, more)
+		mc_json_add(h, e->string, cJSON_Duplicate(e, 1));
 	if (mc_session_append(s, h, err, errsz) == -1) {
 		unlink(s->path);
 		mc_session_close(s);
@@ -250,6 +316,7 @@ scan(struct mc_session *s, char *data, size_t len, char ***open_ids, size_t *nop
 			continue;
 		}
 		s->items++;
+		mc_buf_add(&s->lines, line, (size_t)(nl - line) + 1);
 		cid = mc_json_str(item, "call_id");
 		remember_call(s, item);
 		if (type != NULL && cid != NULL && strcmp(type, "function_call") == 0) {
@@ -304,30 +371,36 @@ locate(struct mc_session *s, const char *home, const char *id, char *err, size_t
 	return 0;
 }
 
-int
-mc_session_open(struct mc_session *s, const char *home, const char *id,
+/* Open (writable: for appending, locked, mended on disk) or read session id. */
+static int
+load(struct mc_session *s, const char *home, const char *id, int writable,
     char *err, size_t errsz)
 {
 	char **ids = NULL, *end;
 	size_t nids = 0, i, keep;
 	struct mc_read r;
-	cJSON *out;
 	int ret = -1;
+	cJSON *out;
 
 	if (locate(s, home, id, err, errsz) == -1)
 		return -1;
 	memset(&r, 0, sizeof r);
-	if ((s->fd = open(s->path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)) == -1) {
+	if (writable &&
+	    (s->fd = open(s->path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)) == -1) {
 		if (errno == ENOENT)
 			snprintf(err, errsz, "no session %s (%s)", id, s->path);
 		else
 			snprintf(err, errsz, "%s: %s", s->path, strerror(errno));
 		goto out;
 	}
-	if (lock(s, err, errsz) == -1)
+	if (writable && lock(s, err, errsz) == -1)
 		goto out;
 	/* Bytes, not text: a torn last line may end inside a character. */
 	mc_file_read(s->path, MC_SESSION_MAX, MC_LINK_REFUSE, NULL, 0, &r);
+	if (r.status == MC_READ_MISSING) {
+		snprintf(err, errsz, "no session %s (%s)", id, s->path);
+		goto out;
+	}
 	if (r.status != MC_READ_OK) {
 		snprintf(err, errsz, "%s: %s", s->path, mc_read_strerror(&r, MC_SESSION_MAX));
 		goto out;
@@ -342,7 +415,7 @@ mc_session_open(struct mc_session *s, const char *home, const char *id,
 	}
 	if (scan(s, r.data, keep, &ids, &nids, err, errsz) == -1)
 		goto out;
-	if (s->dropped && ftruncate(s->fd, (off_t)keep) == -1) {
+	if (writable && s->dropped && ftruncate(s->fd, (off_t)keep) == -1) {
 		snprintf(err, errsz, "%s: %s", s->path, strerror(errno));
 		goto out;
 	}
@@ -364,6 +437,20 @@ out:
 	if (ret == -1)
 		mc_session_close(s);
 	return ret;
+}
+
+int
+mc_session_open(struct mc_session *s, const char *home, const char *id,
+    char *err, size_t errsz)
+{
+	return load(s, home, id, 1, err, errsz);
+}
+
+int
+mc_session_read(struct mc_session *s, const char *home, const char *id,
+    char *err, size_t errsz)
+{
+	return load(s, home, id, 0, err, errsz);
 }
 
 /* The header of the session file name in dirfd, or NULL. */
@@ -398,20 +485,25 @@ mc_session_latest(const char *home, const char *cwd, char **id, char *err, size_
 	struct dirent *e;
 	struct stat st;
 	const char *hc;
+	char *want = mc_session_cwd(cwd);
 	cJSON *h;
 	size_t n;
 	DIR *d;
 
 	*id = NULL;
-	if ((dir = sessions_dir(home, 0, err, errsz)) == NULL)
+	if ((dir = sessions_dir(home, 0, err, errsz)) == NULL) {
+		free(want);
 		return -1;
+	}
 	if ((d = opendir(dir)) == NULL) {
 		if (errno == ENOENT) {
 			free(dir);
+			free(want);
 			return 1;
 		}
 		snprintf(err, errsz, "%s: %s", dir, strerror(errno));
 		free(dir);
+		free(want);
 		return -1;
 	}
 	while ((e = readdir(d)) != NULL) {
@@ -432,7 +524,7 @@ mc_session_latest(const char *home, const char *cwd, char **id, char *err, size_
 		if ((h = read_header(dirfd(d), e->d_name)) == NULL)
 			continue;
 		hc = mc_json_str(h, "cwd");
-		if (hc != NULL && strcmp(hc, cwd) == 0) {
+		if (hc != NULL && strcmp(hc, want) == 0) {
 			free(*id);
 			*id = mc_strdup(name);
 			best = st.st_mtim;
@@ -441,6 +533,7 @@ mc_session_latest(const char *home, const char *cwd, char **id, char *err, size_
 	}
 	closedir(d);
 	free(dir);
+	free(want);
 	return *id ? 0 : 1;
 }
 
@@ -470,8 +563,136 @@ mc_session_close(struct mc_session *s)
 	free(s->id);
 	free(s->path);
 	cJSON_Delete(s->header);
-	cJSON_Delete(s->calls);
-	s->id = s->path = NULL;
-	s->header = NULL;
-	s->calls = NULL;
+	for (size_t i = 0; i < s->calls_cap; i++)
+		free(s->calls[i]);
+	free(s->calls);
+	mc_buf_free(&s->lines);
+	memset(s, 0, sizeof *s);
+	s->fd = -1;
+}
+
+/* The counts of info from one session file's lines after the header. */
+static void
+tally(struct mc_session_info *in, const char *data, size_t len)
+{
+	static const char tag[] = "<Context File=";
+	const char *line, *nl, *end = data + len, *type, *role, *content;
+	char perr[64];
+	cJSON *item;
+
+	for (line = data; line < end; line = nl + 1) {
+		if ((nl = memchr(line, '\n', (size_t)(end - line))) == NULL)
+			break;
+		if ((item = mc_json_parse(line, (size_t)(nl - line), perr, sizeof perr)) == NULL)
+			continue;
+		type = mc_json_str(item, "type");
+		role = mc_json_str(item, "role");
+		content = mc_json_str(item, "content");
+		if (type && strcmp(type, "usage") == 0) {
+			in->input += (long long)cJSON_GetNumberValue(
+			    cJSON_GetObjectItemCaseSensitive(item, "input_tokens"));
+			in->output += (long long)cJSON_GetNumberValue(
+			    cJSON_GetObjectItemCaseSensitive(item, "output_tokens"));
+			in->cached += (long long)cJSON_GetNumberValue(
+			    cJSON_GetObjectItemCaseSensitive(item, "cached_tokens"));
+		} else if (type && role && content && strcmp(type, "message") == 0 &&
+		    strcmp(role, "user") == 0 && strncmp(content, tag, sizeof tag - 1) != 0) {
+			in->turns++;
+			if (in->first == NULL &&
+			    (in->first = strndup(content, strcspn(content, "\n"))) == NULL)
+				mc_oom();
+		}
+		cJSON_Delete(item);
+	}
+}
+
+static int
+newer(const void *a, const void *b)
+{
+	const struct mc_session_info *x = a, *y = b;
+
+	if (x->mtime.tv_sec != y->mtime.tv_sec)
+		return x->mtime.tv_sec < y->mtime.tv_sec ? 1 : -1;
+	if (x->mtime.tv_nsec != y->mtime.tv_nsec)
+		return x->mtime.tv_nsec < y->mtime.tv_nsec ? 1 : -1;
+	return strcmp(y->id, x->id);
+}
+
+int
+mc_session_list(const char *home, struct mc_session_info **v, size_t *n,
+    char *err, size_t errsz)
+{
+	struct mc_session_info *out = NULL, in;
+	char *dir, *path, *body, name[80];
+	const char *type;
+	struct dirent *e;
+	struct mc_read r;
+	struct stat st;
+	size_t len, k = 0;
+	DIR *d;
+
+	*v = NULL;
+	*n = 0;
+	if ((dir = sessions_dir(home, 0, err, errsz)) == NULL)
+		return -1;
+	if ((d = opendir(dir)) == NULL) {
+		free(dir);
+		if (errno == ENOENT)
+			return 0;
+		snprintf(err, errsz, "%s/sessions: %s", home, strerror(errno));
+		return -1;
+	}
+	while ((e = readdir(d)) != NULL) {
+		len = strlen(e->d_name);
+		if (len <= 6 || len >= sizeof name || strcmp(e->d_name + len - 6, ".jsonl") != 0)
+			continue;
+		memcpy(name, e->d_name, len - 6);
+		name[len - 6] = '\0';
+		if (!mc_session_id_valid(name) ||
+		    fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == -1 ||
+		    !S_ISREG(st.st_mode))
+			continue;
+		path = session_path(dir, name);
+		mc_file_read(path, MC_SESSION_MAX, MC_LINK_REFUSE, NULL, 0, &r);
+		free(path);
+		memset(&in, 0, sizeof in);
+		body = r.status == MC_READ_OK ? memchr(r.data, '\n', r.len) : NULL;
+		if (body != NULL)
+			in.header = read_header(dirfd(d), e->d_name);
+		type = mc_json_str(in.header, "type");
+		if (type == NULL || strcmp(type, "session") != 0) {
+			cJSON_Delete(in.header);
+			free(r.data);
+			continue;
+		}
+		body++;
+		tally(&in, body, r.len - (size_t)(body - r.data));
+		free(r.data);
+		if ((in.id = strdup(name)) == NULL)
+			mc_oom();
+		in.mtime = st.st_mtim;
+		if ((out = reallocarray(out, k + 1, sizeof *out)) == NULL)
+			mc_oom();
+		out[k++] = in;
+	}
+	closedir(d);
+	free(dir);
+	if (k > 1)
+		qsort(out, k, sizeof *out, newer);
+	*v = out;
+	*n = k;
+	return 0;
+}
+
+void
+mc_session_list_free(struct mc_session_info *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		free(v[i].id);
+		free(v[i].first);
+		cJSON_Delete(v[i].header);
+	}
+	free(v);
 }

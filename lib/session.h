@@ -6,6 +6,8 @@
 
 #include <cJSON.h>
 
+#include "buf.h"
+
 #define MC_SESSION_MAX (256u << 20)	/* largest session file resumed */
 
 /*
@@ -19,20 +21,37 @@ struct mc_session {
 	char *path;
 	int fd;			/* open for appending, or -1 */
 	cJSON *header;
+	struct mc_buf lines;	/* the items (not the header) as JSON Lines,
+				 * what mc-request --items reads */
 	size_t items;		/* conversation items in the file */
 	size_t bytes;		/* file size */
 	size_t dropped;		/* bytes of a torn last line removed on open */
 	size_t repaired;	/* interrupted calls given an output on open */
-	cJSON *calls;		/* call_ids of the file's function_calls (keys) */
+	/* call_ids of the function_calls, a hash set (linear time for the
+	 * thousands of calls one answer may hold) */
+	char **calls;
+	size_t ncalls, calls_cap;
 };
 
 /* True when id is a session id (letters, digits, '-', '_', at most 64). */
 int mc_session_id_valid(const char *id);
 
-/* Create a new session with its header (provider, model may be NULL).
- * Returns 0, or -1 with a reason in err. */
+/*
+ * Create a new session with its header (provider, model may be NULL;
+ * more, when not NULL, is an object whose members join the header, e.g.
+ * parent, agent, compacted_from). The cwd is stored as valid UTF-8
+ * (mc_session_cwd). Returns 0, or -1 with a reason in err.
+ */
 int mc_session_create(struct mc_session *s, const char *home, const char *cwd,
-    const char *provider, const char *model, char *err, size_t errsz);
+    const char *provider, const char *model, const cJSON *more, char *err, size_t errsz);
+
+/* A directory name as sessions store and match it: valid UTF-8, each
+ * invalid byte replaced by U+FFFD. Malloc'ed. */
+char *mc_session_cwd(const char *cwd);
+
+/* A session in memory only (fd -1, no file), for a run that keeps none:
+ * items may be appended to s->lines all the same. */
+void mc_session_memory(struct mc_session *s);
 
 /*
  * Open session id for appending, locked against a second mc on the same
@@ -44,23 +63,45 @@ int mc_session_create(struct mc_session *s, const char *home, const char *cwd,
 int mc_session_open(struct mc_session *s, const char *home, const char *id,
     char *err, size_t errsz);
 
-/* Fill s with id, path and header of session id without opening it for
- * writing or repairing it (fd stays -1): for a look that changes nothing. */
+/* The same for a look that changes nothing: no lock, fd stays -1, and a
+ * torn line or an interrupted call is mended in s->lines only. */
+int mc_session_read(struct mc_session *s, const char *home, const char *id,
+    char *err, size_t errsz);
+
+/* Fill s with id, path and header of session id only. */
 int mc_session_peek(struct mc_session *s, const char *home, const char *id,
     char *err, size_t errsz);
 
-/* The id of the most recently written session whose cwd is cwd: 0 and
+/* The id of the most recently written session whose cwd is cwd (compared
+ * as mc_session_cwd gives it): 0 and
  * *id set (caller frees), 1 when there is none, -1 with err. */
 int mc_session_latest(const char *home, const char *cwd, char **id,
     char *err, size_t errsz);
 
-/* Append one item (compact JSON, one line), on disk before it returns.
- * Returns 0 or -1 with err. */
+/* Append one item (compact JSON, one line), on disk before it returns
+ * (in s->lines only when fd is -1). Returns 0 or -1 with err. */
 int mc_session_append(struct mc_session *s, const cJSON *item, char *err, size_t errsz);
 
 /* True when the session already holds a function_call with this call_id. */
 int mc_session_has_call(const struct mc_session *s, const char *call_id);
 
 void mc_session_close(struct mc_session *s);
+
+/* What `mc sessions` shows of one session file. */
+struct mc_session_info {
+	char *id;
+	cJSON *header;
+	struct timespec mtime;
+	long long turns;	/* the user's messages (guides not counted) */
+	long long input, output, cached;	/* the sum of its usage lines */
+	char *first;		/* the first line of the first user message, or NULL */
+};
+
+/* Every readable session of home, newest first (by the file's time). A
+ * file that is not a session is left out. Returns 0 (*v malloc'ed, *n
+ * entries), or -1 with err. */
+int mc_session_list(const char *home, struct mc_session_info **v, size_t *n,
+    char *err, size_t errsz);
+void mc_session_list_free(struct mc_session_info *v, size_t n);
 
 #endif

@@ -48,7 +48,10 @@ whole_lines() {
 		"{\"type\":\"session\",\"cwd\":\"$(pwd -P)\",\"provider\":\"fake\",\"model\":\"fake-model\"}"
 	assert_equal "$(sed -n 2p "$f")" '{"type":"message","role":"user","content":"say hello"}'
 	assert_equal "$(sed -n 3p "$f" | jq -r '.role + ": " + .content')" 'assistant: Hello from the fake.'
-	assert_equal "$(wc -l < "$f")" 3
+	# the answer's usage, bookkeeping after it
+	assert_equal "$(sed -n 4p "$f" | jq -c '{type, provider, model}')" \
+		'{"type":"usage","provider":"fake","model":"fake-model"}'
+	assert_equal "$(wc -l < "$f")" 4
 }
 
 @test "one-shot: the system prompt travels as the system message, equal to mc prompt" {
@@ -165,7 +168,9 @@ whole_lines() {
 	assert_equal "$(fake_request 2 '[.body.messages[1:][] | .role + ":" + .content] | join("|")')" \
 		'user:question one|assistant:answer one|user:question two'
 	assert_equal "$(session_files | wc -l)" 1
-	assert_equal "$(wc -l < "$(session_files)")" 5
+	# two turns, each with its usage line
+	assert_equal "$(grep -vc '"type":"usage"' "$(session_files)")" 5
+	assert_equal "$(grep -c '"type":"usage"' "$(session_files)")" 2
 	# another directory has no session to continue
 	mkdir ../other && cd ../other
 	run --separate-stderr mc -c 'hello' </dev/null
@@ -355,7 +360,8 @@ wait_status() {
 	assert_equal "$(stat -c %a "$MC_HOME/history")" 600
 	grep -q 'what\\040is\\040the\\040answer?' "$MC_HOME/history"
 	f=$(session_files)
-	assert_equal "$(jq -r .role "$f" | tail -n 2 | tr '\n' ' ')" 'user assistant '
+	assert_equal "$(jq -r 'select(.type != "usage") | .role' "$f" | tail -n 2 | tr '\n' ' ')" \
+		'user assistant '
 }
 
 @test "interactive: Ctrl-C cancels the answer in flight and keeps the question; Ctrl-D leaves" {
@@ -525,7 +531,7 @@ call() { # ID NAME ARGS-JSON
 	fake_start "[$(calls "$(call c1 read '{"path":"a.txt"}')"), $(calls "$(call c2 read '{"path":"a.txt"}')")]"
 	use_fake
 	run --separate-stderr mc --max-steps 1 'look around' </dev/null
-	assert_failure 1
+	assert_failure 3
 	assert_equal "$stderr" 'mc: stopped after 1 steps (--max-steps); `mc -c` goes on'
 	assert_equal "$(fake_count)" 1
 	f=$(session_files)
@@ -599,7 +605,7 @@ call() { # ID NAME ARGS-JSON
 	run --separate-stderr flock -n "$f" mc --session "$id" 'again' </dev/null
 	assert_failure 1
 	assert_equal "$stderr" "mc: session $id is in use by another mc"
-	assert_equal "$(wc -l < "$f")" 3
+	assert_equal "$(grep -vc '"type":"usage"' "$f")" 3
 }
 
 @test "resume cuts a torn last line even when it ends inside a character" {
@@ -661,7 +667,7 @@ call() { # ID NAME ARGS-JSON
 	assert_output 'Fixed the typo; it prints hello, world.'
 	grep -q 'hello, world' hello.c
 	f=$(session_files)
-	assert_equal "$(jq -r '.type + ":" + (.name // .role // .call_id // "")' "$f" | tr '\n' ' ')" \
+	assert_equal "$(jq -r 'select(.type != "usage") | .type + ":" + (.name // .role // .call_id // "")' "$f" | tr '\n' ' ')" \
 		"session: message:user function_call:read function_call_output:c1 function_call:edit function_call_output:c2 function_call:bash function_call_output:c3 message:assistant "
 	assert_equal "$(jq -r 'select(.call_id == "c3" and .type == "function_call_output") | .output' "$f")" \
 		"$(printf 'hello, world\n[exit status 0]')"

@@ -51,7 +51,7 @@ main(void)
 	CHECK(!mc_session_id_valid("../x") && !mc_session_id_valid("") &&
 	    !mc_session_id_valid("-x") && !mc_session_id_valid("a/b"), "bad id accepted");
 
-	CHECK(mc_session_create(&s, home, "/repo", "openai", NULL, err, sizeof err) == 0, err);
+	CHECK(mc_session_create(&s, home, "/repo", "openai", NULL, NULL, err, sizeof err) == 0, err);
 	CHECK(stat(s.path, &st) == 0 && (st.st_mode & 0777) == 0600, "session file is not 0600");
 	add(&s, "{\"type\":\"message\",\"role\":\"user\",\"content\":\"two\\nlines\"}");
 	add(&s, "{\"type\":\"function_call\",\"call_id\":\"c1\",\"name\":\"read\",\"arguments\":\"{}\"}");
@@ -86,7 +86,7 @@ main(void)
 	mc_session_close(&r);
 
 	/* The latest session is per directory. */
-	CHECK(mc_session_create(&s, home, "/other", NULL, NULL, err, sizeof err) == 0, err);
+	CHECK(mc_session_create(&s, home, "/other", NULL, NULL, NULL, err, sizeof err) == 0, err);
 	if ((other = strdup(s.id)) == NULL)
 		return 1;
 	mc_session_close(&s);

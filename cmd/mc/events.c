@@ -1,0 +1,97 @@
+/* events.c: mc --json: the run as JSON Lines events on stdout, each line written and flushed whole. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "diag.h"
+#include "json.h"
+#include "mc.h"
+
+#define EVENTS_VERSION 1	/* of the event set: mc-formats(5) */
+
+/* The driver, for the diagnostics hook (which takes no argument). */
+static struct driver *json_driver;
+
+cJSON *
+ev_new(const char *type)
+{
+	cJSON *ev = mc_json_new_obj();
+
+	mc_json_add_str(ev, "type", type);
+	return ev;
+}
+
+/* One event, one line, one write: a reader of the pipe never sees half
+ * of one, and sees each as it happens. */
+void
+ev_emit(struct driver *d, cJSON *ev)
+{
+	size_t n;
+	char *s;
+
+	(void)d;
+	if ((s = mc_json_compact(ev, &n)) == NULL)
+		mc_oom();
+	s[n] = '\n';	/* over the NUL: the text is one line */
+	fwrite(s, 1, n + 1, stdout);
+	fflush(stdout);
+	free(s);
+	cJSON_Delete(ev);
+}
+
+static void
+on_diag(const char *severity, const char *msg)
+{
+	cJSON *ev = ev_new(severity);
+
+	mc_json_add_str(ev, "message", msg);
+	ev_emit(json_driver, ev);
+}
+
+/* From now on the driver's errors and warnings are events too. */
+void
+ev_json_mode(struct driver *d)
+{
+	json_driver = d;
+	mc_diag_hook = on_diag;
+}
+
+static cJSON *
+usage_obj(const struct usage *u)
+{
+	cJSON *o = mc_json_new_obj();
+
+	mc_json_add_num(o, "input_tokens", (double)u->input);
+	mc_json_add_num(o, "output_tokens", (double)u->output);
+	mc_json_add_num(o, "cached_tokens", (double)u->cached);
+	return o;
+}
+
+void
+ev_session(struct driver *d)
+{
+	cJSON *ev = ev_new("session");
+
+	mc_json_add_num(ev, "version", EVENTS_VERSION);
+	mc_json_add(ev, "id", d->s.file.id ? mc_json_new_str(d->s.file.id) : cJSON_CreateNull());
+	mc_json_add(ev, "provider", d->s.provider ? mc_json_new_str(d->s.provider) :
+	    cJSON_CreateNull());
+	mc_json_add(ev, "model", d->s.model ? mc_json_new_str(d->s.model) : cJSON_CreateNull());
+	mc_json_add_str(ev, "cwd", d->c.cwd);
+	ev_emit(d, ev);
+}
+
+void
+ev_done(struct driver *d, enum outcome o)
+{
+	static const char *const reasons[] = {
+		[OUT_STOP] = "stop", [OUT_MAX_STEPS] = "max_steps", [OUT_LENGTH] = "length",
+		[OUT_REFUSAL] = "refusal", [OUT_ERROR] = "error", [OUT_CANCELLED] = "cancelled",
+	};
+	cJSON *ev = ev_new("done");
+
+	mc_json_add_str(ev, "reason", reasons[o]);
+	mc_json_add_num(ev, "steps", (double)d->s.steps);
+	mc_json_add(ev, "usage", usage_obj(&d->s.run));
+	ev_emit(d, ev);
+}

@@ -1,0 +1,370 @@
+/* mc: the driver: one-shot and interactive sessions composed from the suite's programs. */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <bsd/stdlib.h>
+
+#include "diag.h"
+#include "fsread.h"
+#include "json.h"
+#include "mc.h"
+#include "toolenv.h"
+#include "utf8.h"
+
+static const char usage[] =
+    "usage: mc [-c | --session ID] [-p NAME] [-m ID] [--agent ID] [-y] [--max-steps N]\n"
+    "          [--json] [--no-session] [--schema FILE] [--max-output-tokens N]\n"
+    "          [--keep-going] [PROMPT ...]\n"
+    "       mc [-c | --session ID] [-p NAME] [-m ID] [--agent ID] --dry-run PROMPT ...\n"
+    "       mc prompt [-m ID] [--agent ID] [--stats]\n"
+    "       mc sessions [--all] [--json]\n"
+    "\n"
+    "Ask the model; with no PROMPT on a terminal, start an interactive session.\n"
+    "Piped standard input is appended to PROMPT as a fenced block.\n"
+    "\n"
+    "  -c, --continue    resume the latest session of this directory\n"
+    "  --session ID      resume session ID\n"
+    "  -p, --provider N  use provider N\n"
+    "  -m, --model ID    use model ID\n"
+    "  --agent ID        take the role of $MC_HOME/agents/ID.md\n"
+    "  -y, --yes         one-shot: allow write, edit and bash without asking\n"
+    "  --max-steps N     send at most N times per message (default 50)\n"
+    "  --json            one-shot: the run as JSON Lines events on stdout\n"
+    "  --no-session      one-shot: keep no session file\n"
+    "  --schema FILE     the answer must be JSON matching the JSON Schema in FILE\n"
+    "  --max-output-tokens N  cap each answer at N tokens\n"
+    "  --keep-going      go on when an instruction file is refused (over a cap, ...)\n"
+    "  --dry-run         print the request envelope instead of sending it\n"
+    "  --stats           with prompt: a table of the prompt's sections\n"
+    "  --all             with sessions: every directory's\n"
+    "  -h, --help        show this help\n"
+    "  --version         show the version\n"
+    "\n"
+    "Exit status: 0 done, 1 failed, 2 usage, 3 incomplete (--max-steps or the\n"
+    "output limit; `mc -c` goes on), 130 interrupted.\n";
+
+volatile sig_atomic_t interrupted, terminated;
+
+/* Ctrl-C stops the work in flight; SIGTERM and SIGHUP stop it the same
+ * way and then end the session (children and their groups ended, the
+ * session left valid). */
+static void
+on_signal(int sig)
+{
+	interrupted = 1;
+	if (sig != SIGINT)
+		terminated = sig;
+}
+
+/* The longest run of backticks in s, to pick a fence that holds it. */
+static size_t
+longest_backticks(const char *s)
+{
+	size_t best = 0, run = 0;
+
+	for (; *s; s++) {
+		run = *s == '`' ? run + 1 : 0;
+		if (run > best)
+			best = run;
+	}
+	return best;
+}
+
+/* The one-shot message: PROMPT words, then piped stdin as a fenced block. */
+static char *
+one_shot_text(int argc, char *argv[], int *status)
+{
+	struct mc_buf b = {0}, in = {0};
+	size_t fence, i;
+	int k;
+
+	*status = MC_EXIT_OK;
+	for (k = 0; k < argc; k++) {
+		if (k)
+			mc_buf_addc(&b, ' ');
+		mc_buf_adds(&b, argv[k]);
+	}
+	if (b.len > 0 && !mc_utf8_valid(b.data, b.len)) {
+		mc_err("PROMPT: not UTF-8 text");
+		*status = MC_EXIT_FAIL;
+		mc_buf_free(&b);
+		return NULL;
+	}
+	if (!isatty(STDIN_FILENO)) {
+		if (mc_fd_slurp(STDIN_FILENO, STDIN_CAP, &in) == -1) {
+			if (errno == EFBIG)
+				mc_err("standard input: over the %u-byte limit for piped input",
+				    STDIN_CAP);
+			else
+				mc_err("standard input: %s", strerror(errno));
+			*status = MC_EXIT_FAIL;
+		} else if (!mc_utf8_valid(in.data ? in.data : "", in.len) ||
+		    memchr(in.data ? in.data : "", '\0', in.len) != NULL) {
+			mc_err("standard input: not UTF-8 text");
+			*status = MC_EXIT_FAIL;
+		}
+		if (*status != MC_EXIT_OK) {
+			mc_buf_free(&in);
+			mc_buf_free(&b);
+			return NULL;
+		}
+	}
+	if (in.len > 0 && b.len == 0) {
+		mc_buf_free(&b);
+		return mc_buf_steal(&in);
+	}
+	if (in.len > 0) {
+		fence = longest_backticks(in.data) + 1;
+		if (fence < 3)
+			fence = 3;
+		mc_buf_adds(&b, "\n\n");
+		for (i = 0; i < fence; i++)
+			mc_buf_addc(&b, '`');
+		mc_buf_addc(&b, '\n');
+		mc_buf_add(&b, in.data, in.len);
+		if (in.data[in.len - 1] != '\n')
+			mc_buf_addc(&b, '\n');
+		for (i = 0; i < fence; i++)
+			mc_buf_addc(&b, '`');
+	}
+	mc_buf_free(&in);
+	if (b.len == 0) {
+		mc_buf_free(&b);
+		*status = mc_usage_error("nothing to ask: give a PROMPT, pipe one in, or run on a terminal");
+		return NULL;
+	}
+	return mc_buf_steal(&b);
+}
+
+static void
+cleanup(struct driver *d)
+{
+	/* A session made for --json whose message never reached it holds
+	 * nothing: it goes. */
+	if (d->s.made && d->s.file.items == 0 && d->s.file.path != NULL)
+		unlink(d->s.file.path);
+	send_stop(d, 0);
+	mcp_stop(d);
+	cJSON_Delete(d->mcp.names);
+	mc_buf_free(&d->send.out.buf);
+	session_forget(d);
+	mc_buf_free(&d->s.prompt);
+	mc_buf_free(&d->s.tools);
+	free(d->s.provider);
+	free(d->s.model);
+	free(d->c.cwd);
+	mc_env_free(d->c.keys);
+	mc_settings_free(&d->c.set);
+}
+
+/* A run with a message: the session resumed if asked, every stage
+ * launched at once, then the turn. With --json the session comes first,
+ * so that the first event can name it. */
+static enum outcome
+one_shot(struct driver *d, const char *text)
+{
+	struct request first;
+
+	if ((d->c.cont || d->c.session) && session_resume(d) == -1)
+		return OUT_ERROR;
+	session_resolve(d);
+	if (d->c.json) {
+		if (session_begin(d) == -1)
+			return OUT_ERROR;
+		d->s.made = d->s.file.fd != -1 && d->s.file.items == 0;
+		ev_session(d);
+	}
+	if (stages_launch(d, &first) == -1)
+		return interrupted ? OUT_CANCELLED : OUT_ERROR;
+	return turn(d, text, &first);
+}
+
+int
+main(int argc, char *argv[])
+{
+	enum { OPT_SESSION = 256, OPT_AGENT, OPT_DRY, OPT_STATS, OPT_MAX_STEPS, OPT_JSON,
+	    OPT_NO_SESSION, OPT_SCHEMA, OPT_MAX_OUTPUT, OPT_ALL, OPT_KEEP_GOING };
+	static const struct option longopts[] = {
+		{ "continue", no_argument, NULL, 'c' },
+		{ "session", required_argument, NULL, OPT_SESSION },
+		{ "provider", required_argument, NULL, 'p' },
+		{ "model", required_argument, NULL, 'm' },
+		{ "agent", required_argument, NULL, OPT_AGENT },
+		{ "dry-run", no_argument, NULL, OPT_DRY },
+		{ "stats", no_argument, NULL, OPT_STATS },
+		{ "max-steps", required_argument, NULL, OPT_MAX_STEPS },
+		{ "yes", no_argument, NULL, 'y' },
+		{ "json", no_argument, NULL, OPT_JSON },
+		{ "no-session", no_argument, NULL, OPT_NO_SESSION },
+		{ "schema", required_argument, NULL, OPT_SCHEMA },
+		{ "max-output-tokens", required_argument, NULL, OPT_MAX_OUTPUT },
+		{ "all", no_argument, NULL, OPT_ALL },
+		{ "keep-going", no_argument, NULL, OPT_KEEP_GOING },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, MC_OPT_VERSION },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct driver d = { .c = { .max_steps = 50 } };
+	struct sigaction sa = { .sa_handler = on_signal };
+	int c, status, prompt_cmd = 0, sessions_cmd = 0, steps_set = 0, all = 0;
+	enum outcome o;
+	char err[1024], *text;
+	const char *nc, *errstr;
+
+	mc_init("mc", argv);
+	/* A stage that dies early closes the pipe the driver writes to; that
+	 * is its failure to report, not a reason to end the session. The
+	 * stages get SIGPIPE's default back when they start. */
+	signal(SIGPIPE, SIG_IGN);
+	mc_session_memory(&d.s.file);
+	while ((c = getopt_long(argc, argv, "cp:m:yh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'c':
+			d.c.cont = 1;
+			break;
+		case OPT_SESSION:
+			d.c.session = optarg;
+			break;
+		case 'p':
+			d.c.provider = optarg;
+			break;
+		case 'm':
+			d.c.model = optarg;
+			break;
+		case OPT_AGENT:
+			d.c.agent = optarg;
+			break;
+		case OPT_DRY:
+			d.c.dry = 1;
+			break;
+		case OPT_STATS:
+			d.c.stats = 1;
+			break;
+		case OPT_MAX_STEPS:
+			d.c.max_steps = strtonum(optarg, 1, 10000, &errstr);
+			if (errstr != NULL)
+				return mc_usage_error("--max-steps: %s is %s", optarg, errstr);
+			steps_set = 1;
+			break;
+		case 'y':
+			d.c.yes = 1;
+			break;
+		case OPT_JSON:
+			d.c.json = 1;
+			break;
+		case OPT_NO_SESSION:
+			d.c.no_session = 1;
+			break;
+		case OPT_SCHEMA:
+			d.c.schema = optarg;
+			break;
+		case OPT_MAX_OUTPUT:
+			strtonum(optarg, 1, 100000000, &errstr);
+			if (errstr != NULL)
+				return mc_usage_error("--max-output-tokens: %s is %s", optarg, errstr);
+			d.c.max_output = optarg;
+			break;
+		case OPT_ALL:
+			all = 1;
+			break;
+		case OPT_KEEP_GOING:
+			d.c.keep_going = 1;
+			break;
+		default:	/* -h, --version or a bad option */
+			return mc_opt_exit(c, usage);
+		}
+	}
+	/* `mc prompt`, unless written `mc -- prompt` to ask about the word. */
+	if (argc - optind == 1 && strcmp(argv[optind - 1], "--") != 0) {
+		prompt_cmd = strcmp(argv[optind], "prompt") == 0;
+		sessions_cmd = strcmp(argv[optind], "sessions") == 0;
+	}
+	argc -= optind;
+	argv += optind;
+	if (d.c.cont && d.c.session)
+		return mc_usage_error("-c and --session cannot be used together");
+	if (d.c.session && !mc_session_id_valid(d.c.session))
+		return mc_usage_error("--session: not a session id: %s", d.c.session);
+	if (d.c.stats && !prompt_cmd)
+		return mc_usage_error("--stats goes with `mc prompt`");
+	if (prompt_cmd && (d.c.cont || d.c.session || d.c.dry || d.c.provider || d.c.yes ||
+	    steps_set))
+		return mc_usage_error("`mc prompt` takes only -m, --agent and --stats");
+	if (d.c.dry && argc == 0 && isatty(STDIN_FILENO))
+		return mc_usage_error("--dry-run needs a PROMPT");
+	if (all && !sessions_cmd)
+		return mc_usage_error("--all goes with `mc sessions`");
+	if (sessions_cmd && (d.c.cont || d.c.session || d.c.dry || d.c.provider || d.c.model ||
+	    d.c.yes || d.c.no_session || d.c.schema || d.c.max_output || d.c.agent || steps_set))
+		return mc_usage_error("`mc sessions` takes only --all and --json");
+	if (!sessions_cmd && (d.c.json || d.c.no_session) && (prompt_cmd || d.c.dry ||
+	    (argc == 0 && isatty(STDIN_FILENO))))
+		return mc_usage_error("%s is for one-shot runs (mc %s PROMPT)",
+		    d.c.json ? "--json" : "--no-session", d.c.json ? "--json" : "--no-session");
+
+	if (mc_settings_load(&d.c.set, err, sizeof err) == -1) {
+		mc_err("%s", err);
+		return MC_EXIT_FAIL;
+	}
+	/* No child but mc-send holds a key: not the stages, not mc-tool and
+	 * what it runs, not this process's /proc/PID/environ. */
+	d.c.keys = mc_keys_take(&d.c.set);
+	if ((d.c.cwd = realpath(".", NULL)) == NULL) {
+		mc_err(".: %s", strerror(errno));
+		cleanup(&d);
+		return MC_EXIT_FAIL;
+	}
+	d.t.out = isatty(STDOUT_FILENO);
+	nc = getenv("NO_COLOR");
+	d.t.color = d.t.out && (nc == NULL || *nc == '\0') &&
+	    !(getenv("TERM") && strcmp(getenv("TERM"), "dumb") == 0);
+	/* Without SA_RESTART, Ctrl-C interrupts the read of the line or of
+	 * the answer. */
+	sigemptyset(&sa.sa_mask);
+
+	if (sessions_cmd) {
+		status = sessions_list(&d, all);
+	} else if (prompt_cmd) {
+		session_resolve(&d);
+		fflush(stdout);
+		status = stages_prompt(&d, d.c.stats, STDOUT_FILENO, NULL) == 0 ?
+		    MC_EXIT_OK : MC_EXIT_FAIL;
+	} else if (argc == 0 && isatty(STDIN_FILENO) && !d.c.dry) {
+		sigaction(SIGINT, &sa, NULL);
+		sigaction(SIGTERM, &sa, NULL);
+		sigaction(SIGHUP, &sa, NULL);
+		status = MC_EXIT_OK;
+		if ((d.c.cont || d.c.session) && session_resume(&d) == -1)
+			status = MC_EXIT_FAIL;
+		if (status == MC_EXIT_OK) {
+			session_resolve(&d);
+			status = stages_launch(&d, NULL) == -1 ? MC_EXIT_FAIL : interactive(&d);
+		}
+	} else if ((text = one_shot_text(argc, argv, &status)) != NULL) {
+		sigaction(SIGINT, &sa, NULL);
+		sigaction(SIGTERM, &sa, NULL);
+		sigaction(SIGHUP, &sa, NULL);
+		if (d.c.json)
+			ev_json_mode(&d);
+		o = one_shot(&d, text);
+		if (d.c.json)
+			ev_done(&d, o);
+		status = outcome_status(o);
+		free(text);
+	}
+	cleanup(&d);
+	if (terminated) {
+		/* Ended as the signal would have ended it, once the session is
+		 * safe. */
+		mc_finish(status);
+		signal(terminated, SIG_DFL);
+		raise(terminated);
+	}
+	return mc_finish(status);
+}

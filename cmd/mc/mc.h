@@ -1,0 +1,188 @@
+/*
+ * mc.h: the driver's state and the files that share it.
+ *
+ *   main.c     options, the one-shot message, what kind of run this is
+ *   stages.c   the programs that build what the model sees: the prompt
+ *              (mc-discover | mc-skills | mc-render), the tool list
+ *              (mc-tool list) and each request (mc-request)
+ *   send.c     the session-long mc-send --serve: envelopes in, events out,
+ *              one connection to the provider for the whole session
+ *   turn.c     a turn: the user's message, then send, answer, tool calls
+ *              and send again until the model is done
+ *   calls.c    one tool call: approval, mc-tool call, the guides of the
+ *              paths it touched
+ *   mcp.c      the MCP tools, through one mc-mcp serve for the session
+ *   session.c  the session file: created, resumed, appended to
+ *   repl.c     the interactive session: line editing, slash commands
+ *   show.c     what the driver itself writes on the terminal
+ *   events.c   mc --json: the run as JSON Lines events on stdout
+ *   sessions.c mc sessions: the sessions there are
+ */
+#ifndef MC_DRIVER_H
+#define MC_DRIVER_H
+
+#include <histedit.h>
+#include <signal.h>
+#include <stddef.h>
+#include <sys/types.h>
+#include <termios.h>
+
+#include <cJSON.h>
+
+#include "buf.h"
+#include "lines.h"
+#include "pipeline.h"
+#include "session.h"
+#include "settings.h"
+
+#define STDIN_CAP (1u << 20)		/* piped input joined to a one-shot prompt */
+#define PROMPT_CAP (8u << 20)		/* the assembled system prompt */
+#define DOC_CAP (64u << 20)		/* a context document */
+#define ENVELOPE_CAP (MC_SESSION_MAX + PROMPT_CAP)
+#define EVENT_CAP (65u << 20)		/* one event line of mc-send */
+
+/* What the command line, the environment and the settings say: fixed
+ * for the run. */
+struct conf {
+	struct mc_settings set;
+	char *cwd;
+	const char *provider, *model, *agent, *session;
+	const char *schema;	/* --schema FILE */
+	const char *max_output;	/* --max-output-tokens N */
+	int cont, dry, stats, yes, json, no_session, keep_going;
+	long long max_steps;
+	char **keys;		/* provider keys, out of our environment: mc-send's alone */
+};
+
+/* Tokens, as the provider counts them: cached ones are part of input. */
+struct usage {
+	long long input, output, cached;
+};
+
+/* The session: what the model has been told. */
+struct ses {
+	struct mc_session file;	/* the items in file.lines; fd -1 until written */
+	int open;		/* file is this session's (on disk, or in memory only) */
+	char *provider, *model;	/* NULL: left to the stages' defaults */
+	struct mc_buf prompt;	/* the system prompt, frozen for the session */
+	struct mc_buf tools;	/* the tool definitions (a JSON array), or empty */
+	char **guides;		/* the guides injected */
+	size_t nguides;
+	cJSON *always;		/* tools the user allowed for the session */
+	struct usage used;	/* the session's, resumed lines included */
+	struct usage run;	/* this run's */
+	int made;		/* the file was made at the start of this run (--json) */
+	long long steps;	/* requests this run */
+};
+
+/* The terminal. */
+struct term {
+	EditLine *el;		/* the interactive session's line editor, or NULL */
+	struct termios tio;	/* the terminal as the session found it */
+	int tio_ok;
+	char ask[160];		/* the prompt of a question being asked */
+	int out;		/* stdout is a terminal: model text is filtered */
+	int color;
+	int more;		/* reading a continuation line */
+};
+
+/* The session-long mc-send. */
+struct sender {
+	pid_t pid;		/* 0: not running */
+	int wr;			/* its stdin */
+	struct mc_lines out;	/* its stdout, events one per line */
+};
+
+/* The session-long mc-mcp, when MCP servers are configured. */
+struct mcp {
+	pid_t pid;		/* 0: not running */
+	int wr;			/* its stdin: calls */
+	struct mc_lines out;	/* its stdout: the tool list, then outputs */
+	cJSON *names;		/* its tools' names (keys) */
+};
+
+struct driver {
+	struct conf c;
+	struct ses s;
+	struct term t;
+	struct sender send;
+	struct mcp mcp;
+};
+
+/* Set by SIGINT, SIGTERM and SIGHUP: the work in flight stops; for the
+ * last two, terminated holds the signal and the session ends. */
+extern volatile sig_atomic_t interrupted, terminated;
+
+/* stages.c */
+struct request {
+	char *argv[24];
+	char items[24], tools[24];	/* /dev/fd/N */
+	struct mc_feed feedv[2];	/* the items, the tools */
+	struct mc_filter f;
+	struct mc_buf env;		/* the envelope */
+	int started;
+};
+int stage_ok(const char *name, int status);
+int stages_prompt(struct driver *d, int stats, int out_fd, struct mc_buf *out);
+cJSON *stages_context(struct driver *d);
+int stages_launch(struct driver *d, struct request *first);
+int request_start(struct driver *d, struct request *r, int tools);
+int request_finish(struct driver *d, struct request *r);
+void request_free(struct request *r);
+cJSON *stages_guides(char **paths, size_t n);
+int stages_stats(struct driver *d, const char *doc, struct mc_buf *out);
+
+/* send.c */
+int send_start(struct driver *d);
+int send_envelope(struct driver *d, const char *env, size_t n);
+cJSON *send_event(struct driver *d);
+void send_stop(struct driver *d, int kill_it);
+
+/* mcp.c */
+int mcp_start(struct driver *d);
+int mcp_tools(struct driver *d);
+int mcp_has(const struct driver *d, const char *name);
+int mcp_guarded(const struct driver *d, const char *name);
+cJSON *mcp_call(struct driver *d, const cJSON *call);
+void mcp_stop(struct driver *d);
+
+/* turn.c: how a turn ended (the done event's reason) */
+enum outcome { OUT_STOP, OUT_MAX_STEPS, OUT_LENGTH, OUT_REFUSAL, OUT_ERROR, OUT_CANCELLED };
+enum outcome turn(struct driver *d, const char *text, struct request *first);
+int outcome_status(enum outcome o);
+
+/* events.c */
+cJSON *ev_new(const char *type);
+void ev_emit(struct driver *d, cJSON *ev);
+void ev_session(struct driver *d);
+void ev_done(struct driver *d, enum outcome o);
+void ev_json_mode(struct driver *d);
+
+/* sessions.c */
+int sessions_list(struct driver *d, int all);
+
+/* calls.c */
+int call_run(struct driver *d, const cJSON *call, struct mc_buf *touched);
+int call_output(struct driver *d, const cJSON *call, const char *output);
+void guides_inject(struct driver *d, struct mc_buf *touched);
+
+/* session.c */
+int session_begin(struct driver *d);
+int session_resume(struct driver *d);
+int session_add(struct driver *d, cJSON *item);
+void session_usage(struct driver *d, const struct usage *u);
+void session_forget(struct driver *d);
+void session_resolve(struct driver *d);
+void guide_remember(struct driver *d, const char *path, size_t n);
+int guide_known(const struct driver *d, const char *path);
+
+/* repl.c */
+int interactive(struct driver *d);
+
+/* show.c */
+int show(const struct driver *d, const char *p, size_t n);
+void note(const struct driver *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void announce(const struct driver *d, const char *name, const cJSON *call);
+void usage_line(const struct driver *d, const struct usage *u);
+
+#endif

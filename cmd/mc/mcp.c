@@ -1,0 +1,192 @@
+/* mcp.c: the session's MCP tools, through one mc-mcp serve started with the other stages. */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "child.h"
+#include "diag.h"
+#include "fsread.h"
+#include "json.h"
+#include "mc.h"
+
+#define MCP_LINE_CAP (8u << 20)	/* its tool list, or one output item */
+
+/* Whether settings name a server that is not disabled. */
+static int
+configured(const struct driver *d)
+{
+	const cJSON *e;
+
+	cJSON_ArrayForEach(e, mc_settings_get(&d->c.set, "mcp_servers"))
+		if (!cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(e, "enabled")))
+			return 1;
+	return 0;
+}
+
+/*
+ * Start mc-mcp serve when servers are configured: in a process group of
+ * its own (Ctrl-C is the driver's to pass on), told to stop with SIGTERM
+ * should the driver die, so that it ends its servers. 0, or -1 after
+ * saying why.
+ */
+int
+mcp_start(struct driver *d)
+{
+	char *argv[] = { "mc-mcp", "-q", "serve", NULL }, err[256];
+	struct mc_child c = { .argv = argv, .fd = { -1, -1, -1 },
+	    .flags = MC_CHILD_SUITE | MC_CHILD_PGROUP | MC_CHILD_PDEATH_TERM };
+	int in[2], out[2];
+
+	if (d->mcp.pid > 0 || !configured(d))
+		return 0;
+	if (pipe2(in, O_CLOEXEC) == -1 || pipe2(out, O_CLOEXEC) == -1) {
+		mc_err("pipe: %s", strerror(errno));
+		return -1;
+	}
+	c.fd[0] = in[0];
+	c.fd[1] = out[1];
+	d->mcp.pid = mc_child_start(&c, err, sizeof err);
+	close(in[0]);
+	close(out[1]);
+	if (d->mcp.pid == -1) {
+		d->mcp.pid = 0;
+		close(in[1]);
+		close(out[0]);
+		mc_warn("%s; no MCP tools this session", err);
+		return 0;
+	}
+	d->mcp.wr = in[1];
+	d->mcp.out = (struct mc_lines){ .fd = out[0], .cap = MCP_LINE_CAP };
+	return 0;
+}
+
+/* A line from mc-mcp; NULL when it ended. A Ctrl-C meanwhile is passed on
+ * once: mc-mcp then answers the call in flight as cancelled. */
+static cJSON *
+next(struct driver *d)
+{
+	char err[256], *line;
+	size_t len;
+	int r, told = 0;
+	cJSON *j;
+
+	while ((r = mc_lines_next(&d->mcp.out, &line, &len)) == -1 && errno == EINTR)
+		if (interrupted && !told) {
+			kill(-d->mcp.pid, SIGINT);
+			told = 1;
+		}
+	if (r != 1) {
+		if (r == -1)
+			mc_err("mc-mcp: %s", errno == EFBIG ? "a line over the size limit" :
+			    strerror(errno));
+		mcp_stop(d);
+		return NULL;
+	}
+	if ((j = mc_json_parse(line, len, err, sizeof err)) == NULL) {
+		mc_err("mc-mcp: %s", err);
+		mcp_stop(d);
+	}
+	return j;
+}
+
+/* The servers' tools, after mc-tool's in the session's list. */
+int
+mcp_tools(struct driver *d)
+{
+	char err[256], *text;
+	cJSON *mine, *all, *t, *e;
+	size_t n;
+
+	if (d->mcp.pid <= 0)
+		return 0;
+	if ((mine = next(d)) == NULL)
+		return interrupted ? -1 : 0;
+	if (!cJSON_IsArray(mine)) {
+		mc_err("mc-mcp: its tool list is not a JSON array");
+		cJSON_Delete(mine);
+		mcp_stop(d);
+		return 0;
+	}
+	all = d->s.tools.len ? mc_json_parse(d->s.tools.data, d->s.tools.len, err, sizeof err) :
+	    mc_json_new_arr();
+	if (all == NULL) {
+		mc_err("mc-tool: its tool list: %s", err);
+		cJSON_Delete(mine);
+		return -1;
+	}
+	d->mcp.names = mc_json_new_obj();
+	while ((t = cJSON_DetachItemFromArray(mine, 0)) != NULL) {
+		if ((e = cJSON_GetObjectItemCaseSensitive(t, "name")) != NULL && cJSON_IsString(e))
+			mc_json_add(d->mcp.names, e->valuestring, cJSON_CreateTrue());
+		mc_json_push(all, t);
+	}
+	cJSON_Delete(mine);
+	if ((text = mc_json_compact(all, &n)) == NULL)
+		mc_oom();
+	cJSON_Delete(all);
+	d->s.tools.len = 0;
+	mc_buf_add(&d->s.tools, text, n);
+	free(text);
+	return 0;
+}
+
+int
+mcp_has(const struct driver *d, const char *name)
+{
+	return cJSON_GetObjectItemCaseSensitive(d->mcp.names, name) != NULL;
+}
+
+/* An MCP tool is asked for like bash, unless its server says
+ * "approve": false. */
+int
+mcp_guarded(const struct driver *d, const char *name)
+{
+	const cJSON *e;
+	size_t n;
+
+	cJSON_ArrayForEach(e, mc_settings_get(&d->c.set, "mcp_servers")) {
+		n = strlen(e->string);
+		if (strncmp(name, e->string, n) == 0 && strncmp(name + n, "__", 2) == 0)
+			return !cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(e, "approve"));
+	}
+	return 1;
+}
+
+/* One call through mc-mcp: its output item, or NULL. */
+cJSON *
+mcp_call(struct driver *d, const cJSON *call)
+{
+	char *text;
+	int r;
+
+	if (d->mcp.pid <= 0)
+		return NULL;
+	if ((text = cJSON_PrintUnformatted(call)) == NULL)
+		mc_oom();
+	r = mc_write_all(d->mcp.wr, text, strlen(text)) == -1 ||
+	    mc_write_all(d->mcp.wr, "\n", 1) == -1 ? -1 : 0;
+	free(text);
+	if (r == -1) {
+		mc_err("mc-mcp: stopped taking calls: %s", strerror(errno));
+		mcp_stop(d);
+		return NULL;
+	}
+	return next(d);
+}
+
+/* End mc-mcp by the end of its input: it ends its servers. */
+void
+mcp_stop(struct driver *d)
+{
+	if (d->mcp.pid <= 0)
+		return;
+	close(d->mcp.wr);
+	close(d->mcp.out.fd);
+	mc_child_wait(d->mcp.pid);
+	d->mcp.pid = 0;
+	mc_buf_free(&d->mcp.out.buf);
+}

@@ -1,0 +1,326 @@
+/* repl.c: the interactive session: line editing, history, slash commands. */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include "diag.h"
+#include "fsread.h"
+#include "json.h"
+#include "mc.h"
+
+static const char help_text[] =
+    "  /help         this list\n"
+    "  /prompt       show the system prompt\n"
+    "  /skills       list the skills\n"
+    "  /context      instruction files, prompt size and session\n"
+    "  /model [ID]   show or change the model\n"
+    "  /usage        the session's tokens\n"
+    "  /new          start a new session\n"
+    "  /exit         leave (or Ctrl-D)\n"
+    "End a line with \\ to continue it; a line \"\"\" opens and closes a block.\n"
+    "Ctrl-C cancels the answer in flight.\n";
+
+static char *
+el_prompt(EditLine *el)
+{
+	struct driver *d;
+
+	el_get(el, EL_CLIENTDATA, &d);
+	if (d->t.ask[0])
+		return d->t.ask;
+	if (d->t.more)
+		return "... ";
+	return d->t.color ? "\1\033[1m\1mc>\1\033[0m\1 " : "mc> ";
+}
+
+/*
+ * One entry: a line, lines joined by a trailing backslash, or a block
+ * between two lines """. NULL at the end of input (Ctrl-D).
+ */
+static char *
+read_entry(struct driver *d, EditLine *el)
+{
+	struct mc_buf b = {0};
+	const char *line;
+	int n, block = 0;
+	size_t len;
+
+	for (;;) {
+		d->t.more = b.len > 0 || block;
+		interrupted = 0;
+		line = el_gets(el, &n);
+		if (terminated) {
+			mc_buf_free(&b);
+			return NULL;
+		}
+		if (interrupted) {	/* Ctrl-C: drop what was typed */
+			fputs("^C\n", stdout);
+			fflush(stdout);
+			b.len = 0;
+			block = 0;
+			continue;
+		}
+		if (line == NULL || n <= 0) {
+			if (n == -1 && errno == EINTR)
+				continue;
+			mc_buf_free(&b);
+			putchar('\n');
+			return NULL;
+		}
+		len = strlen(line);
+		if (len && line[len - 1] == '\n')
+			len--;
+		if (block) {
+			if (len == 3 && memcmp(line, "\"\"\"", 3) == 0)
+				break;
+			mc_buf_add(&b, line, len);
+			mc_buf_addc(&b, '\n');
+			continue;
+		}
+		if (b.len == 0 && len == 3 && memcmp(line, "\"\"\"", 3) == 0) {
+			block = 1;
+			continue;
+		}
+		if (len && line[len - 1] == '\\') {
+			mc_buf_add(&b, line, len - 1);
+			mc_buf_addc(&b, '\n');
+			continue;
+		}
+		mc_buf_add(&b, line, len);
+		break;
+	}
+	mc_buf_adds(&b, "");
+	return mc_buf_steal(&b);
+}
+
+static void
+list_skills(struct driver *d)
+{
+	const cJSON *e;
+	const char *desc, *name;
+	cJSON *doc;
+	int n = 0;
+
+	if ((doc = stages_context(d)) == NULL)
+		return;
+	cJSON_ArrayForEach(e, mc_json_arr(doc, "skills")) {
+		struct mc_buf b = {0};
+		int on = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(e, "enabled"));
+
+		desc = mc_json_str(e, "description");
+		name = mc_json_str(e, "name");
+		mc_buf_printf(&b, "  %s%s%s%s\n", name ? name : "?", desc && *desc ? ": " : "",
+		    desc ? desc : "", on ? "" : " (disabled)");
+		show(d, b.data, b.len);
+		mc_buf_free(&b);
+		n++;
+	}
+	if (n == 0)
+		note(d, "no skills (see mc-skills(1) for where they are found)");
+	cJSON_Delete(doc);
+}
+
+static void
+show_context(struct driver *d)
+{
+	struct mc_buf b = {0}, stats = {0};
+	const cJSON *e;
+	cJSON *doc;
+
+	if ((doc = stages_context(d)) == NULL)
+		return;
+	cJSON_ArrayForEach(e, mc_json_arr(doc, "instructions"))
+		mc_buf_printf(&b, "  %s (%s, %.0f bytes)\n", mc_json_str(e, "path"),
+		    mc_json_str(e, "source"),
+		    cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(e, "bytes")));
+	if (b.len == 0)
+		mc_buf_adds(&b, "  no AGENTS.md instruction files\n");
+	cJSON_ArrayForEach(e, mc_json_arr(doc, "diagnostics"))
+		mc_buf_printf(&b, "  %s: %s: %s\n", mc_json_str(e, "severity"),
+		    mc_json_str(e, "path") ? mc_json_str(e, "path") : "-",
+		    mc_json_str(e, "message"));
+	show(d, b.data, b.len);
+	mc_buf_free(&b);
+
+	/* The section table, by the same program that renders the prompt. */
+	if ((b.data = cJSON_PrintUnformatted(doc)) == NULL)
+		mc_oom();
+	cJSON_Delete(doc);
+	if (stages_stats(d, b.data, &stats) == 0)
+		show(d, stats.data, stats.len);
+	free(b.data);
+	mc_buf_free(&stats);
+	note(d, "prompt: %zu bytes (about %zu tokens); model: %s; provider: %s",
+	    d->s.prompt.len, d->s.prompt.len / 4, d->s.model ? d->s.model : "default",
+	    d->s.provider ? d->s.provider : "default");
+	if (d->s.open)
+		note(d, "session %s: %zu items, %zu bytes", d->s.file.id, d->s.file.items,
+		    d->s.file.bytes);
+	else
+		note(d, "session: none yet (created with the first message)");
+}
+
+/* /model ID: the next request's model. The prompt stays as it is: it is
+ * frozen for the session. */
+static void
+set_model(struct driver *d, const char *id)
+{
+	char *m;
+
+	if (*id == '\0') {
+		note(d, "model: %s", d->s.model ? d->s.model : "default");
+		return;
+	}
+	if (strcspn(id, " \t") != strlen(id)) {
+		mc_err("/model takes one ID");
+		return;
+	}
+	if ((m = strdup(id)) == NULL)
+		mc_oom();
+	free(d->s.model);
+	d->s.model = m;
+	note(d, "model: %s (the prompt stays as it is; a per-model prompt override for it "
+	    "applies from the next launch or /new)", m);
+}
+
+/* A slash command. Returns 1 to leave the session. */
+static int
+command(struct driver *d, const char *line)
+{
+	const char *argp = line + strcspn(line, " \t");
+	size_t n = (size_t)(argp - line);
+
+	argp += strspn(argp, " \t");
+#define IS(s) (n == sizeof(s) - 1 && memcmp(line, s, n) == 0)
+	if (IS("/exit") || IS("/quit"))
+		return 1;
+	if (IS("/help")) {
+		fputs(help_text, stdout);
+	} else if (IS("/prompt")) {
+		show(d, d->s.prompt.data ? d->s.prompt.data : "", d->s.prompt.len);
+	} else if (IS("/skills")) {
+		list_skills(d);
+	} else if (IS("/context")) {
+		show_context(d);
+	} else if (IS("/model")) {
+		set_model(d, argp);
+	} else if (IS("/usage")) {
+		note(d, "session: %lld tokens in (%lld cached), %lld out; this run: %lld in, %lld out",
+		    d->s.used.input, d->s.used.cached, d->s.used.output, d->s.run.input,
+		    d->s.run.output);
+	} else if (IS("/new")) {
+		struct mc_buf b = {0};
+
+		session_forget(d);
+		if (stages_prompt(d, 0, -1, &b) == 0) {
+			mc_buf_free(&d->s.prompt);
+			d->s.prompt = b;
+			note(d, "new session");
+		} else
+			mc_buf_free(&b);
+	} else {
+		mc_err("unknown command %.*s; /help lists them", (int)n, line);
+	}
+#undef IS
+	fflush(stdout);
+	return 0;
+}
+
+static char *
+history_path(const struct driver *d)
+{
+	char *p = mc_path_join(d->c.set.home, "history");
+
+	if (p == NULL)
+		mc_oom();
+	return p;
+}
+
+static void
+history_save(const struct driver *d, History *h)
+{
+	char *path = history_path(d);
+	HistEvent ev;
+	int fd;
+
+	/* Create it private first: the history holds what the user typed. */
+	mkdir(d->c.set.home, 0700);
+	if ((fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600)) != -1) {
+		fchmod(fd, 0600);
+		close(fd);
+		history(h, &ev, H_SAVE, path);
+	}
+	free(path);
+}
+
+int
+interactive(struct driver *d)
+{
+	struct termios quiet;
+	EditLine *el;
+	History *h;
+	HistEvent ev;
+	char *line, *path;
+	int r;
+
+	h = history_init();
+	history(h, &ev, H_SETSIZE, 1000);
+	history(h, &ev, H_SETUNIQUE, 1);
+	path = history_path(d);
+	history(h, &ev, H_LOAD, path);
+	free(path);
+	d->t.el = el = el_init("mc", stdin, stdout, stderr);
+	el_set(el, EL_CLIENTDATA, d);
+	el_set(el, EL_EDITOR, "emacs");
+	el_set(el, EL_SIGNAL, 1);
+	el_set(el, EL_HIST, history, h);
+	el_set(el, EL_PROMPT_ESC, el_prompt, '\1');
+	el_source(el, NULL);
+
+	note(d, "mc %s, model %s%s%s. /help for commands, Ctrl-D to leave.", MC_VERSION,
+	    d->s.model ? d->s.model : "default", d->s.open ? ", session " : "",
+	    d->s.open ? d->s.file.id : "");
+	while ((line = read_entry(d, el)) != NULL) {
+		if (line[strspn(line, " \t\n")] == '\0') {
+			free(line);
+			continue;
+		}
+		history(h, &ev, H_ENTER, line);
+		history_save(d, h);
+		if (line[0] == '/' && line[1] != '/') {
+			r = command(d, line);
+			free(line);
+			if (r)
+				break;
+			continue;
+		}
+		interrupted = 0;
+		/* Keys typed while the answer streams are not echoed into it;
+		 * they wait, and the next prompt reads them. */
+		if ((d->t.tio_ok = tcgetattr(STDIN_FILENO, &d->t.tio) == 0)) {
+			quiet = d->t.tio;
+			quiet.c_lflag &= ~(tcflag_t)ECHO;
+			tcsetattr(STDIN_FILENO, TCSANOW, &quiet);
+		}
+		/* "//..." sends a message that starts with one slash. */
+		r = outcome_status(turn(d, line[0] == '/' ? line + 1 : line, NULL));
+		if (d->t.tio_ok)
+			tcsetattr(STDIN_FILENO, TCSANOW, &d->t.tio);
+		if (r == MC_EXIT_INTR && !terminated)
+			note(d, "(cancelled)");
+		interrupted = 0;
+		free(line);
+		if (terminated)
+			break;
+	}
+	el_end(el);
+	d->t.el = NULL;
+	history_end(h);
+	return MC_EXIT_OK;
+}

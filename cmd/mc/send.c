@@ -1,0 +1,125 @@
+/* send.c: the session-long mc-send --serve: envelopes in, events out, one connection. */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "child.h"
+#include "diag.h"
+#include "fsread.h"
+#include "json.h"
+#include "lines.h"
+#include "mc.h"
+#include "toolenv.h"
+
+/*
+ * Start mc-send for the session. It gets the provider keys, which no
+ * other child does, through the environment of its own exec; it runs in
+ * a process group of its own, so that Ctrl-C on the terminal reaches the
+ * driver alone (which ends the answer by ending mc-send), and dies with
+ * the driver. 0, or -1 after saying why.
+ */
+int
+send_start(struct driver *d)
+{
+	char *argv[] = { "mc-send", "--serve", NULL }, err[256], **env;
+	struct mc_child c = { .argv = argv, .fd = { -1, -1, -1 },
+	    .flags = MC_CHILD_SUITE | MC_CHILD_PGROUP | MC_CHILD_PDEATH };
+	int in[2], out[2];
+
+	if (d->send.pid > 0)
+		return 0;
+	if (pipe2(in, O_CLOEXEC) == -1 || pipe2(out, O_CLOEXEC) == -1) {
+		mc_err("pipe: %s", strerror(errno));
+		return -1;
+	}
+	env = mc_env_merge(NULL, d->c.keys);
+	c.envp = env;
+	c.fd[0] = in[0];
+	c.fd[1] = out[1];
+	d->send.pid = mc_child_start(&c, err, sizeof err);
+	mc_env_free(env);
+	close(in[0]);
+	close(out[1]);
+	if (d->send.pid == -1) {
+		d->send.pid = 0;
+		close(in[1]);
+		close(out[0]);
+		mc_err("%s", err);
+		return -1;
+	}
+	d->send.wr = in[1];
+	d->send.out = (struct mc_lines){ .fd = out[0], .cap = EVENT_CAP };
+	return 0;
+}
+
+/* The envelope, as one line. 0, or -1 (mc-send is stopped) after saying
+ * why unless interrupted. */
+int
+send_envelope(struct driver *d, const char *env, size_t n)
+{
+	while (n > 0 && env[n - 1] == '\n')
+		n--;
+	if (d->send.pid <= 0 && send_start(d) == -1)
+		return -1;
+	if (mc_write_all(d->send.wr, env, n) == -1 || mc_write_all(d->send.wr, "\n", 1) == -1) {
+		if (!interrupted)
+			mc_err("mc-send: stopped taking requests: %s", strerror(errno));
+		send_stop(d, 1);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * The next event of the answer, or NULL when mc-send ended (it has said
+ * why) or the user interrupted; mc-send is then stopped.
+ */
+cJSON *
+send_event(struct driver *d)
+{
+	char err[256], *line;
+	size_t len;
+	cJSON *ev;
+	int r = 1;
+
+	while (!interrupted && (r = mc_lines_next(&d->send.out, &line, &len)) != 0) {
+		if (r == -1 && errno == EINTR)
+			continue;
+		if (r == -1) {
+			mc_err("mc-send: %s", errno == EFBIG ? "an event over the size limit" :
+			    strerror(errno));
+			break;
+		}
+		ev = mc_json_parse(line, len, err, sizeof err);
+		if (ev != NULL && cJSON_IsObject(ev) && mc_json_str(ev, "type") != NULL)
+			return ev;
+		cJSON_Delete(ev);
+		mc_err("mc-send: an event that is not one: %s", ev ? "no type" : err);
+		break;
+	}
+	if (!interrupted && r == 0)
+		mc_err("mc-send: ended before the answer did");
+	send_stop(d, 1);
+	return NULL;
+}
+
+/* End mc-send: at once (kill_it), or by the end of its input. */
+void
+send_stop(struct driver *d, int kill_it)
+{
+	struct sender *s = &d->send;
+
+	if (s->pid <= 0)
+		return;
+	if (kill_it)
+		kill(-s->pid, SIGTERM);
+	close(s->wr);
+	close(s->out.fd);
+	mc_child_wait(s->pid);
+	s->pid = 0;
+	mc_lines_reset(&s->out);
+}

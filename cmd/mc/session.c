@@ -1,0 +1,216 @@
+/* session.c: the session: created on first use or resumed, appended to, its guides remembered. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <bsd/stdlib.h>
+
+#include "diag.h"
+#include "json.h"
+#include "mc.h"
+
+static const char *
+pick(const char *option, const char *env, const cJSON *header, const char *key,
+    const struct mc_settings *s)
+{
+	const char *v;
+
+	if (option)
+		return option;
+	if ((v = getenv(env)) != NULL && *v)
+		return v;
+	if (header && (v = mc_json_str(header, key)) != NULL)
+		return v;
+	return mc_json_str(s->root, key);
+}
+
+static void
+set_str(char **dst, const char *v)
+{
+	free(*dst);
+	*dst = NULL;
+	if (v && (*dst = strdup(v)) == NULL)
+		mc_oom();
+}
+
+/* Provider and model: options, environment, the session, settings. */
+void
+session_resolve(struct driver *d)
+{
+	const cJSON *h = d->s.open ? d->s.file.header : NULL;
+
+	set_str(&d->s.provider, pick(d->c.provider, "MC_PROVIDER", h, "provider", &d->c.set));
+	set_str(&d->s.model, pick(d->c.model, "MC_MODEL", h, "model", &d->c.set));
+}
+
+/* The session the next message goes to, created on first use; a dry run
+ * keeps it in memory. */
+int
+session_begin(struct driver *d)
+{
+	char err[512];
+
+	if (d->s.open)
+		return 0;
+	if (d->c.dry || d->c.no_session)
+		mc_session_memory(&d->s.file);
+	else if (mc_session_create(&d->s.file, d->c.set.home, d->c.cwd, d->s.provider,
+	    d->s.model, NULL, err, sizeof err) == -1) {
+		mc_err("%s", err);
+		return -1;
+	}
+	d->s.open = 1;
+	return 0;
+}
+
+int
+session_add(struct driver *d, cJSON *item)
+{
+	char err[512];
+	int r = mc_session_append(&d->s.file, item, err, sizeof err);
+
+	if (r == -1)
+		mc_err("%s", err);
+	cJSON_Delete(item);
+	return r;
+}
+
+int
+guide_known(const struct driver *d, const char *path)
+{
+	size_t i;
+
+	for (i = 0; i < d->s.nguides; i++)
+		if (strcmp(d->s.guides[i], path) == 0)
+			return 1;
+	return 0;
+}
+
+void
+guide_remember(struct driver *d, const char *path, size_t n)
+{
+	char **p;
+
+	if ((p = reallocarray(d->s.guides, d->s.nguides + 1, sizeof *p)) == NULL ||
+	    (p[d->s.nguides] = strndup(path, n)) == NULL)
+		mc_oom();
+	d->s.guides = p;
+	d->s.nguides++;
+}
+
+static long long
+num(const cJSON *o, const char *key)
+{
+	return (long long)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(o, key));
+}
+
+/* What a resumed session already holds: its guides (user messages that
+ * are a <Context File=PATH> block), so none is injected twice, and the
+ * tokens of its usage lines. */
+static void
+recall(struct driver *d)
+{
+	static const char tag[] = "<Context File=";
+	const char *content, *type, *role, *end;
+	char *line = d->s.file.lines.data, *nl, err[64];
+	char *stop = line + d->s.file.lines.len;
+	cJSON *item;
+
+	for (; line != NULL && line < stop; line = nl + 1) {
+		nl = memchr(line, '\n', (size_t)(stop - line));
+		if (nl == NULL)
+			nl = stop;
+		if ((item = mc_json_parse(line, (size_t)(nl - line), err, sizeof err)) == NULL)
+			continue;
+		type = mc_json_str(item, "type");
+		role = mc_json_str(item, "role");
+		content = mc_json_str(item, "content");
+		if (type && strcmp(type, "usage") == 0) {
+			d->s.used.input += num(item, "input_tokens");
+			d->s.used.output += num(item, "output_tokens");
+			d->s.used.cached += num(item, "cached_tokens");
+		} else if (type && role && content && strcmp(type, "message") == 0 &&
+		    strcmp(role, "user") == 0 && strncmp(content, tag, sizeof tag - 1) == 0 &&
+		    (end = strchr(content, '>')) != NULL)
+			guide_remember(d, content + sizeof tag - 1,
+			    (size_t)(end - content - (sizeof tag - 1)));
+		cJSON_Delete(item);
+	}
+}
+
+/* Resume -c or --session ID (read only, for a dry run); returns 0, or -1
+ * after saying why. */
+int
+session_resume(struct driver *d)
+{
+	char err[512], *id = NULL;
+	int r;
+
+	if (d->c.cont) {
+		r = mc_session_latest(d->c.set.home, d->c.cwd, &id, err, sizeof err);
+		if (r == -1) {
+			mc_err("%s", err);
+			return -1;
+		}
+		if (r == 1) {
+			mc_err("no session to continue in %s", d->c.cwd);
+			return -1;
+		}
+	} else if ((id = strdup(d->c.session)) == NULL)
+		mc_oom();
+	r = (d->c.dry ? mc_session_read : mc_session_open)(&d->s.file, d->c.set.home, id,
+	    err, sizeof err);
+	free(id);
+	if (r == -1) {
+		mc_err("%s", err);
+		return -1;
+	}
+	d->s.open = 1;
+	if (d->s.file.dropped && !d->c.dry)
+		mc_warn("%s: removed a torn last line of %zu bytes", d->s.file.path,
+		    d->s.file.dropped);
+	if (d->s.file.repaired && !d->c.dry)
+		mc_warn("%s: %zu interrupted tool call(s) marked as such", d->s.file.path,
+		    d->s.file.repaired);
+	recall(d);
+	return 0;
+}
+
+/* Leave the session: the next message starts a new one. Guides and
+ * approvals belong to the session they were given in. */
+void
+session_forget(struct driver *d)
+{
+	size_t i;
+
+	mc_session_close(&d->s.file);
+	d->s.open = 0;
+	for (i = 0; i < d->s.nguides; i++)
+		free(d->s.guides[i]);
+	free(d->s.guides);
+	d->s.guides = NULL;
+	d->s.nguides = 0;
+	cJSON_Delete(d->s.always);
+	d->s.always = NULL;
+	memset(&d->s.used, 0, sizeof d->s.used);
+}
+
+/* An answer's usage: a bookkeeping line of the session (mc-request skips
+ * it) and the session's totals. */
+void
+session_usage(struct driver *d, const struct usage *u)
+{
+	cJSON *l = mc_json_new_obj();
+
+	mc_json_add_str(l, "type", "usage");
+	mc_json_add_num(l, "input_tokens", (double)u->input);
+	mc_json_add_num(l, "output_tokens", (double)u->output);
+	mc_json_add_num(l, "cached_tokens", (double)u->cached);
+	mc_json_add(l, "provider", d->s.provider ? mc_json_new_str(d->s.provider) :
+	    cJSON_CreateNull());
+	mc_json_add(l, "model", d->s.model ? mc_json_new_str(d->s.model) : cJSON_CreateNull());
+	session_add(d, l);
+	d->s.used.input += u->input;
+	d->s.used.output += u->output;
+	d->s.used.cached += u->cached;
+}

@@ -1,0 +1,77 @@
+/* sessions.c: mc sessions: the sessions of this directory (or all), newest first. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "diag.h"
+#include "json.h"
+#include "mc.h"
+
+static void
+line_text(const struct mc_session_info *in, const char *cwd)
+{
+	const char *model = mc_json_str(in->header, "model");
+	char when[32], first[64];
+	struct tm tm;
+
+	localtime_r(&in->mtime.tv_sec, &tm);
+	strftime(when, sizeof when, "%Y-%m-%d %H:%M", &tm);
+	mc_sanitize(first, sizeof first, in->first ? in->first : "");
+	printf("%s  %s  %-16s %3lld turn%s %8lld tokens  %s%s%s\n", in->id, when,
+	    model ? model : "-", in->turns, in->turns == 1 ? " " : "s",
+	    in->input + in->output, first, cwd ? "  " : "", cwd ? cwd : "");
+}
+
+static void
+line_json(const struct mc_session_info *in)
+{
+	const char *model = mc_json_str(in->header, "model");
+	const char *created = mc_json_str(in->header, "created");
+	cJSON *o = mc_json_new_obj();
+	char when[32];
+	struct tm tm;
+
+	gmtime_r(&in->mtime.tv_sec, &tm);
+	strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm);
+	mc_json_add_str(o, "id", in->id);
+	mc_json_add(o, "created", created ? mc_json_new_str(created) : cJSON_CreateNull());
+	mc_json_add_str(o, "updated", when);
+	mc_json_add(o, "cwd", mc_json_str(in->header, "cwd") ?
+	    mc_json_new_str(mc_json_str(in->header, "cwd")) : cJSON_CreateNull());
+	mc_json_add(o, "model", model ? mc_json_new_str(model) : cJSON_CreateNull());
+	mc_json_add_num(o, "turns", (double)in->turns);
+	mc_json_add_num(o, "input_tokens", (double)in->input);
+	mc_json_add_num(o, "output_tokens", (double)in->output);
+	mc_json_add_num(o, "cached_tokens", (double)in->cached);
+	mc_json_add(o, "first", in->first ? mc_json_new_str(in->first) : cJSON_CreateNull());
+	mc_json_write(stdout, o, 0);
+	cJSON_Delete(o);
+}
+
+int
+sessions_list(struct driver *d, int all)
+{
+	struct mc_session_info *v;
+	char err[512], *here = mc_session_cwd(d->c.cwd);
+	const char *cwd;
+	size_t n, i;
+
+	if (mc_session_list(d->c.set.home, &v, &n, err, sizeof err) == -1) {
+		mc_err("%s", err);
+		free(here);
+		return MC_EXIT_FAIL;
+	}
+	for (i = 0; i < n; i++) {
+		cwd = mc_json_str(v[i].header, "cwd");
+		if (!all && (cwd == NULL || strcmp(cwd, here) != 0))
+			continue;
+		if (d->c.json)
+			line_json(&v[i]);
+		else
+			line_text(&v[i], all ? cwd : NULL);
+	}
+	mc_session_list_free(v, n);
+	free(here);
+	return MC_EXIT_OK;
+}

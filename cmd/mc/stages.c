@@ -1,0 +1,366 @@
+/* stages.c: the programs that build what the model sees, started together. */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "diag.h"
+#include "fsread.h"
+#include "json.h"
+#include "mc.h"
+#include "request.h"
+
+/* An argument vector for a stage; the programs never change argv. */
+struct args {
+	char *v[24];
+	int n;
+};
+
+static void
+arg(struct args *a, const char *s)
+{
+	if (a->n + 1 < (int)(sizeof a->v / sizeof a->v[0]))
+		a->v[a->n++] = (char *)s;
+	a->v[a->n] = NULL;
+}
+
+/* False, after saying why when the stage could not, unless it exited 0.
+ * A stage that exited non-zero has printed its own message. */
+int
+stage_ok(const char *name, int status)
+{
+	char why[128];
+
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		return 1;
+	if (interrupted)
+		return 0;
+	if (mc_pipeline_strstatus(status, why, sizeof why) != NULL)
+		mc_err("%s: %s", name, why);
+	return 0;
+}
+
+static void
+render_args(const struct driver *d, struct args *a, int stats)
+{
+	arg(a, "mc-render");
+	if (d->c.agent) {
+		arg(a, "--agent");
+		arg(a, d->c.agent);
+	}
+	if (d->s.model) {
+		arg(a, "--model");
+		arg(a, d->s.model);
+	}
+	if (stats)
+		arg(a, "--stats");
+}
+
+/*
+ * Start mc-discover | mc-skills [| mc-render ...] from /dev/null, into
+ * out_fd or, when out_fd is -1, a pipe read from *rd. An instruction file
+ * mc-discover refuses stops it (and so the stages) unless keep_going.
+ * 0, or -1 after saying why.
+ */
+static int
+context_start(const struct driver *d, int render, int stats, int keep_going, int out_fd,
+    struct mc_pipeline *p, int *rd)
+{
+	struct args a[3] = {0};
+	char *const *argvs[3] = { a[0].v, a[1].v, a[2].v };
+	char err[256];
+	int in, r;
+
+	arg(&a[0], "mc-discover");
+	arg(&a[0], "-q");
+	if (keep_going)
+		arg(&a[0], "--keep-going");
+	arg(&a[1], "mc-skills");
+	arg(&a[1], "-q");
+	arg(&a[1], "--keep-going");
+	render_args(d, &a[2], stats);
+	if ((in = open("/dev/null", O_RDONLY | O_CLOEXEC)) == -1) {
+		mc_err("/dev/null: %s", strerror(errno));
+		return -1;
+	}
+	r = mc_pipeline_start(p, argvs, render ? 3 : 2, in, out_fd, rd, err, sizeof err);
+	close(in);
+	if (r == -1)
+		mc_err("%s", err);
+	return r;
+}
+
+/* Reap the stages; 0 when every one succeeded, else -1 after saying why. */
+static int
+stages_wait(struct mc_pipeline *p)
+{
+	int bad;
+
+	if ((bad = mc_pipeline_wait(p)) >= 0) {
+		stage_ok(p->name[bad], p->status[bad]);
+		return -1;
+	}
+	return 0;
+}
+
+/* Read a stage's output up to cap, then close fd; -1 after saying why. */
+static int
+stage_output(int fd, size_t cap, const char *name, struct mc_buf *out)
+{
+	int r = 0;
+
+	out->len = 0;
+	if (mc_fd_slurp(fd, cap, out) == -1) {
+		mc_err("%s: output: %s", name,
+		    errno == EFBIG ? "over the size limit" : strerror(errno));
+		r = -1;
+	}
+	close(fd);
+	return r;
+}
+
+int
+stages_prompt(struct driver *d, int stats, int out_fd, struct mc_buf *out)
+{
+	struct mc_pipeline p;
+	int rd = -1, r = 0;
+
+	if (context_start(d, 1, stats, 1, out_fd, &p, &rd) == -1)
+		return -1;
+	if (out_fd == -1 && (r = stage_output(rd, PROMPT_CAP, "mc-render", out)) == -1)
+		mc_pipeline_kill(&p, SIGTERM);
+	return stages_wait(&p) == -1 ? -1 : r;
+}
+
+cJSON *
+stages_context(struct driver *d)
+{
+	struct mc_pipeline p;
+	struct mc_buf b = {0};
+	char err[256];
+	cJSON *doc = NULL;
+	int rd, r;
+
+	if (context_start(d, 0, 0, 1, -1, &p, &rd) == -1)
+		return NULL;
+	if ((r = stage_output(rd, DOC_CAP, "mc-skills", &b)) == -1)
+		mc_pipeline_kill(&p, SIGTERM);
+	if (stages_wait(&p) == 0 && r == 0 &&
+	    (doc = mc_json_parse(b.data ? b.data : "", b.len, err, sizeof err)) == NULL)
+		mc_err("mc-skills: output: %s", err);
+	mc_buf_free(&b);
+	return doc;
+}
+
+static int
+collect(void *arg, const char *p, size_t n)
+{
+	struct mc_buf *b = arg;
+
+	/* Past the cap the program is stopped; the length tells the caller. */
+	mc_buf_add(b, p, n);
+	return b->len > ENVELOPE_CAP ? -1 : 0;
+}
+
+/*
+ * Start mc-request for the session's next request: the prompt on its
+ * stdin, the items and the tools through pipes it reads as files. It
+ * starts now; what it reads is set when request_finish writes it.
+ */
+int
+request_start(struct driver *d, struct request *r, int tools)
+{
+	struct args a = {0};
+	char err[256];
+	size_t nf = 1;
+
+	memset(r, 0, sizeof *r);
+	r->f.feeds = r->feedv;
+	if (mc_feed_open(&r->feedv[0], err, sizeof err) == -1 ||
+	    (tools && mc_feed_open(&r->feedv[nf++], err, sizeof err) == -1)) {
+		mc_err("%s", err);
+		return -1;
+	}
+	r->f.nfeeds = nf;
+	snprintf(r->items, sizeof r->items, "/dev/fd/%d", r->feedv[0].fd);
+	if (nf > 1)
+		snprintf(r->tools, sizeof r->tools, "/dev/fd/%d", r->feedv[1].fd);
+	arg(&a, "mc-request");
+	if (d->s.provider) {
+		arg(&a, "-p");
+		arg(&a, d->s.provider);
+	}
+	if (d->s.model) {
+		arg(&a, "-m");
+		arg(&a, d->s.model);
+	}
+	if (d->c.max_output) {
+		arg(&a, "--max-output-tokens");
+		arg(&a, d->c.max_output);
+	}
+	if (d->c.schema) {
+		arg(&a, "--schema");
+		arg(&a, d->c.schema);
+	}
+	arg(&a, "--items");
+	arg(&a, r->items);
+	if (nf > 1) {
+		arg(&a, "--tools");
+		arg(&a, r->tools);
+	}
+	memcpy(r->argv, a.v, sizeof a.v);
+	r->f.out = collect;
+	r->f.arg = &r->env;
+	r->f.stop = &interrupted;
+	if (mc_filter_start(r->argv, &r->f, err, sizeof err) == -1) {
+		mc_err("%s", err);
+		return -1;
+	}
+	r->started = 1;
+	return 0;
+}
+
+/* Feed mc-request and take its envelope into r->env. 0, or -1 after
+ * saying why. */
+int
+request_finish(struct driver *d, struct request *r)
+{
+	int st;
+
+	r->f.in = d->s.prompt.data;
+	r->f.inlen = d->s.prompt.len;
+	r->feedv[0].p = d->s.file.lines.data;
+	r->feedv[0].n = d->s.file.lines.len;
+	if (r->f.nfeeds > 1) {
+		r->feedv[1].p = d->s.tools.data;
+		r->feedv[1].n = d->s.tools.len;
+	}
+	mc_filter_finish(&r->f, &st);
+	r->started = 0;
+	if (r->env.len > ENVELOPE_CAP) {
+		mc_err("mc-request: envelope over the %u-byte limit", (unsigned)ENVELOPE_CAP);
+		return -1;
+	}
+	return stage_ok("mc-request", st) ? 0 : -1;
+}
+
+/* A request started but not to be finished (a stage before it failed). */
+void
+request_free(struct request *r)
+{
+	int st;
+
+	if (r->started) {
+		kill(r->f.pid, SIGTERM);
+		r->f.inlen = 0;
+		r->f.nfeeds = 0;
+		mc_filter_finish(&r->f, &st);
+		r->started = 0;
+	}
+	mc_buf_free(&r->env);
+}
+
+/*
+ * A launch: everything a session needs is started at once, so that each
+ * program starts up while the others work: the tool list, the prompt's
+ * stages, mc-send (whose libcurl loads meanwhile) and, when the first
+ * message is known, the first mc-request. The prompt and the tools are
+ * then read. 0, or -1 after saying why.
+ */
+int
+stages_launch(struct driver *d, struct request *first)
+{
+	char *tool_argv[] = { "mc-tool", "list", NULL }, err[256];
+	struct mc_pipeline p, tp = {0};
+	int rd = -1, trd = -1, in, r;
+
+	if ((!d->c.dry && send_start(d) == -1) || mcp_start(d) == -1)
+		return -1;
+	if ((in = open("/dev/null", O_RDONLY | O_CLOEXEC)) == -1 ||
+	    mc_pipeline_add(&tp, tool_argv, in, -1, &trd, err, sizeof err) == -1) {
+		/* The suite without its tools still answers questions. */
+		mc_warn("%s; no tools this session", in == -1 ? "/dev/null" : err);
+		trd = -1;
+	}
+	if (in != -1)
+		close(in);
+	if (context_start(d, 1, 0, d->c.keep_going, -1, &p, &rd) == -1) {
+		if (trd != -1) {
+			close(trd);
+			mc_pipeline_wait(&tp);
+		}
+		return -1;
+	}
+	/* It is told to expect the tools when mc-tool or mc-mcp runs. */
+	if (first != NULL && request_start(d, first, trd != -1 || d->mcp.pid > 0) == -1)
+		first = NULL;
+	r = stage_output(rd, PROMPT_CAP, "mc-render", &d->s.prompt);
+	if (r == -1)
+		mc_pipeline_kill(&p, SIGTERM);
+	if (stages_wait(&p) == -1)
+		r = -1;
+	if (trd != -1) {
+		if (stage_output(trd, MC_TOOLS_MAX, "mc-tool", &d->s.tools) == -1)
+			mc_pipeline_kill(&tp, SIGTERM);
+		if (stages_wait(&tp) == -1)
+			r = -1;
+	}
+	if (r == 0 && mcp_tools(d) == -1)
+		r = -1;
+	if (r == -1 && first != NULL)
+		request_free(first);
+	return r;
+}
+
+/* The guides of the paths a tool call touched, from mc-discover --touched. */
+cJSON *
+stages_guides(char **paths, size_t n)
+{
+	struct mc_filter f = {0};
+	struct mc_buf doc = {0};
+	char **argv, err[256];
+	cJSON *j = NULL;
+	size_t i;
+	int st;
+
+	if ((argv = calloc(n + 6, sizeof *argv)) == NULL)
+		mc_oom();
+	argv[0] = "mc-discover";
+	argv[1] = "-q";
+	argv[2] = "--keep-going";
+	argv[3] = "--touched";
+	argv[4] = "--";		/* a file named -C.. is a path, not an option */
+	for (i = 0; i < n; i++)
+		argv[5 + i] = paths[i];
+	f.out = collect;
+	f.arg = &doc;
+	if (mc_filter_run(argv, &f, &st, err, sizeof err) == -1)
+		mc_err("%s", err);
+	else if (stage_ok("mc-discover", st) &&
+	    (j = mc_json_parse(doc.data ? doc.data : "", doc.len, err, sizeof err)) == NULL)
+		mc_err("mc-discover: output: %s", err);
+	mc_buf_free(&doc);
+	free(argv);
+	return j;
+}
+
+/* mc-render --stats over a context document: the prompt's section table. */
+int
+stages_stats(struct driver *d, const char *doc, struct mc_buf *out)
+{
+	struct mc_filter f = { .in = doc, .inlen = strlen(doc), .out = collect, .arg = out };
+	struct args a = {0};
+	char err[256];
+	int st;
+
+	render_args(d, &a, 1);
+	if (mc_filter_run(a.v, &f, &st, err, sizeof err) == -1) {
+		mc_err("%s", err);
+		return -1;
+	}
+	return stage_ok("mc-render", st) ? 0 : -1;
+}

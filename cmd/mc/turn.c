@@ -1,0 +1,399 @@
+/* turn.c: a turn: the user's message, then request, answer and tool calls until the model is done. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <bsd/stdlib.h>
+
+#include "diag.h"
+#include "items.h"
+#include "json.h"
+#include "mc.h"
+#include "term.h"
+#include "utf8.h"
+
+/* What one answer held, and what of it was shown. */
+struct answer {
+	struct mc_buf text;	/* the answer's text as it came */
+	struct mc_buf refusal;	/* the model's refusal, kept apart */
+	struct mc_term term;	/* the terminal filter's state */
+	struct mc_buf clean;
+	cJSON *calls;		/* function_call items */
+	char finish[32];	/* the done event's finish_reason */
+	struct usage used;
+	int got_usage;
+	int quiet;		/* the text waits for the end (--schema) */
+	int closed;		/* stdout went away */
+	char last;		/* the last byte shown */
+};
+
+/* Show a piece of the answer as it comes: an event with --json; on a
+ * terminal, filtered. */
+static void
+stream(struct driver *d, struct answer *a, const char *type, const char *p, size_t n)
+{
+	struct mc_buf *keep = strcmp(type, "text") == 0 ? &a->text : &a->refusal;
+	const char *w = p;
+	size_t wn = n;
+	cJSON *ev;
+
+	if (keep->len < EVENT_CAP)
+		mc_buf_add(keep, p, n);
+	if (d->c.json) {
+		ev = ev_new(type);
+		mc_json_add_str(ev, "delta", p);
+		ev_emit(d, ev);
+		return;
+	}
+	if (a->closed || a->quiet)
+		return;
+	if (d->t.out) {
+		a->clean.len = 0;
+		mc_term_filter(&a->term, p, n, &a->clean);
+		w = a->clean.data;
+		wn = a->clean.len;
+	}
+	if (wn == 0)
+		return;
+	if (fwrite(w, 1, wn, stdout) != wn || fflush(stdout) == EOF) {
+		a->closed = 1;
+		return;
+	}
+	a->last = w[wn - 1];
+}
+
+/* The end of the answer's text on stdout: the filter's tail and a newline. */
+static void
+stream_end(struct driver *d, struct answer *a)
+{
+	if (d->c.json || a->quiet)
+		return;
+	a->clean.len = 0;
+	if (d->t.out && !a->closed)
+		mc_term_flush(&a->term, &a->clean);
+	if (a->clean.len > 0) {
+		fwrite(a->clean.data, 1, a->clean.len, stdout);
+		a->last = a->clean.data[a->clean.len - 1];
+	}
+	if (a->text.len + a->refusal.len > 0 && a->last != '\n' && !a->closed)
+		putchar('\n');
+	if (fflush(stdout) == EOF)
+		a->closed = 1;
+}
+
+/* A provider that sends no call_id, or one the session already holds,
+ * would make the history invalid: such a call gets an id of its own. */
+static void
+fresh_call_id(struct driver *d, cJSON *call)
+{
+	const char *cid = mc_json_str(call, "call_id");
+	char id[32];
+
+	if (cid != NULL && *cid != '\0' && !mc_session_has_call(&d->s.file, cid))
+		return;
+	do
+		snprintf(id, sizeof id, "call_%08x%08x%08x", arc4random(), arc4random(),
+		    arc4random());
+	while (mc_session_has_call(&d->s.file, id));
+	cJSON_DeleteItemFromObjectCaseSensitive(call, "call_id");
+	mc_json_add_str(call, "call_id", id);
+}
+
+/*
+ * The text of an answer that ended early (cancelled, or cut off by an
+ * error), as the assistant message of the session: what the user saw,
+ * then a line saying why it stops there, marked "status":"incomplete"
+ * (the Responses API's word for an item cut short; mc-request sends only
+ * role and content). Calls the answer was making are not kept.
+ */
+static void
+keep_partial(struct driver *d, const struct mc_buf *text, const char *why)
+{
+	struct mc_buf b = {0};
+	size_t n = 0, k;
+	cJSON *m;
+
+	/* The whole characters before any NUL: what a JSON string holds. */
+	while (n < text->len && text->data[n] != '\0' &&
+	    (k = mc_utf8_seqlen(text->data + n, text->len - n)) > 0)
+		n += k;
+	if (n == 0)
+		return;
+	mc_buf_add(&b, text->data, n);
+	if (b.data[n - 1] != '\n')
+		mc_buf_addc(&b, '\n');
+	mc_buf_adds(&b, why);
+	m = mc_item_message("assistant", b.data);
+	mc_json_add_str(m, "status", "incomplete");
+	mc_buf_free(&b);
+	session_add(d, m);
+}
+
+/* The final answer of a --schema run must be JSON: printed compact (in a
+ * text event with --json). */
+static int
+schema_answer(struct driver *d, struct answer *a)
+{
+	char err[256], *s;
+	cJSON *v, *ev;
+	size_t n;
+
+	if ((v = mc_json_parse(a->text.data ? a->text.data : "", a->text.len, err,
+	    sizeof err)) == NULL) {
+		mc_err("--schema: the answer is not JSON: %s", err);
+		return -1;
+	}
+	if ((s = mc_json_compact(v, &n)) == NULL)
+		mc_oom();
+	cJSON_Delete(v);
+	if (d->c.json) {
+		ev = ev_new("text");
+		mc_json_add_str(ev, "delta", s);
+		ev_emit(d, ev);
+	} else {
+		s[n] = '\n';
+		fwrite(s, 1, n + 1, stdout);
+		fflush(stdout);
+	}
+	free(s);
+	return 0;
+}
+
+/* The answer's items into the session; its calls are copied to calls. An
+ * answer cut by the output limit is marked incomplete, its calls dropped. */
+static int
+keep_answer(struct driver *d, struct answer *a, int cut, cJSON *calls)
+{
+	cJSON *m, *c, *ev;
+
+	if (a->text.len > 0 || a->refusal.len > 0) {
+		mc_buf_adds(&a->text, "");
+		m = mc_item_message("assistant", a->text.data);
+		if (a->refusal.len > 0)
+			mc_json_add_str(m, "refusal", a->refusal.data);
+		if (cut)
+			mc_json_add_str(m, "status", "incomplete");
+		if (session_add(d, m) == -1)
+			return -1;
+	}
+	if (cut)
+		return 0;
+	cJSON_ArrayForEach(c, a->calls) {
+		fresh_call_id(d, c);
+		if (session_add(d, cJSON_Duplicate(c, 1)) == -1)
+			return -1;
+		if (d->c.json) {
+			ev = cJSON_Duplicate(c, 1);
+			cJSON_ReplaceItemInObjectCaseSensitive(ev, "type", mc_json_new_str("tool_call"));
+			ev_emit(d, ev);
+		}
+		mc_json_push(calls, cJSON_Duplicate(c, 1));
+	}
+	return 0;
+}
+
+static long long
+num(const cJSON *ev, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(ev, key);
+
+	return cJSON_IsNumber(v) && v->valuedouble > 0 ? (long long)v->valuedouble : 0;
+}
+
+/* The answer's usage: counted, in the session as bookkeeping, shown. */
+static void
+account(struct driver *d, const struct answer *a)
+{
+	cJSON *ev;
+
+	if (!a->got_usage)
+		return;
+	d->s.run.input += a->used.input;
+	d->s.run.output += a->used.output;
+	d->s.run.cached += a->used.cached;
+	session_usage(d, &a->used);
+	if (d->c.json) {
+		ev = ev_new("usage");
+		mc_json_add_num(ev, "input_tokens", (double)a->used.input);
+		mc_json_add_num(ev, "output_tokens", (double)a->used.output);
+		mc_json_add_num(ev, "cached_tokens", (double)a->used.cached);
+		ev_emit(d, ev);
+	} else if (d->t.el != NULL)
+		usage_line(d, &a->used);
+}
+
+/*
+ * Read the answer's events from mc-send as they come: the text shown,
+ * the calls gathered, the usage noted. Returns 0 at its done event, -1
+ * when it failed (mc-send has said why; with --json its error event is
+ * passed on) or was interrupted.
+ */
+static int
+answer(struct driver *d, struct answer *a)
+{
+	const char *type, *delta, *fr;
+	cJSON *ev;
+	int r = 1;
+
+	while (r == 1 && (ev = send_event(d)) != NULL) {
+		type = mc_json_str(ev, "type");
+		delta = mc_json_str(ev, "delta");
+		if ((strcmp(type, "text") == 0 || strcmp(type, "refusal") == 0) && delta != NULL)
+			stream(d, a, type, delta, strlen(delta));
+		else if (strcmp(type, "tool_call") == 0)
+			mc_json_push(a->calls, mc_item_call(mc_json_str(ev, "call_id") ?
+			    mc_json_str(ev, "call_id") : "", mc_json_str(ev, "name") ?
+			    mc_json_str(ev, "name") : "", mc_json_str(ev, "arguments") ?
+			    mc_json_str(ev, "arguments") : ""));
+		else if (strcmp(type, "usage") == 0) {
+			a->used.input = num(ev, "input_tokens");
+			a->used.output = num(ev, "output_tokens");
+			a->used.cached = num(ev, "cached_tokens");
+			a->got_usage = 1;
+		} else if (strcmp(type, "done") == 0) {
+			fr = mc_json_str(ev, "finish_reason");
+			snprintf(a->finish, sizeof a->finish, "%s", fr ? fr : "stop");
+			r = 0;
+		} else if (strcmp(type, "error") == 0) {
+			if (d->c.json) {
+				ev_emit(d, ev);
+				ev = NULL;
+			}
+			r = -1;
+		}
+		cJSON_Delete(ev);
+	}
+	return r == 1 ? -1 : r;
+}
+
+/*
+ * One step: the session's request from mc-request (r, when started
+ * already), sent through mc-send, its answer shown and kept; the calls it
+ * asks for in calls. A dry run prints the envelope instead and stops
+ * there. Returns how the step ended (OUT_STOP also when calls follow).
+ */
+static enum outcome
+step(struct driver *d, struct request *r, cJSON *calls)
+{
+	struct answer a = { .quiet = d->c.schema != NULL };
+	enum outcome o = OUT_STOP;
+	int st;
+
+	if (!r->started && request_start(d, r, d->s.tools.len > 0) == -1)
+		return OUT_ERROR;
+	if (request_finish(d, r) == -1) {
+		request_free(r);
+		return interrupted ? OUT_CANCELLED : OUT_ERROR;
+	}
+	if (d->c.dry) {
+		st = r->env.len == 0 || fwrite(r->env.data, 1, r->env.len, stdout) == r->env.len;
+		request_free(r);
+		return st ? OUT_STOP : OUT_ERROR;
+	}
+	st = send_envelope(d, r->env.data, r->env.len);
+	request_free(r);
+	if (st == -1)
+		return interrupted ? OUT_CANCELLED : OUT_ERROR;
+	d->s.steps++;
+	a.calls = mc_json_new_arr();
+	st = answer(d, &a);
+	stream_end(d, &a);
+	if (st == 0) {
+		if (strcmp(a.finish, "length") == 0)
+			o = OUT_LENGTH;
+		else if (strcmp(a.finish, "refusal") == 0)
+			o = OUT_REFUSAL;
+		if (keep_answer(d, &a, o == OUT_LENGTH, calls) == -1)
+			o = OUT_ERROR;
+		account(d, &a);
+		if (a.quiet && o == OUT_STOP && cJSON_GetArraySize(calls) == 0 &&
+		    schema_answer(d, &a) == -1)
+			o = OUT_ERROR;
+	} else {
+		o = interrupted ? OUT_CANCELLED : OUT_ERROR;
+		keep_partial(d, &a.text, o == OUT_CANCELLED ? "(cancelled by the user)" :
+		    "(cut short by an error)");
+	}
+	if (a.closed)		/* the reader of our stdout left: stop quietly */
+		o = OUT_STOP;
+	cJSON_Delete(a.calls);
+	mc_buf_free(&a.text);
+	mc_buf_free(&a.refusal);
+	mc_buf_free(&a.clean);
+	return o;
+}
+
+int
+outcome_status(enum outcome o)
+{
+	switch (o) {
+	case OUT_STOP:
+	case OUT_REFUSAL:
+		return MC_EXIT_OK;
+	case OUT_MAX_STEPS:
+	case OUT_LENGTH:
+		return MC_EXIT_INCOMPLETE;
+	case OUT_CANCELLED:
+		return MC_EXIT_INTR;
+	default:
+		return MC_EXIT_FAIL;
+	}
+}
+
+/*
+ * One user message: appended to the session before anything is sent, so
+ * a failed turn keeps what was typed. Then the agent loop: while the
+ * answer asks for tools, run them, append their outputs and send again,
+ * at most --max-steps times. first, when not NULL, is the first request,
+ * started already. Returns how the turn ended.
+ */
+enum outcome
+turn(struct driver *d, const char *text, struct request *first)
+{
+	struct mc_buf touched = {0};
+	struct request r = {0};
+	enum outcome o;
+	long long n;
+	cJSON *calls, *c;
+	int st;
+
+	if (session_begin(d) == -1 || session_add(d, mc_item_message("user", text)) == -1) {
+		if (first != NULL)
+			request_free(first);
+		return OUT_ERROR;
+	}
+	calls = mc_json_new_arr();
+	o = step(d, first ? first : &r, calls);
+	for (n = 1; o == OUT_STOP && cJSON_GetArraySize(calls) > 0; n++) {
+		touched.len = 0;
+		st = MC_EXIT_OK;
+		cJSON_ArrayForEach(c, calls) {
+			if (st == MC_EXIT_OK)
+				st = call_run(d, c, &touched);
+			else if (st == MC_EXIT_INTR &&
+			    call_output(d, c,
+			    "error: not run: the user interrupted an earlier call.") == -1)
+				st = MC_EXIT_FAIL;
+		}
+		cJSON_Delete(calls);
+		calls = mc_json_new_arr();
+		if (st != MC_EXIT_OK) {
+			o = st == MC_EXIT_INTR ? OUT_CANCELLED : OUT_ERROR;
+			break;
+		}
+		if (touched.len > 0)
+			guides_inject(d, &touched);
+		if (n >= d->c.max_steps) {
+			mc_err("stopped after %lld steps (--max-steps); `mc -c` goes on", n);
+			o = OUT_MAX_STEPS;
+			break;
+		}
+		o = step(d, &r, calls);
+	}
+	if (o == OUT_LENGTH)
+		mc_err("the answer was cut by the output limit (--max-output-tokens); "
+		    "`mc -c` goes on");
+	cJSON_Delete(calls);
+	mc_buf_free(&touched);
+	return o;
+}

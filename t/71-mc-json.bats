@@ -1,0 +1,202 @@
+#!/usr/bin/env bats
+# mc's headless contract (SPEC §10): --json events, exit statuses, usage,
+# mc sessions, --no-session, --schema.
+
+load helper
+load fake
+
+use_fake() {
+	settings "{\"provider\":\"fake\",\"model\":\"fake-model\",
+	  \"providers\":{\"fake\":{\"base_url\":\"$FAKE_URL\",\"api\":\"chat\",\"api_key_env\":null}}}"
+}
+
+session_files() {
+	ls "$MC_HOME"/sessions/*.jsonl 2>/dev/null
+}
+
+# call ID NAME ARGS-JSON / calls CALL...: one chat answer asking for calls
+call() {
+	jq -nc --arg id "$1" --arg n "$2" --arg a "$3" '{call_id:$id,name:$n,arguments:$a}'
+}
+calls() {
+	jq -nc --argjson c "[$(IFS=,; echo "$*")]" --argjson u "${USAGE:-[10,5]}" \
+		'{answer:{api:"chat",calls:$c,usage:$u}}'
+}
+text() {
+	jq -nc --arg t "$1" --argjson u "${USAGE:-[10,5]}" '{answer:{api:"chat",text:$t,usage:$u}}'
+}
+
+# the events of $output without what changes from run to run
+events() {
+	printf '%s\n' "$output" | jq -c 'if .type == "session" then del(.id, .cwd) else . end'
+}
+
+@test "--json: a whole run's events, in order, as the pinned file says" {
+	printf 'one\ntwo\n' > notes.txt
+	fake_start "[$(calls "$(call c1 read '{"path":"notes.txt"}')"),
+	  $(calls "$(call c2 bash '{"command":"rm notes.txt"}')"),
+	  $(text 'Two lines; I did not delete it.')]"
+	use_fake
+	run --separate-stderr mc --json 'look at notes.txt, then delete it' </dev/null
+	assert_success
+	diff -u "$MC_TOP/t/fixtures/mc-json/run.jsonl" <(events)
+	# the first line names the session that holds the run
+	id=$(printf '%s\n' "$output" | head -1 | jq -r .id)
+	[ -f "$MC_HOME/sessions/$id.jsonl" ]
+	assert_equal "$(printf '%s\n' "$output" | head -1 | jq -r .cwd)" "$(pwd -P)"
+	# every line is one JSON object with a type, nothing else on stdout
+	printf '%s\n' "$output" | jq -e 'type == "object" and has("type")' >/dev/null
+	[ -f notes.txt ]
+	assert_equal "$stderr" 'mc: refused bash (one-shot runs need --yes to run write, edit or bash)'
+}
+
+@test "--json: done comes last after a provider error, with the error before it; exit 1" {
+	fake_start '[{"status":401,"json":{"error":{"message":"Incorrect API key provided","code":"invalid_api_key"}}}]'
+	use_fake
+	run --separate-stderr mc --json 'hi' </dev/null
+	assert_failure 1
+	assert_equal "$(printf '%s\n' "$output" | tail -2 | jq -c '{type, status, message}' | head -1)" \
+		'{"type":"error","status":401,"message":"HTTP 401 from fake: Incorrect API key provided"}'
+	assert_equal "$(printf '%s\n' "$output" | tail -1 | jq -c .)" \
+		'{"type":"done","reason":"error","steps":1,"usage":{"input_tokens":0,"output_tokens":0,"cached_tokens":0}}'
+	# a failure before any request: the driver's own error is an event too
+	settings '{"provider":"nosuch","model":"m"}'
+	run --separate-stderr mc --json 'hi' </dev/null
+	assert_failure 1
+	assert_equal "$(printf '%s\n' "$output" | head -1 | jq -r .type)" session
+	assert_equal "$(printf '%s\n' "$output" | tail -1 | jq -r .reason)" error
+}
+
+@test "--json: Ctrl-C ends the run with done cancelled and status 130; the text so far is kept" {
+	fake_start '[{"answer":{"api":"chat","text":"one two three four five six"},"stall_after":700,"stall":60}]'
+	use_fake
+	mc --json 'story' </dev/null >out 2>err &
+	pid=$!
+	for ((i = 0; i < 200; i++)); do
+		grep -q '"type":"text"' out 2>/dev/null && break
+		sleep 0.05
+	done
+	grep -q '"type":"text"' out
+	kill -INT "$pid"
+	status=0
+	wait "$pid" || status=$?
+	assert_equal "$status" 130
+	assert_equal "$(tail -1 out | jq -r '.type + " " + .reason')" 'done cancelled'
+	f=$(session_files)
+	assert_equal "$(tail -1 "$f" | jq -r .status)" incomplete
+}
+
+@test "--json: text events reach a reader of the pipe as they happen" {
+	fake_start '[{"answer":{"api":"chat","text":"early words then a long pause"},"stall_after":700,"stall":60}]'
+	use_fake
+	mkfifo pipe
+	mc --json 'go' </dev/null >pipe 2>/dev/null &
+	pid=$!
+	# the reader sees the session and a text event while the answer stalls
+	timeout 20 sh -c 'while IFS= read -r l; do
+		case $l in *"\"type\":\"text\""*) echo seen; exit 0;; esac
+	done' <pipe > seen
+	kill -INT "$pid"
+	wait "$pid" || true
+	assert_equal "$(cat seen)" seen
+}
+
+@test "exit statuses: 3 for --max-steps and for an answer cut by the output limit" {
+	printf 'x\n' > a.txt
+	fake_start "[$(calls "$(call c1 read '{"path":"a.txt"}')"),
+	  {\"answer\":{\"api\":\"chat\",\"text\":\"cut sh\",\"finish_reason\":\"length\"}}]"
+	use_fake
+	run --separate-stderr mc --json --max-steps 1 'look' </dev/null
+	assert_failure 3
+	assert_equal "$(printf '%s\n' "$output" | tail -1 | jq -r .reason)" max_steps
+	[[ $stderr == *'--max-steps'*'mc -c'* ]]
+	run --separate-stderr mc -c --max-output-tokens 5 'again' </dev/null
+	assert_failure 3
+	assert_output 'cut sh'
+	[[ $stderr == *'output limit'*'mc -c'* ]]
+	assert_equal "$(fake_request 2 .body.max_tokens)" 5
+	f=$(session_files)
+	assert_equal "$(grep -v '"usage"' "$f" | tail -1 | jq -c '[.content, .status]')" '["cut sh","incomplete"]'
+}
+
+@test "usage: a line per answer in the session, the totals in done" {
+	printf 'x\n' > a.txt
+	fake_start "[$(USAGE='[100,7]' calls "$(call c1 read '{"path":"a.txt"}')"), $(USAGE='[120,9]' text done)]"
+	use_fake
+	run --separate-stderr mc --json 'read it' </dev/null
+	assert_success
+	assert_equal "$(printf '%s\n' "$output" | jq -c 'select(.type == "usage") | [.input_tokens, .output_tokens]' | tr '\n' ' ')" \
+		'[100,7] [120,9] '
+	assert_equal "$(printf '%s\n' "$output" | tail -1 | jq -c .usage)" \
+		'{"input_tokens":220,"output_tokens":16,"cached_tokens":0}'
+	f=$(session_files)
+	assert_equal "$(jq -c 'select(.type == "usage") | [.input_tokens, .provider, .model]' "$f" | tr '\n' ' ')" \
+		'[100,"fake","fake-model"] [120,"fake","fake-model"] '
+	# mc-request leaves them out of the next request
+	run --separate-stderr mc -c --dry-run 'and?' </dev/null
+	assert_success
+	assert_equal "$(jqo '[.body.messages[] | .role] | join(",")')" 'system,user,assistant,tool,assistant,user'
+}
+
+@test "--no-session writes nothing under sessions/" {
+	fake_start "[$(text hello)]"
+	use_fake
+	run --separate-stderr mc --no-session 'hi' </dev/null
+	assert_success
+	assert_output hello
+	[ ! -e "$MC_HOME/sessions" ] || [ -z "$(ls -A "$MC_HOME/sessions")" ]
+	run --separate-stderr mc --json --no-session 'hi' </dev/null
+	assert_failure 1	# the fake has no second answer
+	assert_equal "$(printf '%s\n' "$output" | head -1 | jq -c .id)" null
+	[ ! -e "$MC_HOME/sessions" ] || [ -z "$(ls -A "$MC_HOME/sessions")" ]
+}
+
+@test "--json and --no-session are for one-shot runs; bad --max-output-tokens" {
+	run --separate-stderr mc --json --dry-run hi
+	assert_failure 2
+	run --separate-stderr mc --json prompt
+	assert_failure 2
+	run --separate-stderr mc --max-output-tokens 0 hi
+	assert_failure 2
+	run --separate-stderr mc --all hi
+	assert_failure 2
+}
+
+@test "--schema: a JSON answer is printed compact; anything else is exit 1" {
+	printf '{"type":"object","properties":{"n":{"type":"integer"}},"required":["n"]}\n' > s.json
+	fake_start "[$(text '{ "n" : 4 }'), $(text 'four')]"
+	use_fake
+	run --separate-stderr mc --schema s.json 'two plus two' </dev/null
+	assert_success
+	assert_output '{"n":4}'
+	assert_equal "$(fake_request 1 '.body.response_format.json_schema.schema.required[0]')" n
+	run --separate-stderr mc --schema s.json 'again' </dev/null
+	assert_failure 1
+	assert_output ''
+	[[ $stderr == 'mc: --schema: the answer is not JSON'* ]]
+}
+
+@test "mc sessions: this directory's, newest first; --all; --json" {
+	fake_start "[$(text one), $(text two), $(text three)]"
+	use_fake
+	USAGE='[10,5]' mc 'first question
+second line' </dev/null >/dev/null
+	sleep 0.01
+	mc 'another' </dev/null >/dev/null
+	mkdir ../elsewhere && (cd ../elsewhere && mc 'far away' </dev/null >/dev/null)
+	run --separate-stderr mc sessions
+	assert_success
+	assert_equal "$(printf '%s\n' "$output" | wc -l)" 2
+	[[ ${lines[0]} == *'another'* ]]
+	[[ ${lines[1]} == *'first question' ]]
+	[[ ${lines[1]} == *' 1 turn '*' 15 tokens  first question' ]]
+	run --separate-stderr mc sessions --all
+	assert_equal "$(printf '%s\n' "$output" | wc -l)" 3
+	[[ ${lines[0]} == *'far away'* ]]
+	run --separate-stderr mc sessions --json
+	assert_success
+	assert_equal "$(printf '%s\n' "$output" | jq -c '[.turns, .input_tokens, .output_tokens, .first, .model]' | tail -1)" \
+		'[1,10,5,"first question","fake-model"]'
+	run --separate-stderr mc sessions -c
+	assert_failure 2
+}

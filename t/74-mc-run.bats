@@ -1,0 +1,143 @@
+#!/usr/bin/env bats
+# mc's one turn path (SPEC §7, §8 second round) and what it leaves behind
+# (SPEC §17): the dry run is the real run stopped before the network, one
+# connection per session, refused instruction files, signals.
+
+load helper
+load fake
+
+use_fake() {
+	settings "{\"provider\":\"fake\",\"model\":\"fake-model\",
+	  \"providers\":{\"fake\":{\"base_url\":\"$FAKE_URL\",\"api\":\"chat\",\"api_key_env\":null}}}"
+}
+call() {
+	jq -nc --arg id "$1" --arg n "$2" --arg a "$3" '{call_id:$id,name:$n,arguments:$a}'
+}
+calls() {
+	jq -nc --argjson c "[$(IFS=,; echo "$*")]" '{answer:{api:"chat",calls:$c}}'
+}
+text() {
+	jq -nc --arg t "$1" '{answer:{api:"chat",text:$t}}'
+}
+session_files() {
+	ls "$MC_HOME"/sessions/*.jsonl 2>/dev/null
+}
+
+@test "the dry run's envelope is the body the provider receives for the same prompt" {
+	printf 'Be kind.\n' > AGENTS.md
+	fake_start "[$(text ok)]"
+	use_fake
+	run --separate-stderr mc --dry-run 'what is 2+2?' </dev/null
+	assert_success
+	printf '%s\n' "$output" | jq -S .body > dry
+	run --separate-stderr mc 'what is 2+2?' </dev/null
+	assert_success
+	jq -S .body "$FAKE_LOG/1.json" > sent
+	diff -u dry sent
+}
+
+@test "one connection carries every request of a session: a tool loop and the next turn" {
+	printf 'x\n' > a.txt
+	fake_start "[$(calls "$(call c1 read '{"path":"a.txt"}')"), $(calls "$(call c2 read '{"path":"a.txt"}')"),
+	  $(text done), $(text again)]"
+	use_fake
+	run --separate-stderr mc 'read it twice' </dev/null
+	assert_success
+	assert_output done
+	assert_equal "$(fake_count)" 3
+	assert_equal "$(jq -r .conn "$FAKE_LOG"/[123].json | sort -u | wc -l)" 1
+	# a new run is a new mc-send, a new connection
+	run --separate-stderr mc -c 'and?' </dev/null
+	assert_success
+	assert_equal "$(fake_request 4 .conn)" 2
+}
+
+@test "an instruction file mc-discover refuses stops the run before anything is sent; --keep-going goes on" {
+	fake_start "[$(text ok)]"
+	use_fake
+	head -c 300000 /dev/zero | tr '\0' a > AGENTS.md
+	run --separate-stderr mc 'hi' </dev/null
+	assert_failure 1
+	[[ $stderr == mc-discover:*AGENTS.md*cap* ]]
+	assert_equal "$(fake_count)" 0
+	[ -z "$(session_files)" ]
+	run --separate-stderr mc --keep-going 'hi' </dev/null
+	assert_success
+	assert_output ok
+	[[ $stderr == mc-discover:*AGENTS.md*cap* ]]
+	assert_equal "$(fake_count)" 1
+}
+
+# tree PID: PID and its descendants, one per line
+tree() {
+	local p
+	echo "$1"
+	for p in $(pgrep -P "$1"); do
+		tree "$p"
+	done
+}
+# alive PID...: those still running (zombies are not)
+alive() {
+	local p
+	for p in "$@"; do
+		[ -d "/proc/$p" ] && [ "$(awk '{print $3}' "/proc/$p/stat" 2>/dev/null)" != Z ] && echo "$p"
+	done
+	return 0
+}
+# run_tool_then SIG: start a run whose bash call sleeps; once the sleep runs,
+# send SIG to the driver; sets pid, procs (the driver's tree then), status.
+run_tool_then() {
+	local marker=$((100000 + RANDOM))
+	fake_stop
+	fake_start "[$(calls "$(call c1 bash "{\"command\":\"sleep $marker; echo finished > finished\"}")"), $(text never)]"
+	use_fake
+	mc --yes 'wait a while' </dev/null >out 2>err &
+	pid=$!
+	for ((i = 0; i < 200; i++)); do
+		pgrep -f "^sleep $marker\$" >/dev/null && break
+		sleep 0.05
+	done
+	procs=$(tree "$pid")
+	[ "$(printf '%s\n' "$procs" | wc -l)" -ge 5 ]	# mc, mc-send, mc-tool, sh, sleep
+	kill -"$1" "$pid"
+	status=0
+	wait "$pid" || status=$?
+	for ((i = 0; i < 100; i++)); do
+		[ -z "$(alive $procs)" ] && break
+		sleep 0.05
+	done
+}
+
+@test "SIGTERM and SIGHUP end a run during a tool call: nothing left running, the session valid" {
+	local sig
+	for sig in TERM HUP; do
+		rm -rf "$MC_HOME/sessions" finished
+		run_tool_then "$sig"
+		assert_equal "$status" $((128 + $(kill -l "$sig")))
+		assert_equal "$(alive $procs)" ""
+		[ ! -e finished ]
+		f=$(session_files)
+		assert_equal "$(grep -v '"usage"' "$f" | tail -1 | jq -r '.type + " " + .call_id')" 'function_call_output c1'
+	done
+}
+
+@test "SIGKILL of the driver during a tool call: mc-send, mc-tool and the command die with it" {
+	run_tool_then KILL
+	assert_equal "$(alive $procs)" ""
+	[ ! -e finished ]
+}
+
+@test "no child of the driver holds a provider key; mc-send alone gets it" {
+	export FAKE_SECRET=sk-test-0123456789abcdef
+	fake_start "[$(calls "$(call c1 bash '{"command":"cat /proc/$PPID/environ | tr \"\\\\0\" \"\\\\n\" | grep -c FAKE_SECRET=sk; p=$PPID; while [ $p -gt 1 ]; do tr \"\\\\0\" \"\\\\n\" < /proc/$p/environ | grep -q sk-test && echo LEAK $p; p=$(awk \"{print \\$4}\" /proc/$p/stat); done; echo checked"}')"), $(text done)]"
+	settings "{\"provider\":\"fake\",\"model\":\"fake-model\",
+	  \"providers\":{\"fake\":{\"base_url\":\"$FAKE_URL\",\"api\":\"chat\",\"api_key_env\":\"FAKE_SECRET\"}}}"
+	run --separate-stderr mc --yes 'look' </dev/null
+	assert_success
+	out=$(fake_request 2 '.body.messages[-1].content')
+	[[ $out == *checked* ]]
+	[[ $out != *LEAK* ]]
+	[[ $out != *sk-test* ]]
+	# and the key did reach the provider, from mc-send
+	assert_equal "$(fake_request 1 '.headers.authorization')" "Bearer sk-test-0123456789abcdef"
+}
