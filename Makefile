@@ -25,7 +25,10 @@ B ?= bin
 
 LIB_SRC := $(wildcard lib/*.c)
 LIB_OBJ := $(LIB_SRC:%.c=$(O)/%.o)
-CMDS := $(basename $(notdir $(wildcard cmd/*.c)))
+# A program is cmd/NAME.c, or a directory cmd/NAME/ of .c files and its
+# private headers once it outgrows one file.
+CMD_DIRS := $(patsubst cmd/%/,%,$(wildcard cmd/*/))
+CMDS := $(basename $(notdir $(wildcard cmd/*.c))) $(CMD_DIRS)
 PROGS := $(CMDS:%=$(B)/%)
 UNIT_SRC := $(wildcard t/unit/*.c)
 UNITS := $(UNIT_SRC:t/unit/%.c=$(O)/unit/%)
@@ -52,6 +55,14 @@ $(O)/libmc.a: $(LIB_OBJ)
 # Per-program extra objects (e.g. embedded prompts) are listed as
 # prerequisites of their program below.
 $(B)/%: $(O)/cmd/%.o $(O)/libmc.a
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter %.o,$^) $(O)/libmc.a $(LDLIBS)
+
+# cmd/NAME/*.c build bin/NAME; each object also depends on the
+# directory's headers.
+$(foreach d,$(CMD_DIRS),$(eval $(B)/$(d): $(patsubst %.c,$(O)/%.o,$(wildcard cmd/$(d)/*.c))))
+$(foreach d,$(CMD_DIRS),$(eval $(patsubst %.c,$(O)/%.o,$(wildcard cmd/$(d)/*.c)): $(wildcard cmd/$(d)/*.h)))
+$(CMD_DIRS:%=$(B)/%): $(B)/%: $(O)/libmc.a
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter %.o,$^) $(O)/libmc.a $(LDLIBS)
 
