@@ -194,6 +194,15 @@ teardown() {
 	assert_equal "$(jqo -c '[.[].name | split("__")[0]] | unique')" '["on"]'
 }
 
+@test "list: a tool that can only be run as a task is left out, with a warning" {
+	servers "$(fake a --task-tool)"
+	run --separate-stderr mc-mcp list
+	assert_success
+	assert_equal "$(jqo -c '[.[].name | select(startswith("a__t"))]')" '[]'
+	assert_equal "$(jqo length)" 9
+	assert_equal "$stderr" 'mc-mcp: warning: server "a": tool "task" is left out: it can only be run as a task'
+}
+
 @test "list: a server without the tools capability offers none, with a warning" {
 	servers "$(fake bare --no-tools)"
 	run --separate-stderr mc-mcp list
@@ -366,6 +375,7 @@ teardown() {
 	assert_equal "$(jq -c '.env | [has("GITHUB_TOKEN"), has("OPENAI_API_KEY"), has("MY_PASSWORD")]' "$env")" '[false,false,false]'
 	assert_equal "$(jq -c '.env | [.PLAIN, .FROM_SET, .FROM_SERVER, .SHARED]' "$env")" '["kept","s","v","from server"]'
 	assert_equal "$(jq -r .cwd "$env")" "$(cd "$BATS_TEST_TMPDIR/work" && pwd -P)"
+	assert_equal "$(jq -r .env.PWD "$env")" "$(cd "$BATS_TEST_TMPDIR/work" && pwd -P)"
 	! grep -q 'ghp_secret\|sk-test' "$env"
 }
 

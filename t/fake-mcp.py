@@ -14,6 +14,7 @@ usage: fake-mcp.py [option...]
                    a roots/list request (id "r1") and a notifications/message
   --version V      the protocolVersion answered (default: the one asked for)
   --no-tools       no "tools" capability
+  --task-tool      one more tool, "task", that can only be run as a task
   --env-log FILE   write {"env": {...}, "cwd": "..."} to FILE at start
   --pid-file FILE  append this process's pid to FILE (and its child's, with --child)
   --child          start `sleep 300` as a child in this process group
@@ -48,6 +49,7 @@ p.add_argument("--rpc-error", action="store_true")
 p.add_argument("--ask", action="store_true")
 p.add_argument("--version")
 p.add_argument("--no-tools", action="store_true")
+p.add_argument("--task-tool", action="store_true")
 p.add_argument("--env-log")
 p.add_argument("--pid-file")
 p.add_argument("--child", action="store_true")
@@ -92,6 +94,9 @@ TOOLS = [
      "inputSchema": schema({"text": {"type": "string"}})},
 ] + [{"name": n, "description": "Echo (extra).", "inputSchema": schema({"text": {"type": "string"}})}
      for n in opt.tool]
+if opt.task_tool:
+    TOOLS.append({"name": "task", "description": "A task.", "inputSchema": schema({}),
+                  "execution": {"taskSupport": "required"}})
 
 
 class Reader:

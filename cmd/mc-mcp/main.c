@@ -264,7 +264,7 @@ main(int argc, char *argv[])
 	struct mcp m = {0};
 	int c, pretty = 0, status;
 	const cJSON *w;
-	char err[1024];
+	char err[1024], *cwd;
 
 	mc_init("mc-mcp", argv);
 	while ((c = getopt_long(argc, argv, "C:hq", longopts, NULL)) != -1) {
@@ -312,6 +312,10 @@ main(int argc, char *argv[])
 		status = MC_EXIT_FAIL;
 		goto done;
 	}
+	/* The servers are started without a shell, which would set it. */
+	if ((cwd = getcwd(NULL, 0)) != NULL)
+		setenv("PWD", cwd, 1);
+	free(cwd);
 	mcp_signals();
 	if (strcmp(sub, "list") == 0)
 		status = cmd_list(&m, pretty);

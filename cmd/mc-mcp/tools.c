@@ -87,7 +87,7 @@ mcp_build_list(struct mcp *m)
 	struct toolref *r;
 	const struct toolref *taken;
 	const cJSON *t;
-	const char *tname;
+	const char *tname, *task;
 	struct server *sv;
 	size_t i, cap = 0;
 
@@ -101,6 +101,14 @@ mcp_build_list(struct mcp *m)
 		cJSON_ArrayForEach(t, sv->tools) {
 			if ((tname = mc_json_str(t, "name")) == NULL || *tname == '\0') {
 				mc_warn("server \"%s\": a tool without a name is left out", sv->name);
+				continue;
+			}
+			/* A call of it would only fail: the task protocol
+			 * (2025-11-25) is not spoken here. */
+			if ((task = mc_json_str(mc_json_obj(t, "execution"), "taskSupport")) != NULL &&
+			    strcmp(task, "required") == 0) {
+				mc_warn("server \"%s\": tool \"%s\" is left out: it can only be run as a task",
+				    sv->name, tname);
 				continue;
 			}
 			if (m->nrefs == cap) {
