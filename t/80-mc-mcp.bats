@@ -59,12 +59,28 @@ serve_wait() {
 	return 1
 }
 
-# serve_end: close its stdin and wait; its status in $S_STATUS
-serve_end() {
-	exec 8>&-
+# serve_reap: wait for it (at most 15 s, then it is killed and this fails);
+# its status in $S_STATUS
+serve_reap() {
+	local i
+	for ((i = 0; i < 150; i++)); do
+		kill -0 "$S_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	if kill -0 "$S_PID" 2>/dev/null; then
+		kill -KILL "$S_PID"
+		echo "serve_reap: mc-mcp serve did not end" >&2
+		return 1
+	fi
 	S_STATUS=0
 	wait "$S_PID" || S_STATUS=$?
 	S_PID=
+}
+
+# serve_end: close its stdin and reap it
+serve_end() {
+	exec 8>&-
+	serve_reap
 }
 
 # line N of its stdout, as a jq filter's result
@@ -213,14 +229,15 @@ teardown() {
 
 @test "names: other characters become _, cut to 64; a name taken twice keeps the first" {
 	long=$(printf 't%.0s' {1..80})
-	servers "$(fake my.srv --tool 'weird.name/with spaces' --tool "$long" --tool 'weird name/with.spaces' --tool 'é')"
+	servers "$(fake my.srv --tool 'weird.name/with spaces' --tool "$long" --tool 'weird name/with.spaces' --tool 'é' --tool 'get-sum_2')"
 	run --separate-stderr mc-mcp list
 	assert_success
 	assert_equal "$(jqo -r '.[9].name')" "my_srv__weird_name_with_spaces"
 	assert_equal "$(jqo -r '.[10].name')" "my_srv__$(printf 't%.0s' {1..56})"
 	assert_equal "$(jqo -r '.[10].name | length')" 64
 	assert_equal "$(jqo -r '.[11].name')" "my_srv___"
-	assert_equal "$(jqo '[.[].name | select(test("^[A-Za-z0-9_-]{1,64}$"))] | length')" 12
+	assert_equal "$(jqo -r '.[12].name')" "my_srv__get-sum_2"
+	assert_equal "$(jqo '[.[].name | select(test("^[A-Za-z0-9_-]{1,64}$"))] | length')" 13
 	assert_equal "$stderr" 'mc-mcp: warning: server "my.srv": tool "weird name/with.spaces" is left out: its name my_srv__weird_name_with_spaces is taken by tool "weird.name/with spaces" of server "my.srv"'
 	# A call by the offered name reaches the tool by its own name.
 	mcall my_srv__weird_name_with_spaces '{"text":"odd"}'
@@ -369,14 +386,19 @@ teardown() {
 		  mcp_servers: {a: {command: "python3", args: [$f, "--env-log", $l],
 		                    env: {FROM_SERVER: "v", SHARED: "from server"}}}}')"
 	GITHUB_TOKEN=ghp_secret OPENAI_API_KEY=sk-test MY_PASSWORD=pw PLAIN=kept \
-		run --separate-stderr mc-mcp list -C "$BATS_TEST_TMPDIR/work"
+		run --separate-stderr mc-mcp list -C "$BATS_TEST_TMPDIR/work" 7>"$BATS_TEST_TMPDIR/leak"
 	assert_success
+	# A descriptor mc-mcp was given does not reach the server.
+	assert_equal "$(jq -c '.fds | index(7)' "$BATS_TEST_TMPDIR/env.json")" null
 	env=$BATS_TEST_TMPDIR/env.json
 	assert_equal "$(jq -c '.env | [has("GITHUB_TOKEN"), has("OPENAI_API_KEY"), has("MY_PASSWORD")]' "$env")" '[false,false,false]'
 	assert_equal "$(jq -c '.env | [.PLAIN, .FROM_SET, .FROM_SERVER, .SHARED]' "$env")" '["kept","s","v","from server"]'
 	assert_equal "$(jq -r .cwd "$env")" "$(cd "$BATS_TEST_TMPDIR/work" && pwd -P)"
 	assert_equal "$(jq -r .env.PWD "$env")" "$(cd "$BATS_TEST_TMPDIR/work" && pwd -P)"
-	! grep -q 'ghp_secret\|sk-test' "$env"
+	# mc-mcp itself, the servers' parent, holds no provider key (SPEC §17).
+	assert_equal "$(jq -c '[.parent[] | select(startswith("OPENAI_API_KEY=") and . != "OPENAI_API_KEY=")]' "$env")" '[]'
+	assert_equal "$(jq -c '[.parent[] | select(startswith("PLAIN="))]' "$env")" '["PLAIN=kept"]'
+	! grep -q 'sk-test' "$env"
 }
 
 # --- serve ---
@@ -450,9 +472,7 @@ teardown() {
 	serve_start
 	serve_wait 1
 	kill -TERM "$S_PID"
-	S_STATUS=0
-	wait "$S_PID" || S_STATUS=$?
-	S_PID=
+	serve_reap
 	exec 8>&-
 	assert_equal "$S_STATUS" 0
 	gone_soon "$BATS_TEST_TMPDIR/a.pids"
@@ -463,6 +483,12 @@ teardown() {
 	servers "$(fake a --log "$BATS_TEST_TMPDIR/log")"
 	serve_start
 	serve_wait 1
+	# A SIGINT with no call in flight cancels nothing, then or later.
+	kill -INT "$S_PID"
+	sleep 0.3
+	serve_send "$(item c0 a__count)"
+	serve_wait 2
+	assert_equal "$(sline 2 .output)" "count 1"
 	serve_send "$(item c1 a__slow '{"seconds":30}')"
 	for ((i = 0; i < 100; i++)); do
 		grep -q '"tools/call"' "$BATS_TEST_TMPDIR/log" 2>/dev/null && break
@@ -470,17 +496,17 @@ teardown() {
 	done
 	SECONDS=0
 	kill -INT "$S_PID"
-	serve_wait 2
-	[ "$SECONDS" -lt 5 ]
-	assert_equal "$(sline 2 -c)" '{"type":"function_call_output","call_id":"c1","output":"error: cancelled by the user"}'
-	serve_send "$(item c2 a__count)"
 	serve_wait 3
+	[ "$SECONDS" -lt 5 ]
+	assert_equal "$(sline 3 -c)" '{"type":"function_call_output","call_id":"c1","output":"error: cancelled by the user"}'
+	serve_send "$(item c2 a__count)"
+	serve_wait 4
 	serve_end
 	assert_equal "$S_STATUS" 0
-	assert_equal "$(sline 3 .output)" "count 1"
+	assert_equal "$(sline 4 .output)" "count 2"
 	assert_equal "$(jq -c 'select(.method == "notifications/cancelled") | .params' "$BATS_TEST_TMPDIR/log")" \
-		'{"requestId":3,"reason":"cancelled by the user"}'
-	grep -qx '{"cancelled": 3}' "$BATS_TEST_TMPDIR/log"
+		'{"requestId":4,"reason":"cancelled by the user"}'
+	grep -qx '{"cancelled": 4}' "$BATS_TEST_TMPDIR/log"
 }
 
 @test "serve: a server that died is started again once, on its next call" {

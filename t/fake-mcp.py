@@ -15,13 +15,16 @@ usage: fake-mcp.py [option...]
   --version V      the protocolVersion answered (default: the one asked for)
   --no-tools       no "tools" capability
   --task-tool      one more tool, "task", that can only be run as a task
-  --env-log FILE   write {"env": {...}, "cwd": "..."} to FILE at start
+  --env-log FILE   write {"env": {...}, "cwd": "...", "parent": [...], "fds": [...]}
+                   to FILE at start (parent: the parent's /proc/PID/environ,
+                   NAME=value each; fds: the descriptors open here)
   --pid-file FILE  append this process's pid to FILE (and its child's, with --child)
   --child          start `sleep 300` as a child in this process group
   --stubborn       ignore SIGTERM, and stay when stdin ends (only SIGKILL ends it)
   --log FILE       append each message received, one JSON line each
 
-Tools: echo {text}; count {} (a counter kept across calls: "count N");
+Tools: echo {text}; count {} (a counter kept across calls: "count N", and
+structuredContent {"count": N});
 fail {} (isError); big {bytes} (that much text, in lines); image {}
 (a text and a 100-byte PNG); slow {seconds} (answers after that long,
 or never when notifications/cancelled names it, which is logged as
@@ -58,8 +61,11 @@ p.add_argument("--log")
 opt = p.parse_args()
 
 if opt.env_log:
+    with open("/proc/%d/environ" % os.getppid(), "rb") as f:
+        parent = f.read().decode("utf-8", "replace").split("\0")
+    fds = sorted(int(n) for n in os.listdir("/proc/self/fd"))
     with open(opt.env_log, "w") as f:
-        json.dump({"env": dict(os.environ), "cwd": os.getcwd()}, f)
+        json.dump({"env": dict(os.environ), "cwd": os.getcwd(), "parent": parent, "fds": fds}, f)
 pids = [os.getpid()]
 if opt.child:
     pids.append(subprocess.Popen(["sleep", "300"], stdin=subprocess.DEVNULL,
@@ -183,7 +189,7 @@ def call(mid, params):
         return {"result": text(args.get("text", ""))}
     if name == "count":
         counter += 1
-        return {"result": text("count %d" % counter)}
+        return {"result": dict(text("count %d" % counter), structuredContent={"count": counter})}
     if name == "fail":
         return {"result": text("it failed", True)}
     if name == "big":

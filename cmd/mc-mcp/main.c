@@ -267,6 +267,9 @@ main(int argc, char *argv[])
 	char err[1024], *cwd;
 
 	mc_init("mc-mcp", argv);
+	/* Descriptors the caller left open are none of a server's business:
+	 * one holding a pipe of the driver's would keep it from its end. */
+	(void)close_range(3, ~0U, CLOSE_RANGE_CLOEXEC);
 	while ((c = getopt_long(argc, argv, "C:hq", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'C':
