@@ -91,7 +91,8 @@ int mcp_busy(const struct server *sv);
 /* Stop sv: stdin closed and a grace to exit, else (or when !gentle at
  * once) SIGTERM, then SIGKILL to its whole process group. */
 void mcp_stop(struct server *sv, int gentle);
-/* Stop every server and wait until all are reaped. */
+/* Stop every server (one with a request in flight at once with SIGTERM)
+ * and wait until all are reaped. */
 void mcp_stop_all(struct mcp *m);
 /* Say that sv failed ("server \"NAME\": " and the reason) and stop it.
  * With status set, the reason is said once it is reaped, after its exit

@@ -475,8 +475,9 @@ mcp_stop_all(struct mcp *m)
 	size_t i;
 	int live;
 
+	/* One still busy (starting, when a signal came) is not waited for. */
 	for (i = 0; i < m->n; i++)
-		mcp_stop(&m->sv[i], 1);
+		mcp_stop(&m->sv[i], !mcp_busy(&m->sv[i]));
 	for (;;) {
 		for (i = 0, live = 0; i < m->n; i++)
 			live |= m->sv[i].st != SV_OFF;
