@@ -270,6 +270,12 @@ teardown() {
 	mcall a__echo '[1,2]'
 	assert_success
 	assert_equal "$out" "error: the arguments of this a__echo call must be a JSON object; send one JSON object as the tool's schema describes"
+	mcall a__echo '{"text":'
+	assert_success
+	assert_regex "$out" '^error: the arguments of this a__echo call are not valid JSON \(invalid JSON at line 1, column [0-9]+\); '
+	mcall a__echo '{"text":"a\u0000b"}'
+	assert_success
+	assert_regex "$out" '^error: the arguments of this a__echo call hold a NUL character \(\\u0000\); '
 }
 
 @test "call: isError is an output starting with error:, not a failure" {

@@ -89,15 +89,16 @@ mcp_fail(struct server *sv, int status, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (sv->why != NULL)
-		return;		/* the first reason is the one that counts */
-	va_start(ap, fmt);
-	if (vasprintf(&sv->why, fmt, ap) == -1)
-		mc_oom();
-	va_end(ap);
-	sv->said_status = status;
-	if (!status)
-		mc_err("server \"%s\": %s", sv->name, sv->why);
+	/* The first reason is the one that counts. */
+	if (sv->why == NULL) {
+		va_start(ap, fmt);
+		if (vasprintf(&sv->why, fmt, ap) == -1)
+			mc_oom();
+		va_end(ap);
+		sv->said_status = status;
+		if (!status)
+			mc_err("server \"%s\": %s", sv->name, sv->why);
+	}
 	mcp_stop(sv, 1);
 }
 
