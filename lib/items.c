@@ -333,3 +333,51 @@ mc_item_output(const char *call_id, const char *output)
 	mc_json_add_str(o, "output", output);
 	return o;
 }
+
+int
+mc_item_call_check(const cJSON *item, char *err, size_t errsz)
+{
+	const char *type = mc_json_str(item, "type"), *id = mc_json_str(item, "call_id");
+	const cJSON *a = cJSON_GetObjectItemCaseSensitive(item, "arguments");
+
+	if (!cJSON_IsObject(item) || type == NULL || strcmp(type, "function_call") != 0) {
+		snprintf(err, errsz, "expected an item of type \"function_call\"");
+		return -1;
+	}
+	if (id == NULL || *id == '\0' || mc_json_str(item, "name") == NULL ||
+	    !(cJSON_IsString(a) || cJSON_IsObject(a))) {
+		snprintf(err, errsz, "a function_call needs string members call_id, name and arguments");
+		return -1;
+	}
+	return 0;
+}
+
+cJSON *
+mc_item_call_args(const cJSON *item, char *err, size_t errsz)
+{
+	const cJSON *a = cJSON_GetObjectItemCaseSensitive(item, "arguments");
+	const char *s;
+	char why[128];
+	cJSON *args;
+
+	if (cJSON_IsObject(a)) {
+		if ((args = cJSON_Duplicate(a, 1)) == NULL)
+			mc_oom();
+		return args;
+	}
+	s = a->valuestring;
+	if (s[strspn(s, " \t\r\n")] == '\0')
+		return mc_json_new_obj();
+	if ((args = mc_json_parse(s, strlen(s), why, sizeof why)) == NULL) {
+		snprintf(err, errsz, "are not valid JSON (%s)", why);
+		return NULL;
+	}
+	if (mc_json_nul_escape(s, strlen(s)) != NULL)
+		snprintf(err, errsz, "hold a NUL character (\\u0000)");
+	else if (!cJSON_IsObject(args))
+		snprintf(err, errsz, "must be a JSON object");
+	else
+		return args;
+	cJSON_Delete(args);
+	return NULL;
+}

@@ -31,4 +31,21 @@ cJSON *mc_item_message(const char *role, const char *text);
 cJSON *mc_item_call(const char *call_id, const char *name, const char *arguments);
 cJSON *mc_item_output(const char *call_id, const char *output);
 
+/*
+ * A function_call item as mc-tool call and mc-mcp take it on standard
+ * input: {"type":"function_call","call_id":S,"name":S,"arguments":A}, the
+ * call_id not empty and A a JSON text in a string (as providers send it)
+ * or an object. Returns 0, or -1 with a one-line reason in err.
+ */
+int mc_item_call_check(const cJSON *item, char *err, size_t errsz);
+
+/*
+ * The arguments of a checked function_call as a new object: a string is
+ * parsed (white space alone is {}). NULL when the text is not JSON, holds
+ * the escape \u0000 (cJSON would cut the string there) or is not an
+ * object, with the reason in err worded to follow "the arguments"
+ * ("are not valid JSON (...)").
+ */
+cJSON *mc_item_call_args(const cJSON *item, char *err, size_t errsz);
+
 #endif

@@ -1,0 +1,323 @@
+/* mc-mcp: the tools of MCP servers (stdio): listing them, calling one, and serving them for a session. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "diag.h"
+#include "items.h"
+#include "json.h"
+#include "settings.h"
+#include "toolenv.h"
+#include "mcp.h"
+
+static const char usage[] =
+    "usage: mc-mcp [-q] list [-C DIR] [--pretty]\n"
+    "       mc-mcp [-q] call [-C DIR]\n"
+    "       mc-mcp [-q] serve [-C DIR]\n"
+    "\n"
+    "The tools of the MCP servers in settings (mcp_servers), each named\n"
+    "SERVER__TOOL. list writes their definitions as one JSON array, as\n"
+    "mc-tool list does. call reads one function_call item on stdin, calls the\n"
+    "tool and writes one function_call_output item. serve keeps the servers\n"
+    "running for a session: it writes the tools as one line, then answers each\n"
+    "function_call line on stdin with one function_call_output line.\n"
+    "\n"
+    "  -C DIR       run the servers in DIR (the working directory)\n"
+    "  --pretty     indent the JSON of list\n"
+    "  -q           no warnings, and the servers' stderr not passed on\n"
+    "  -h, --help   show this help\n"
+    "  --version    show the version\n";
+
+cJSON *
+mcp_call_args(const cJSON *item, char **out)
+{
+	char err[256];
+	cJSON *args;
+
+	if ((args = mc_item_call_args(item, err, sizeof err)) == NULL &&
+	    asprintf(out, "error: the arguments of this %s call %s; send one JSON object "
+	    "as the tool's schema describes", mc_json_str(item, "name"), err) == -1)
+		mc_oom();
+	return args;
+}
+
+int
+mcp_write_output(const char *call_id, const char *text)
+{
+	cJSON *item = mc_item_output(call_id, text);
+	int rc;
+
+	rc = mc_json_write(stdout, item, 0);
+	cJSON_Delete(item);
+	if (rc == 0 && fflush(stdout) == EOF)
+		rc = -1;
+	return rc;
+}
+
+char *
+mcp_unknown(const struct mcp *m, const char *name)
+{
+	struct mc_buf b = {0};
+	const cJSON *t;
+	size_t i, n = 0;
+
+	/* Its server is the one to blame, and has said why. */
+	for (i = 0; i < m->n; i++)
+		if (mcp_names_server(name, m->sv[i].name) && !m->sv[i].ok && m->sv[i].why != NULL) {
+			mc_buf_printf(&b, "error: the MCP server \"%s\" of this tool is not running: %s",
+			    m->sv[i].name, m->sv[i].why);
+			return mc_buf_steal(&b);
+		}
+	mc_err("unknown tool: %s", name);
+	mc_buf_printf(&b, "error: there is no MCP tool named \"%s\"; the MCP tools are: ", name);
+	cJSON_ArrayForEach(t, m->list)
+		mc_buf_printf(&b, "%s%s", n++ ? ", " : "", mc_json_str(t, "name"));
+	if (n == 0)
+		mc_buf_adds(&b, "none");
+	return mc_buf_steal(&b);
+}
+
+char *
+mcp_failed_output(const struct server *sv)
+{
+	char *s;
+
+	if (sv->timed_out) {
+		if (asprintf(&s, "error: the MCP server \"%s\" did not answer within %u s; the call was "
+		    "cancelled", sv->name, sv->timeout_s) == -1)
+			mc_oom();
+	} else if (asprintf(&s, "error: the MCP server \"%s\" failed: %s", sv->name,
+	    sv->why ? sv->why : "it stopped") == -1)
+		mc_oom();
+	return s;
+}
+
+/* The enabled servers, in settings order; -1 when one cannot be run. */
+static int
+load_servers(struct mcp *m, const struct mc_settings *s)
+{
+	const cJSON *e, *t, *all = mc_settings_get(s, "mcp_servers");
+	const char *cmd;
+	struct server *sv;
+
+	if ((m->sv = calloc((size_t)cJSON_GetArraySize(all) + 1, sizeof *m->sv)) == NULL)
+		mc_oom();
+	cJSON_ArrayForEach(e, all) {
+		if (cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(e, "enabled")))
+			continue;
+		if ((cmd = mc_json_str(e, "command")) == NULL || *cmd == '\0') {
+			mc_err("%s: mcp_servers.%s.command: %s", s->path, e->string,
+			    cmd ? "expected the program to run, not an empty string" :
+			    "missing: the program that runs the server");
+			return -1;
+		}
+		sv = &m->sv[m->n++];
+		sv->name = e->string;
+		sv->conf = e;
+		sv->in = sv->out = sv->err = -1;
+		t = cJSON_GetObjectItemCaseSensitive(e, "timeout_s");
+		sv->timeout_s = !cJSON_IsNumber(t) ? MCP_TIMEOUT :
+		    t->valuedouble > 1e6 ? 1000000 : (unsigned)t->valuedouble;
+	}
+	return 0;
+}
+
+/* Wait until no server has a request in flight. Returns -1 when a
+ * signal came first. */
+static int
+settle(struct mcp *m)
+{
+	size_t i;
+	int busy;
+
+	for (;;) {
+		for (i = 0, busy = 0; i < m->n; i++)
+			busy |= mcp_busy(&m->sv[i]);
+		if (!busy)
+			return 0;
+		if (mcp_got_int || mcp_got_stop)
+			return -1;
+		mcp_pump(m, -1, -1);
+	}
+}
+
+static int
+cmd_list(struct mcp *m, int pretty)
+{
+	size_t i, ok = 0;
+	int rc;
+
+	for (i = 0; i < m->n; i++) {
+		m->sv[i].want_tools = 1;
+		mcp_start(m, &m->sv[i]);
+	}
+	if (settle(m) == -1) {
+		mcp_stop_all(m);
+		return MC_EXIT_INTR;
+	}
+	mcp_build_list(m);
+	rc = mc_json_write(stdout, m->list, pretty);
+	fflush(stdout);
+	mcp_stop_all(m);
+	for (i = 0; i < m->n; i++)
+		ok += m->sv[i].ok;
+	if (rc == -1 && errno != EPIPE)
+		return MC_EXIT_FAIL;
+	return m->n > 0 && ok == 0 ? MC_EXIT_FAIL : MC_EXIT_OK;
+}
+
+int
+mcp_run_call(struct mcp *m, struct server *sv, const char *tool, cJSON *args, char **out)
+{
+	mcp_call(sv, tool, args);
+	while (sv->st == SV_CALL) {
+		if (mcp_got_int || mcp_got_stop) {
+			mcp_cancel(sv, mcp_got_stop ? "the client is stopping" : "cancelled by the user");
+			return -1;
+		}
+		mcp_pump(m, -1, -1);
+	}
+	/* A server that failed has its exit status still to say. */
+	while (sv->st == SV_STOPPING)
+		mcp_pump(m, -1, -1);
+	*out = sv->answer != NULL ? mcp_answer_text(sv->answer) : mcp_failed_output(sv);
+	return 0;
+}
+
+static int
+cmd_call(struct mcp *m)
+{
+	const struct toolref *ref;
+	int empty, intr = 0, status = MC_EXIT_OK;
+	const char *call_id, *name;
+	char err[256], *out = NULL;
+	cJSON *item, *args;
+	size_t i;
+
+	if ((item = mc_json_read_fd(0, &empty, err, sizeof err)) == NULL) {
+		if (empty)
+			mc_err("stdin: expected a function_call item, got nothing");
+		else
+			mc_err("stdin: %s", err);
+		return MC_EXIT_FAIL;
+	}
+	if (mc_item_call_check(item, err, sizeof err) == -1) {
+		mc_err("stdin: %s", err);
+		cJSON_Delete(item);
+		return MC_EXIT_FAIL;
+	}
+	call_id = mc_json_str(item, "call_id");
+	name = mc_json_str(item, "name");
+	/* Only the server the name can come from is started. */
+	for (i = 0; i < m->n; i++)
+		if (mcp_names_server(name, m->sv[i].name)) {
+			m->sv[i].want_tools = 1;
+			mcp_start(m, &m->sv[i]);
+		}
+	if (settle(m) == -1)
+		intr = 1;
+	else {
+		mcp_build_list(m);
+		if ((ref = mcp_find_tool(m, name)) == NULL) {
+			out = mcp_unknown(m, name);
+			status = MC_EXIT_FAIL;
+		} else if ((args = mcp_call_args(item, &out)) != NULL)
+			intr = mcp_run_call(m, ref->sv, ref->tool, args, &out) == -1;
+	}
+	if (intr) {
+		out = mc_strdup("error: cancelled by the user");
+		status = MC_EXIT_INTR;
+	}
+	if (mcp_write_output(call_id, out) == -1 && errno != EPIPE)
+		status = MC_EXIT_FAIL;
+	free(out);
+	mcp_stop_all(m);
+	cJSON_Delete(item);
+	return status;
+}
+
+int
+main(int argc, char *argv[])
+{
+	enum { OPT_PRETTY = 256 };
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ "pretty", no_argument, NULL, OPT_PRETTY },
+		{ "version", no_argument, NULL, MC_OPT_VERSION },
+		{ NULL, 0, NULL, 0 }
+	};
+	const char *dir = NULL, *sub;
+	struct mc_settings s;
+	struct mcp m = {0};
+	int c, pretty = 0, status;
+	const cJSON *w;
+	char err[1024], *cwd;
+
+	mc_init("mc-mcp", argv);
+	/* Descriptors the caller left open are none of a server's business:
+	 * one holding a pipe of the driver's would keep it from its end. */
+	(void)close_range(3, ~0U, CLOSE_RANGE_CLOEXEC);
+	while ((c = getopt_long(argc, argv, "C:hq", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'C':
+			dir = optarg;
+			break;
+		case 'q':
+			mc_quiet = 1;
+			break;
+		case OPT_PRETTY:
+			pretty = 1;
+			break;
+		default:	/* -h, --version or a bad option */
+			return mc_opt_exit(c, usage);
+		}
+	}
+	argc -= optind;
+	argv += optind;
+	if (argc == 0)
+		return mc_usage_error("missing command: list, call or serve");
+	sub = argv[0];
+	if (strcmp(sub, "list") != 0 && strcmp(sub, "call") != 0 && strcmp(sub, "serve") != 0)
+		return mc_usage_error("unknown command: %s", sub);
+	if (argc > 1)
+		return mc_usage_error("unexpected argument: %s", argv[1]);
+	if (pretty && strcmp(sub, "list") != 0)
+		return mc_usage_error("--pretty applies to list only");
+
+	if (mc_settings_load(&s, err, sizeof err) == -1) {
+		mc_err("%s", err);
+		return MC_EXIT_FAIL;
+	}
+	cJSON_ArrayForEach(w, s.warnings)
+		mc_warn("%s: %s", s.path, w->valuestring);
+	/* No server, nor anything it starts, may hold a provider's key. */
+	mc_env_free(mc_keys_take(&s));
+	m.s = &s;
+	if (load_servers(&m, &s) == -1) {
+		status = MC_EXIT_FAIL;
+		goto done;
+	}
+	if (dir != NULL && chdir(dir) == -1) {
+		mc_err("%s: %s", dir, strerror(errno));
+		status = MC_EXIT_FAIL;
+		goto done;
+	}
+	/* The servers are started without a shell, which would set it. */
+	if ((cwd = getcwd(NULL, 0)) != NULL)
+		setenv("PWD", cwd, 1);
+	free(cwd);
+	mcp_signals();
+	if (strcmp(sub, "list") == 0)
+		status = cmd_list(&m, pretty);
+	else if (strcmp(sub, "call") == 0)
+		status = cmd_call(&m);
+	else
+		status = mcp_serve(&m);
+done:
+	mcp_free(&m);
+	mc_settings_free(&s);
+	return mc_finish(status);
+}

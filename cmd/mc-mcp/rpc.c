@@ -1,0 +1,329 @@
+/* rpc.c: JSON-RPC 2.0 with one server: initialize, tools/list page by page, tools/call, and what the server asks of us. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "clip.h"
+#include "diag.h"
+#include "json.h"
+#include "utf8.h"
+#include "clock.h"
+#include "mcp.h"
+
+#define PAGES_MAX 1000		/* tools/list pages followed before giving up */
+
+/* The versions whose initialize, tools/list and tools/call are the ones
+ * spoken here; the first is the one asked for. */
+static const char *const versions[] = { MCP_PROTOCOL, "2025-03-26", "2024-11-05", NULL };
+
+static void
+enqueue(struct server *sv, cJSON *msg)
+{
+	size_t len;
+	char *s;
+
+	if ((s = mc_json_compact(msg, &len)) == NULL)
+		mc_oom();
+	/* Compact JSON escapes every newline: one message, one line. */
+	if (sv->in >= 0 && !sv->closing) {
+		mc_buf_add(&sv->wq, s, len);
+		mc_buf_addc(&sv->wq, '\n');
+	}
+	free(s);
+	cJSON_Delete(msg);
+}
+
+static cJSON *
+envelope(void)
+{
+	cJSON *msg = mc_json_new_obj();
+
+	mc_json_add_str(msg, "jsonrpc", "2.0");
+	return msg;
+}
+
+void
+mcp_send(struct server *sv, const char *method, cJSON *params)
+{
+	cJSON *msg = envelope();
+
+	sv->id = ++sv->next_id;
+	sv->method = method;
+	sv->deadline = mc_clock_ms() + sv->timeout_s * 1000LL;
+	mc_json_add_num(msg, "id", (double)sv->id);
+	mc_json_add_str(msg, "method", method);
+	if (params != NULL)
+		mc_json_add(msg, "params", params);
+	enqueue(sv, msg);
+}
+
+void
+mcp_notify(struct server *sv, const char *method, cJSON *params)
+{
+	cJSON *msg = envelope();
+
+	mc_json_add_str(msg, "method", method);
+	if (params != NULL)
+		mc_json_add(msg, "params", params);
+	enqueue(sv, msg);
+}
+
+void
+mcp_initialize(struct server *sv)
+{
+	cJSON *params = mc_json_new_obj(), *info = mc_json_new_obj();
+
+	mc_json_add_str(params, "protocolVersion", MCP_PROTOCOL);
+	mc_json_add(params, "capabilities", mc_json_new_obj());
+	mc_json_add_str(info, "name", "mc");
+	mc_json_add_str(info, "version", MC_VERSION);
+	mc_json_add(params, "clientInfo", info);
+	mcp_send(sv, "initialize", params);
+	sv->st = SV_INIT;
+}
+
+static void
+list_page(struct server *sv)
+{
+	cJSON *params = NULL;
+
+	if (sv->cursor != NULL) {
+		params = mc_json_new_obj();
+		mc_json_add_str(params, "cursor", sv->cursor);
+	}
+	mcp_send(sv, "tools/list", params);
+	sv->st = SV_LIST;
+}
+
+void
+mcp_call(struct server *sv, const char *tool, cJSON *args)
+{
+	cJSON *params = mc_json_new_obj();
+
+	mc_json_add_str(params, "name", tool);
+	mc_json_add(params, "arguments", args);
+	cJSON_Delete(sv->answer);
+	sv->answer = NULL;
+	sv->timed_out = 0;
+	mcp_send(sv, "tools/call", params);
+	sv->st = SV_CALL;
+}
+
+void
+mcp_cancel(struct server *sv, const char *reason)
+{
+	cJSON *params;
+
+	if (sv->id == 0)
+		return;
+	params = mc_json_new_obj();
+	mc_json_add_num(params, "requestId", (double)sv->id);
+	mc_json_add_str(params, "reason", reason);
+	mcp_notify(sv, "notifications/cancelled", params);
+	sv->ignored[sv->nignored++ % MCP_IGNORED] = sv->id;
+	sv->id = 0;
+	sv->st = SV_READY;
+}
+
+/* "error CODE: MESSAGE" of a JSON-RPC error object, into buf. */
+static const char *
+error_text(const cJSON *error, char *buf, size_t bufsz)
+{
+	const cJSON *code = cJSON_GetObjectItemCaseSensitive(error, "code");
+	const char *msg = mc_json_str(error, "message");
+
+	snprintf(buf, bufsz, "error %.0f: %s", cJSON_IsNumber(code) ? code->valuedouble : 0.0,
+	    msg != NULL ? msg : "(no message)");
+	return buf;
+}
+
+/* A request from the server: ping is answered, anything else refused. */
+static void
+answer_request(struct server *sv, const char *method, const cJSON *id)
+{
+	cJSON *msg = envelope(), *error;
+
+	if ((id = cJSON_Duplicate(id, 1)) == NULL)
+		mc_oom();
+	mc_json_add(msg, "id", (cJSON *)id);
+	if (strcmp(method, "ping") == 0)
+		mc_json_add(msg, "result", mc_json_new_obj());
+	else {
+		error = mc_json_new_obj();
+		mc_json_add_num(error, "code", -32601);
+		mc_json_add_str(error, "message", "Method not found");
+		mc_json_add(msg, "error", error);
+	}
+	enqueue(sv, msg);
+}
+
+static void
+on_initialize(struct server *sv, const cJSON *result)
+{
+	const char *v = mc_json_str(result, "protocolVersion");
+	size_t i;
+
+	for (i = 0; v != NULL && versions[i] != NULL; i++)
+		if (strcmp(v, versions[i]) == 0)
+			break;
+	if (v == NULL || versions[i] == NULL) {
+		mcp_fail(sv, 0, "answered initialize with protocol version %s%s%s, not one of %s, %s, %s",
+		    v ? "\"" : "", v ? v : "(none)", v ? "\"" : "", versions[0], versions[1], versions[2]);
+		return;
+	}
+	mcp_notify(sv, "notifications/initialized", NULL);
+	if (!sv->want_tools) {
+		sv->st = SV_READY;
+		return;
+	}
+	if (mc_json_obj(mc_json_obj(result, "capabilities"), "tools") == NULL) {
+		mc_warn("server \"%s\": offers no tools (no \"tools\" capability)", sv->name);
+		sv->ok = 1;
+		sv->st = SV_READY;
+		return;
+	}
+	free(sv->cursor);
+	sv->cursor = NULL;
+	sv->pages = 0;
+	cJSON_Delete(sv->tools);
+	sv->tools = mc_json_new_arr();
+	list_page(sv);
+}
+
+static void
+on_list(struct server *sv, cJSON *result)
+{
+	cJSON *tools = mc_json_arr(result, "tools"), *t;
+	const char *next = mc_json_str(result, "nextCursor");
+
+	if (tools == NULL) {
+		mcp_fail(sv, 0, "answered tools/list without a \"tools\" array");
+		return;
+	}
+	while ((t = tools->child) != NULL)
+		mc_json_push(sv->tools, cJSON_DetachItemViaPointer(tools, t));
+	free(sv->cursor);
+	sv->cursor = NULL;
+	if (next == NULL || *next == '\0') {
+		sv->ok = 1;
+		sv->st = SV_READY;
+		return;
+	}
+	if (++sv->pages >= PAGES_MAX) {
+		mcp_fail(sv, 0, "tools/list went on for more than %d pages", PAGES_MAX);
+		return;
+	}
+	if ((sv->cursor = strdup(next)) == NULL)
+		mc_oom();
+	list_page(sv);
+}
+
+static int
+ignored(const struct server *sv, const cJSON *id)
+{
+	size_t i;
+
+	for (i = 0; cJSON_IsNumber(id) && i < sv->nignored && i < MCP_IGNORED; i++)
+		if (id->valuedouble == (double)sv->ignored[i])
+			return 1;
+	return 0;
+}
+
+/* A response to the request in flight. */
+static void
+on_response(struct server *sv, cJSON *msg)
+{
+	const cJSON *id = cJSON_GetObjectItemCaseSensitive(msg, "id");
+	cJSON *result = cJSON_GetObjectItemCaseSensitive(msg, "result");
+	cJSON *error = mc_json_obj(msg, "error");
+	char buf[512], *s;
+
+	if (sv->id == 0 || !cJSON_IsNumber(id) || id->valuedouble != (double)sv->id) {
+		if (ignored(sv, id))
+			return;
+		s = cJSON_PrintUnformatted(id);
+		mcp_fail(sv, 0, "sent an answer with id %.40s, not the id of the request in flight%s",
+		    s ? s : "?", sv->id ? "" : " (none was)");
+		free(s);
+		return;
+	}
+	if (result == NULL && error == NULL) {
+		mcp_fail(sv, 0, "answered %s with neither a result nor an error", sv->method);
+		return;
+	}
+	sv->id = 0;
+	if (error != NULL && sv->st != SV_CALL) {
+		mcp_fail(sv, 0, "answered %s with %s", sv->method, error_text(error, buf, sizeof buf));
+		return;
+	}
+	if (sv->st != SV_CALL && !cJSON_IsObject(result)) {
+		mcp_fail(sv, 0, "answered %s with a result that is not an object", sv->method);
+		return;
+	}
+	switch (sv->st) {
+	case SV_INIT:
+		on_initialize(sv, result);
+		break;
+	case SV_LIST:
+		on_list(sv, result);
+		break;
+	case SV_CALL:
+		/* The answer is read by the caller, error or not. */
+		sv->answer = cJSON_Duplicate(msg, 1);
+		if (sv->answer == NULL)
+			mc_oom();
+		sv->st = SV_READY;
+		break;
+	default:
+		break;
+	}
+}
+
+void
+mcp_message(struct server *sv, char *line, size_t len)
+{
+	struct mc_buf fixed = {0};
+	char err[128], show[64];
+	const char *method;
+	cJSON *msg, *id;
+	char *at;
+
+	if (sv->st == SV_STOPPING || sv->st == SV_OFF)
+		return;
+	while (len > 0 && strchr(" \t\r", line[len - 1]) != NULL)
+		len--;
+	if (len == 0)
+		return;
+	/* Bytes that are not UTF-8 become U+FFFD, and so does the escape
+	 * \u0000, which cJSON would cut a string at: same length, so in
+	 * place. */
+	if (!mc_utf8_valid(line, len)) {
+		mc_clip_repair(&fixed, line, len);
+		line = fixed.data;
+		len = fixed.len;
+	}
+	while ((at = (char *)mc_json_nul_escape(line, len)) != NULL)
+		memcpy(at, "\\ufffd", 6);
+	if ((msg = mc_json_parse(line, len, err, sizeof err)) == NULL) {
+		snprintf(show, sizeof show, "%.*s", (int)(len < 40 ? len : 40), line);
+		mcp_fail(sv, 0, "sent a line that is not JSON-RPC (%s): \"%s%s\"", err, show,
+		    len > 40 ? "..." : "");
+		mc_buf_free(&fixed);
+		return;
+	}
+	mc_buf_free(&fixed);
+	method = mc_json_str(msg, "method");
+	id = cJSON_GetObjectItemCaseSensitive(msg, "id");
+	if (!cJSON_IsObject(msg))
+		mcp_fail(sv, 0, "sent a message that is not a JSON object");
+	else if (method != NULL) {
+		/* Notifications (log messages, progress, list changes) are
+		 * not needed here. */
+		if (id != NULL && !cJSON_IsNull(id))
+			answer_request(sv, method, id);
+	} else if (id == NULL)
+		mcp_fail(sv, 0, "sent a message with neither a method nor an id");
+	else
+		on_response(sv, msg);
+	cJSON_Delete(msg);
+}
