@@ -193,6 +193,25 @@ bad:
 	return NULL;
 }
 
+/* Lines a session holds for its own bookkeeping, not conversation: kept
+ * in the file, skipped here, never sent. */
+static const char *const bookkeeping[] = {
+	"model",	/* {"type":"model","provider","model"}: what the session uses from here on */
+	NULL
+};
+
+static int
+is_bookkeeping(const cJSON *doc)
+{
+	const char *type = mc_json_str(doc, "type");
+	size_t i;
+
+	for (i = 0; type != NULL && bookkeeping[i] != NULL; i++)
+		if (strcmp(type, bookkeeping[i]) == 0)
+			return 1;
+	return 0;
+}
+
 static int
 blank(const char *s, size_t n)
 {
@@ -250,6 +269,10 @@ mc_items_parse(const char *name, const char *s, size_t len, char *err, size_t er
 			goto bad;
 		if (c.line == 1 && cJSON_IsObject(doc) &&
 		    strcmp(mc_json_str(doc, "type") ? mc_json_str(doc, "type") : "", "session") == 0) {
+			cJSON_Delete(doc);
+			continue;
+		}
+		if (cJSON_IsObject(doc) && is_bookkeeping(doc)) {
 			cJSON_Delete(doc);
 			continue;
 		}

@@ -9,8 +9,10 @@
  *              one connection to the provider for the whole session
  *   turn.c     a turn: the user's message, then send, answer, tool calls
  *              and send again until the model is done
- *   calls.c    one tool call: approval, mc-tool call, the guides of the
- *              paths it touched
+ *   calls.c    one tool call: approved, run by mc-tool call; the guides
+ *              of the paths it touched
+ *   approve.c  before write, edit and bash: what the call will do, shown
+ *              on the terminal, and the user's answer
  *   session.c  the session file: created, resumed, appended to
  *   repl.c     the interactive session: line editing, slash commands
  *   show.c     what the driver itself writes on the terminal
@@ -53,11 +55,14 @@ struct ses {
 	struct mc_session file;	/* the items in file.lines; fd -1 until written */
 	int open;		/* file is this session's (on disk, or in memory only) */
 	char *provider, *model;	/* NULL: left to the stages' defaults */
+	cJSON *recorded;	/* {"provider","model"} the file names last:
+				 * its header or a model line */
 	struct mc_buf prompt;	/* the system prompt, frozen for the session */
 	struct mc_buf tools;	/* the tool definitions (a JSON array), or empty */
 	char **guides;		/* the guides injected */
 	size_t nguides;
 	cJSON *always;		/* tools the user allowed for the session */
+	unsigned refused;	/* guarded tools whose one-shot refusal was said */
 };
 
 /* The terminal. */
@@ -65,7 +70,6 @@ struct term {
 	EditLine *el;		/* the interactive session's line editor, or NULL */
 	struct termios tio;	/* the terminal as the session found it */
 	int tio_ok;
-	char ask[160];		/* the prompt of a question being asked */
 	int out;		/* stdout is a terminal: model text is filtered */
 	int color;
 	int more;		/* reading a continuation line */
@@ -122,12 +126,16 @@ int call_run(struct driver *d, const cJSON *call, struct mc_buf *touched);
 int call_output(struct driver *d, const char *call_id, const char *output);
 void guides_inject(struct driver *d, struct mc_buf *touched);
 
+/* approve.c */
+int approve(struct driver *d, const char *name, const cJSON *call, const char **why);
+
 /* session.c */
 int session_begin(struct driver *d);
 int session_resume(struct driver *d);
 int session_add(struct driver *d, cJSON *item);
 void session_forget(struct driver *d);
 void session_resolve(struct driver *d);
+void session_record(struct driver *d);
 void guide_remember(struct driver *d, const char *path, size_t n);
 int guide_known(const struct driver *d, const char *path);
 
@@ -138,5 +146,7 @@ int interactive(struct driver *d);
 int show(const struct driver *d, const char *p, size_t n);
 void note(const struct driver *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void announce(const struct driver *d, const char *name, const cJSON *call);
+void show_rows(const struct driver *d, struct mc_buf *out, const char *gutter, const char *cont,
+    const char *s, size_t n, int width);
 
 #endif
