@@ -18,7 +18,7 @@
 #include "mc.h"
 
 #define WRITE_LINES 10		/* lines of a write's content shown */
-#define WRITE_LINE_MAX 512	/* bytes of one such line shown */
+#define LINE_SHOWN 512		/* bytes shown of such a line, or of a diff's context line */
 #define EDIT_READ_MAX (16u << 20)	/* mc-tool's own cap for a file it edits */
 #define DIFF_CONTEXT 3
 #define DIFF_HUNKS 10
@@ -84,14 +84,18 @@ title(const struct driver *d, struct mc_buf *out, int width, const char *fmt, ..
 	free(s);
 }
 
-/* Lines of text, each after gutter mark (numbered when number is set). */
+/*
+ * Lines of text, each after mark, or numbered when number is set. A line
+ * over cap bytes (when cap is not 0) is cut where a character starts, and
+ * says how much more there is.
+ */
 static void
 block(const struct driver *d, struct mc_buf *out, int width, const struct span *v, size_t n,
-    const char *mark, int number)
+    const char *mark, int number, size_t cap)
 {
 	char gutter[32], cont[32];
-	size_t i;
 	int digits = snprintf(NULL, 0, "%zu", n);
+	size_t i, cut;
 
 	for (i = 0; i < n; i++) {
 		if (number) {
@@ -101,7 +105,14 @@ block(const struct driver *d, struct mc_buf *out, int width, const struct span *
 			snprintf(gutter, sizeof gutter, "  %s", mark);
 			snprintf(cont, sizeof cont, "  %s", mark);
 		}
-		show_rows(d, out, gutter, cont, v[i].p, v[i].n, width);
+		if ((cut = v[i].n) > cap && cap > 0) {
+			cut = cap;
+			while (cut > 0 && ((unsigned char)v[i].p[cut] & 0xc0) == 0x80)
+				cut--;
+		}
+		show_rows(d, out, gutter, cont, v[i].p, cut, width);
+		if (cut < v[i].n)
+			mc_buf_printf(out, "%s[... %zu more bytes on this line]\n", cont, v[i].n - cut);
 	}
 }
 
@@ -119,7 +130,7 @@ preview_bash(const struct driver *d, struct mc_buf *out, int width, const cJSON 
 	else
 		title(d, out, width, "bash will run:");
 	n = split(cmd, strlen(cmd), &v);
-	block(d, out, width, v, n, "", n > 1);
+	block(d, out, width, v, n, "", n > 1, 0);
 	free(v);
 }
 
@@ -128,39 +139,23 @@ static void
 preview_write(const struct driver *d, struct mc_buf *out, int width, const cJSON *a)
 {
 	const char *path = mc_json_str(a, "path"), *content = mc_json_str(a, "content");
-	size_t len = strlen(content), n, i, shown;
-	char *full = NULL, old[64] = "a new file";
+	size_t len = strlen(content), n, shown;
+	char *full = NULL, old[96] = "a new file";
 	struct span *v;
 	struct stat st;
 
 	if ((full = path[0] == '/' ? strdup(path) : mc_path_join(d->c.cwd, path)) == NULL)
 		mc_oom();
-	if (lstat(full, &st) == 0)
-		snprintf(old, sizeof old, "replacing %s of %jd bytes",
-		    S_ISREG(st.st_mode) ? "a file" : "something that is not a file",
-		    (intmax_t)st.st_size);
+	if (lstat(full, &st) == 0 && S_ISREG(st.st_mode))
+		snprintf(old, sizeof old, "replacing a file of %jd bytes", (intmax_t)st.st_size);
+	else if (lstat(full, &st) == 0)
+		snprintf(old, sizeof old, "where there is something that is not a regular file");
 	free(full);
 	n = split(content, len, &v);
 	title(d, out, width, "write will put %zu byte%s, %zu line%s, in %s (%s):", len,
 	    len == 1 ? "" : "s", n, n == 1 ? "" : "s", path, old);
 	shown = n < WRITE_LINES ? n : WRITE_LINES;
-	for (i = 0; i < shown; i++) {
-		char gutter[32], cont[32];
-		int digits = snprintf(NULL, 0, "%zu", shown);
-		size_t cut = v[i].n;
-
-		if (cut > WRITE_LINE_MAX) {
-			cut = WRITE_LINE_MAX;
-			while (cut > 0 && ((unsigned char)v[i].p[cut] & 0xc0) == 0x80)
-				cut--;
-		}
-		snprintf(gutter, sizeof gutter, "  %*zu  ", digits, i + 1);
-		snprintf(cont, sizeof cont, "  %*s  ", digits, "");
-		show_rows(d, out, gutter, cont, v[i].p, cut, width);
-		if (cut < v[i].n)
-			mc_buf_printf(out, "  %*s  [... %zu more bytes on this line]\n", digits, "",
-			    v[i].n - cut);
-	}
+	block(d, out, width, v, shown, "", 1, LINE_SHOWN);
 	if (n > shown)
 		mc_buf_printf(out, "  [... %zu more line%s]\n", n - shown, n - shown == 1 ? "" : "s");
 	free(v);
@@ -226,12 +221,12 @@ hunk(const struct driver *d, struct mc_buf *out, int width, const char *f, size_
 	first = line_of(f, ls) + head - hb - pb;
 	mc_buf_printf(out, "  @@ -%zu,%zu +%ld,%zu @@\n", first, pb + hb + no - head - tail + ta + pa,
 	    (long)first + *delta, pb + hb + nn - head - tail + ta + pa);
-	block(d, out, width, pre + np - pb, pb, " ", 0);
-	block(d, out, width, ov + head - hb, hb, " ", 0);
-	block(d, out, width, ov + head, no - head - tail, "-", 0);
-	block(d, out, width, nv + head, nn - head - tail, "+", 0);
-	block(d, out, width, ov + no - tail, ta, " ", 0);
-	block(d, out, width, post, pa, " ", 0);
+	block(d, out, width, pre + np - pb, pb, " ", 0, LINE_SHOWN);
+	block(d, out, width, ov + head - hb, hb, " ", 0, LINE_SHOWN);
+	block(d, out, width, ov + head, no - head - tail, "-", 0, 0);
+	block(d, out, width, nv + head, nn - head - tail, "+", 0, 0);
+	block(d, out, width, ov + no - tail, ta, " ", 0, LINE_SHOWN);
+	block(d, out, width, post, pa, " ", 0, LINE_SHOWN);
 	*delta += (long)nn - (long)no;
 	free(ov);
 	free(nv);
@@ -250,10 +245,10 @@ strings_block(const struct driver *d, struct mc_buf *out, int width, const char 
 	size_t n;
 
 	n = split(old, strlen(old), &v);
-	block(d, out, width, v, n, "-", 0);
+	block(d, out, width, v, n, "-", 0, 0);
 	free(v);
 	n = split(rep, strlen(rep), &v);
-	block(d, out, width, v, n, "+", 0);
+	block(d, out, width, v, n, "+", 0, 0);
 	free(v);
 }
 
@@ -281,6 +276,12 @@ preview_edit(const struct driver *d, struct mc_buf *out, int width, const cJSON 
 		if (r.status != MC_READ_OK)
 			title(d, out, width, "edit will change %s (it cannot be read here: %s):", path,
 			    mc_read_strerror(&r, EDIT_READ_MAX));
+		else if (memchr(r.data, '\0', r.len) != NULL)
+			title(d, out, width, "edit will change %s (a binary file, so the edit will "
+			    "fail):", path);
+		else if (olen == 0)
+			title(d, out, width, "edit will change %s (old_string is empty, so the edit "
+			    "will fail):", path);
 		else if (count == 0)
 			title(d, out, width, "edit will change %s (old_string is not in it, so the "
 			    "edit will fail):", path);
@@ -293,10 +294,8 @@ preview_edit(const struct driver *d, struct mc_buf *out, int width, const cJSON 
 	}
 	title(d, out, width, "edit will change %s%s:", path,
 	    count > 1 ? " (every occurrence)" : "");
-	mc_buf_adds(out, "  --- ");
-	show_rows(d, out, "", "      ", path, strlen(path), width);
-	mc_buf_adds(out, "  +++ ");
-	show_rows(d, out, "", "      ", path, strlen(path), width);
+	show_rows(d, out, "  --- ", "      ", path, strlen(path), width);
+	show_rows(d, out, "  +++ ", "      ", path, strlen(path), width);
 	for (p = r.data, k = 0; k < DIFF_HUNKS &&
 	    (hit = memmem(p, r.len - (size_t)(p - r.data), old, olen)) != NULL; p = hit + olen, k++)
 		hunk(d, out, width, r.data, r.len, (size_t)(hit - r.data), olen, rep, &delta);
@@ -321,14 +320,17 @@ preview(const struct driver *d, struct mc_buf *out, int width, const char *name,
 	char err[128];
 	cJSON *a;
 
-	a = mc_json_parse(args ? args : "", args ? strlen(args) : 0, err, sizeof err);
-	ok = cJSON_IsObject(a);
+	if (args == NULL)
+		args = "";
+	a = mc_json_parse(args, strlen(args), err, sizeof err);
+	/* A string cut at a \u0000 would show less than there is. */
+	ok = cJSON_IsObject(a) && mc_json_nul_escape(args, strlen(args)) == NULL;
 	for (i = 0; ok && need[tool][i]; i++)
 		ok = mc_json_str(a, need[tool][i]) != NULL;
 	if (!ok) {
 		/* mc-tool will refuse it; show what came, all of it. */
 		title(d, out, width, "%s, with arguments mc-tool will refuse:", name);
-		show_rows(d, out, "  ", "  ", args ? args : "", args ? strlen(args) : 0, width);
+		show_rows(d, out, "  ", "  ", args, strlen(args), width);
 	} else if (tool == 0)
 		preview_write(d, out, width, a);
 	else if (tool == 1)
