@@ -356,7 +356,8 @@ interactive(struct driver *d)
 	el_set(el, EL_HIST, history, h);
 	el_set(el, EL_PROMPT_ESC, el_prompt, '\1');
 	el_source(el, NULL);
-	el_set(el, EL_ADDFN, "mc-paste", "take pasted text as it is", paste);
+	/* The wide call: the narrow one copies the two names and never frees them. */
+	el_wset(el, EL_ADDFN, L"mc-paste", L"take pasted text as it is", paste);
 	el_set(el, EL_BIND, "\\e[200~", "mc-paste", NULL);
 	term = getenv("TERM");
 	bracketed = isatty(STDOUT_FILENO) && !(term && strcmp(term, "dumb") == 0);
