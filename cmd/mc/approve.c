@@ -1,4 +1,4 @@
-/* approve.c: before write, edit and bash: what the call will do, shown on the terminal, and the user's answer. */
+/* approve.c: before write, edit and bash: what the call will do, and the user's answer. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>

@@ -102,9 +102,10 @@ hidden(unsigned long c)
 /*
  * One line of text (a newline in it is shown escaped, a tab as spaces)
  * as rows narrower than width columns: the first after gutter, the
- * others after cont, which is as wide; each row ends in a newline. Nothing is cut: hidden characters
- * and invalid bytes are shown as escapes (\r, \x1b, \u202e), in reverse
- * video when colour is on, so that all of the text is there to read.
+ * others after cont, which is as wide; each row ends in a newline.
+ * Nothing is cut: hidden characters and invalid bytes are shown as
+ * escapes (\r, \x1b, \u202e), in reverse video when colour is on, so
+ * that all of the text is there to read.
  */
 void
 show_rows(const struct driver *d, struct mc_buf *out, const char *gutter, const char *cont,
