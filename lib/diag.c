@@ -96,6 +96,7 @@ mc_sanitize(char *dst, size_t dstsz, const char *src)
 	return dst;
 }
 
+/* kind: "" (an error), "warning: ", or NULL (a note, never mirrored). */
 static void
 vsay(const char *kind, const char *fmt, va_list ap)
 {
@@ -103,9 +104,19 @@ vsay(const char *kind, const char *fmt, va_list ap)
 
 	vsnprintf(raw, sizeof raw, fmt, ap);
 	mc_sanitize(clean, sizeof clean, raw);
-	fprintf(stderr, "%s: %s%s\n", mc_progname, kind, clean);
-	if (mc_diag_hook != NULL)
+	fprintf(stderr, "%s: %s%s\n", mc_progname, kind ? kind : "", clean);
+	if (mc_diag_hook != NULL && kind != NULL)
 		mc_diag_hook(*kind ? "warning" : "error", clean);
+}
+
+void
+mc_note(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsay(NULL, fmt, ap);
+	va_end(ap);
 }
 
 static void

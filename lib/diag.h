@@ -29,6 +29,10 @@ void mc_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* "PROG: warning: message", unless mc_quiet. */
 void mc_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* "PROG: message": something the user should know that is neither an
+ * error nor a warning of the program (mc: a refused call). */
+void mc_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 /* When set, called with each message mc_err or mc_warn prints ("error"
  * or "warning", and the message as printed, sanitized): mc --json mirrors
  * them as events. */

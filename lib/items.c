@@ -194,16 +194,22 @@ bad:
 	return NULL;
 }
 
-/* Lines a session holds for its own bookkeeping, not for the model. */
+/* Lines a session holds for its own bookkeeping, not conversation: kept
+ * in the file, skipped here, never sent. */
+static const char *const bookkeeping[] = {
+	"model",	/* {"type":"model","provider","model"}: what the session uses from here on */
+	"usage",	/* {"type":"usage",...}: the tokens of the answer before it */
+	NULL
+};
+
 static int
-bookkeeping(const cJSON *doc)
+is_bookkeeping(const cJSON *doc)
 {
-	static const char *const types[] = { "usage", NULL };
-	const char *t = cJSON_IsObject(doc) ? mc_json_str(doc, "type") : NULL;
+	const char *type = mc_json_str(doc, "type");
 	size_t i;
 
-	for (i = 0; t != NULL && types[i] != NULL; i++)
-		if (strcmp(t, types[i]) == 0)
+	for (i = 0; type != NULL && bookkeeping[i] != NULL; i++)
+		if (strcmp(type, bookkeeping[i]) == 0)
 			return 1;
 	return 0;
 }
@@ -268,7 +274,7 @@ mc_items_parse(const char *name, const char *s, size_t len, char *err, size_t er
 			cJSON_Delete(doc);
 			continue;
 		}
-		if (bookkeeping(doc)) {
+		if (cJSON_IsObject(doc) && is_bookkeeping(doc)) {
 			cJSON_Delete(doc);
 			continue;
 		}

@@ -10,7 +10,8 @@
 
 /*
  * Check the JSON Lines text s (len bytes) read from name. Blank lines are
- * skipped; a {"type":"session",...} header is skipped on line 1 only. Each
+ * skipped; a {"type":"session",...} header is skipped on line 1 only, and
+ * a session's bookkeeping lines ({"type":"model",...}) anywhere. Each
  * other line must be one of
  *   {"type":"message","role":"user"|"assistant","content":STRING}
  *   {"type":"function_call","call_id":S,"name":S,"arguments":S}

@@ -3,34 +3,7 @@
 
 load helper
 load fake
-
-# Point the suite at the fake: provider "fake", chat API, no key.
-use_fake() {
-	settings "{\"provider\":\"fake\",\"model\":\"fake-model\",
-	  \"providers\":{\"fake\":{\"base_url\":\"$FAKE_URL\",\"api\":\"chat\",\"api_key_env\":null}}}"
-}
-
-# answer TEXT...: a script of one streamed chat answer per argument.
-answers() {
-	local s="[" a
-	for a in "$@"; do
-		s+=$(jq -nc --arg t "$a" '{answer:{api:"chat",text:$t}}'),
-	done
-	printf '%s]' "${s%,}"
-}
-
-session_files() {
-	ls "$MC_HOME"/sessions/*.jsonl 2>/dev/null
-}
-
-# every line of every session file is a JSON object
-whole_lines() {
-	local f
-	for f in $(session_files); do
-		[ "$(tail -c 1 "$f" | od -An -c | tr -d ' ')" = '\n' ] || return 1
-		jq -e 'type == "object"' "$f" >/dev/null || return 1
-	done
-}
+load mc
 
 @test "one-shot: the answer streams to stdout, the session holds the turn" {
 	fake_start "$(answers 'Hello from the fake.')"
@@ -294,55 +267,6 @@ whole_lines() {
 
 # --- the interactive session, through a pseudo-terminal (tmux) ---
 
-teardown_local() {
-	[ -n "${TMUX_SOCK:-}" ] && tmux -S "$TMUX_SOCK" kill-server 2>/dev/null
-	return 0
-}
-
-# on_tty CMD: run CMD in a detached tmux pane; its exit status goes to $W/../status.
-on_tty() {
-	TMUX_SOCK="$BATS_TEST_TMPDIR/tmux.sock"
-	STATUS="$BATS_TEST_TMPDIR/status"
-	tmux -S "$TMUX_SOCK" -f /dev/null new-session -d -x 120 -y 50 \
-		"cd '$W' && env PATH='$PATH' HOME='$HOME' MC_HOME='$MC_HOME' LC_ALL=C.UTF-8 $1; echo \$? > '$STATUS'; sleep 600"
-}
-keys() {
-	tmux -S "$TMUX_SOCK" send-keys -t 0 "$@"
-}
-pane() {
-	tmux -S "$TMUX_SOCK" capture-pane -p -J -S -200 -t 0 "$@"
-}
-# wait_for TEXT: until the pane shows TEXT (a bound, not a timing check)
-wait_for() {
-	local i
-	for ((i = 0; i < 400; i++)); do
-		pane | grep -qF -- "$1" && return 0
-		sleep 0.05
-	done
-	echo "never saw: $1" >&2
-	pane >&2
-	return 1
-}
-# wait_prompt N: until the Nth prompt is shown (the session reads again)
-wait_prompt() {
-	local i
-	for ((i = 0; i < 400; i++)); do
-		[ "$(pane | grep -c '^mc>')" -ge "$1" ] && return 0
-		sleep 0.05
-	done
-	pane >&2
-	return 1
-}
-wait_status() {
-	local i
-	for ((i = 0; i < 400; i++)); do
-		[ -s "$STATUS" ] && cat "$STATUS" && return 0
-		sleep 0.05
-	done
-	pane >&2
-	return 1
-}
-
 @test "interactive: a question, its answer, /prompt, /exit" {
 	fake_start "$(answers 'The answer is 42.')"
 	use_fake
@@ -470,14 +394,6 @@ chunk() {
 
 # --- the agent loop (SPEC §7 with §9) ---
 
-# calls JSON...: one chat answer asking for the given calls (each {call_id,name,arguments})
-calls() {
-	jq -nc --argjson c "[$(IFS=,; echo "$*")]" '{answer:{api:"chat",calls:$c}}'
-}
-call() { # ID NAME ARGS-JSON
-	jq -nc --arg id "$1" --arg n "$2" --arg a "$3" '{call_id:$id,name:$n,arguments:$a}'
-}
-
 @test "agent: tools travel in the request; a call's output goes back; a guide is injected once" {
 	mkdir -p sub
 	printf 'content A\n' > sub/a.txt
@@ -532,7 +448,7 @@ call() { # ID NAME ARGS-JSON
 	use_fake
 	run --separate-stderr mc --max-steps 1 'look around' </dev/null
 	assert_failure 3
-	assert_equal "$stderr" 'mc: stopped after 1 steps (--max-steps); `mc -c` goes on'
+	assert_equal "$stderr" 'mc: stopped after 1 step (--max-steps); `mc -c` goes on'
 	assert_equal "$(fake_count)" 1
 	f=$(session_files)
 	assert_equal "$(tail -1 "$f" | jq -r '.type + " " + .call_id')" 'function_call_output c1'
@@ -673,4 +589,94 @@ call() { # ID NAME ARGS-JSON
 		"$(printf 'hello, world\n[exit status 0]')"
 	assert_equal "$(fake_count)" 4
 	whole_lines
+}
+
+# --- first contact (issue 14) ---
+
+@test "one-shot: a refused write, edit or bash is said on stderr, once per tool" {
+	fake_start "[$(calls "$(call c1 bash '{"command":"echo 1 > f1"}')" "$(call c2 write '{"path":"w","content":"x"}')"),
+	  $(calls "$(call c3 bash '{"command":"echo 3 > f3"}')"),
+	  {\"answer\":{\"api\":\"chat\",\"text\":\"nothing done\"}}]"
+	use_fake
+	run --separate-stderr mc 'make files' </dev/null
+	assert_success
+	assert_output 'nothing done'
+	assert_equal "$stderr" "$(printf '%s\n' \
+		'mc: refused bash (one-shot runs need --yes to run write, edit or bash)' \
+		'mc: refused write (one-shot runs need --yes to run write, edit or bash)')"
+	[ ! -e f1 ] && [ ! -e w ] && [ ! -e f3 ]
+}
+
+@test "a prompt of blanks only is nothing to ask, given or piped" {
+	fake_start "$(answers 'never')"
+	use_fake
+	run --separate-stderr mc '   ' </dev/null
+	assert_failure 2
+	[[ $stderr == *'nothing to ask'* ]]
+	run --separate-stderr mc <<< $' \t\n\n  '
+	assert_failure 2
+	[[ $stderr == *'nothing to ask'* ]]
+	run --separate-stderr mc ' ' '' <<< $'  \n'
+	assert_failure 2
+	assert_equal "$(fake_count)" 0
+	[ ! -e "$MC_HOME/sessions" ]
+	# blank words with piped text: the text alone is the message
+	run --separate-stderr mc '  ' <<< 'real question'
+	assert_success
+	assert_equal "$(fake_request 1 '.body.messages[-1].content')" 'real question'
+}
+
+@test "--session takes a session's file as well as its id" {
+	fake_start "$(answers one two three)"
+	use_fake
+	mc 'first' </dev/null >/dev/null
+	f=$(session_files)
+	run --separate-stderr mc --session "$f" 'second' </dev/null
+	assert_success
+	assert_output two
+	# any spelling of the sessions directory, and a relative path
+	(cd "$MC_HOME/sessions" && mc --session "./$(basename "$f")" --dry-run third </dev/null) > env.json
+	assert_equal "$(jq -r '.body.messages[1].content' env.json)" first
+	run --separate-stderr mc --session "$MC_HOME/sessions/../sessions/$(basename "$f")" 'third' </dev/null
+	assert_success
+	assert_equal "$(jq -sc '[.[] | select(.role == "user") | .content]' "$f")" '["first","second","third"]'
+	# a copy elsewhere is not the session
+	cp "$f" elsewhere.jsonl
+	mkdir -p other && cp "$f" other/
+	run --separate-stderr mc --session other/"$(basename "$f")" 'x' </dev/null
+	assert_failure 2
+	assert_equal "${stderr%%$'\n'*}" "mc: --session: other/$(basename "$f") is not in $MC_HOME/sessions"
+	run --separate-stderr mc --session elsewhere.txt 'x' </dev/null
+	assert_failure 2
+	assert_equal "${stderr%%$'\n'*}" 'mc: --session: not a session id or file: elsewhere.txt'
+	assert_equal "$(fake_count)" 3
+}
+
+@test "--help names the settings file and the environment" {
+	run --separate-stderr mc --help
+	assert_success
+	for w in '$MC_HOME/settings.json' '~/.magi-code' MC_HOME MC_PROVIDER MC_MODEL MC_BASE_URL \
+		OPENAI_API_KEY OPENROUTER_API_KEY api_key_env NO_COLOR; do
+		assert_output --partial "$w"
+	done
+}
+
+@test "a session whose header names a provider that is gone goes on with -p, and remembers it" {
+	fake_start "$(answers one two)"
+	use_fake
+	run --separate-stderr mc -p nosuch 'first' </dev/null
+	assert_failure 1
+	[[ $stderr == *'unknown provider "nosuch"'* ]]
+	f=$(session_files)
+	assert_equal "$(head -n 1 "$f" | jq -r .provider)" nosuch
+	run --separate-stderr mc -c -p fake 'second' </dev/null
+	assert_success
+	assert_output one
+	# the session now says what was used: -c alone goes on with it
+	run --separate-stderr mc -c 'third' </dev/null
+	assert_success
+	assert_output two
+	assert_equal "$(fake_request 2 '[.body.messages[] | select(.role == "user") | .content] | join(",")')" \
+		first,second,third
+	assert_equal "$(jq -c 'select(.type == "model")' "$f")" '{"type":"model","provider":"fake","model":"fake-model"}'
 }

@@ -1,12 +1,10 @@
-/* calls.c: one tool call: approval, mc-tool call, the guides of the paths it touched. */
-#include <ctype.h>
+/* calls.c: one tool call: approved, run by mc-tool call or mc-mcp; the guides of the paths it touched. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
-#include <termios.h>
 #include <unistd.h>
 
 #include "diag.h"
@@ -42,78 +40,6 @@ call_output(struct driver *d, const cJSON *call, const char *output)
 	const char *cid = mc_json_str(call, "call_id");
 
 	return output_item(d, mc_json_str(call, "name"), mc_item_output(cid ? cid : "", output));
-}
-
-/* Asked for: the tools that change things or run commands. */
-static int
-guarded(const struct driver *d, const char *name)
-{
-	if (mcp_has(d, name))
-		return mcp_guarded(d, name);
-	return strcmp(name, "write") == 0 || strcmp(name, "edit") == 0 ||
-	    strcmp(name, "bash") == 0;
-}
-
-/*
- * May this call run? 1 yes; 0 no, with *why the output the model gets;
- * -1 when the user interrupted the question. *by says who decided:
- * "policy", "yes", "always" or "user".
- */
-static int
-approve(struct driver *d, const char *name, const char **why, const char **by)
-{
-	struct termios quiet;
-	const char *line;
-	const cJSON *e;
-	int n, r = -1;
-
-	*by = "policy";
-	if (!guarded(d, name))
-		return 1;
-	*by = "always";
-	cJSON_ArrayForEach(e, d->s.always)
-		if (strcmp(e->valuestring, name) == 0)
-			return 1;
-	if (d->t.el == NULL) {
-		*by = d->c.yes ? "yes" : "policy";
-		if (d->c.yes)
-			return 1;
-		*why = "refused: this one-shot run of mc may not write, edit or run "
-		    "commands unless it is given --yes. Say what you would do instead, "
-		    "or ask the user to run it again with --yes.";
-		return 0;
-	}
-	*by = "user";
-	snprintf(d->t.ask, sizeof d->t.ask, "allow %s? [y]es, [n]o, [a]lways this session: ", name);
-	while (r == -1) {
-		if (d->t.tio_ok)
-			tcsetattr(STDIN_FILENO, TCSANOW, &d->t.tio);
-		line = el_gets(d->t.el, &n);
-		if (d->t.tio_ok) {
-			quiet = d->t.tio;
-			quiet.c_lflag &= ~(tcflag_t)ECHO;
-			tcsetattr(STDIN_FILENO, TCSANOW, &quiet);
-		}
-		if (interrupted || line == NULL || n <= 0)
-			break;
-		switch (tolower((unsigned char)line[0])) {
-		case 'y':
-			r = 1;
-			break;
-		case 'a':
-			if (d->s.always == NULL)
-				d->s.always = mc_json_new_arr();
-			mc_json_push(d->s.always, mc_json_new_str(name));
-			r = 1;
-			break;
-		case 'n':
-			*why = "refused: the user did not allow this call.";
-			r = 0;
-			break;
-		}
-	}
-	d->t.ask[0] = '\0';
-	return r;
 }
 
 static int
@@ -204,8 +130,7 @@ call_run(struct driver *d, const cJSON *call, struct mc_buf *touched)
 
 	if (name == NULL)
 		name = "";
-	announce(d, name, call);
-	ok = approve(d, name, &why, &by);
+	ok = approve(d, name, call, &why, &by);
 	approval_event(d, cid, name, ok, by);
 	if (ok <= 0) {
 		if (call_output(d, call, ok == 0 ? why :

@@ -2,10 +2,12 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <locale.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <bsd/stdlib.h>
@@ -18,10 +20,10 @@
 #include "utf8.h"
 
 static const char usage[] =
-    "usage: mc [-c | --session ID] [-p NAME] [-m ID] [--agent ID] [-y] [--max-steps N]\n"
+    "usage: mc [-c | --session ID|FILE] [-p NAME] [-m ID] [--agent ID] [-y] [--max-steps N]\n"
     "          [--json] [--no-session] [--schema FILE] [--max-output-tokens N]\n"
     "          [--keep-going] [PROMPT ...]\n"
-    "       mc [-c | --session ID] [-p NAME] [-m ID] [--agent ID] --dry-run PROMPT ...\n"
+    "       mc [-c | --session ID|FILE] [-p NAME] [-m ID] [--agent ID] --dry-run PROMPT ...\n"
     "       mc prompt [-m ID] [--agent ID] [--stats]\n"
     "       mc sessions [--all] [--json]\n"
     "\n"
@@ -29,7 +31,7 @@ static const char usage[] =
     "Piped standard input is appended to PROMPT as a fenced block.\n"
     "\n"
     "  -c, --continue    resume the latest session of this directory\n"
-    "  --session ID      resume session ID\n"
+    "  --session ID      resume session ID (or its file, $MC_HOME/sessions/ID.jsonl)\n"
     "  -p, --provider N  use provider N\n"
     "  -m, --model ID    use model ID\n"
     "  --agent ID        take the role of $MC_HOME/agents/ID.md\n"
@@ -47,7 +49,13 @@ static const char usage[] =
     "  --version         show the version\n"
     "\n"
     "Exit status: 0 done, 1 failed, 2 usage, 3 incomplete (--max-steps or the\n"
-    "output limit; `mc -c` goes on), 130 interrupted.\n";
+    "output limit; `mc -c` goes on), 130 interrupted.\n"
+    "\n"
+    "Settings: $MC_HOME/settings.json (MC_HOME defaults to ~/.magi-code).\n"
+    "Environment: MC_HOME; MC_PROVIDER, MC_MODEL and MC_BASE_URL (over the settings);\n"
+    "the provider's key variable: OPENAI_API_KEY (openai), OPENROUTER_API_KEY\n"
+    "(openrouter), or the \"api_key_env\" a provider's settings name; NO_COLOR.\n"
+    "See mc(1).\n";
 
 volatile sig_atomic_t interrupted, terminated;
 
@@ -76,7 +84,15 @@ longest_backticks(const char *s)
 	return best;
 }
 
-/* The one-shot message: PROMPT words, then piped stdin as a fenced block. */
+/* True when the buffer holds only blanks and line ends: nothing to ask. */
+static int
+blank(const struct mc_buf *b)
+{
+	return b->len == 0 || strspn(b->data, " \t\r\n\v\f") == b->len;
+}
+
+/* The one-shot message: PROMPT words, then piped stdin as a fenced block.
+ * Words or input that are only blanks count as none. */
 static char *
 one_shot_text(int argc, char *argv[], int *status)
 {
@@ -114,7 +130,11 @@ one_shot_text(int argc, char *argv[], int *status)
 			mc_buf_free(&b);
 			return NULL;
 		}
+		if (blank(&in))
+			in.len = 0;
 	}
+	if (blank(&b))
+		b.len = 0;
 	if (in.len > 0 && b.len == 0) {
 		mc_buf_free(&b);
 		return mc_buf_steal(&in);
@@ -140,6 +160,52 @@ one_shot_text(int argc, char *argv[], int *status)
 		return NULL;
 	}
 	return mc_buf_steal(&b);
+}
+
+/*
+ * --session ARG: a session id, or the path of a session's file: any path
+ * whose file name is ID.jsonl in the directory $MC_HOME/sessions (however
+ * that directory is written). The id (malloc'ed), or NULL after a usage
+ * error.
+ */
+static char *
+session_arg(const char *arg, const char *home)
+{
+	const char *name = strrchr(arg, '/') ? strrchr(arg, '/') + 1 : arg;
+	size_t n = strlen(name);
+	struct stat here, there;
+	char *id, *dir, *sessions;
+	int same;
+
+	if (mc_session_id_valid(arg)) {
+		if ((id = strdup(arg)) == NULL)
+			mc_oom();
+		return id;
+	}
+	id = n > 6 && strcmp(name + n - 6, ".jsonl") == 0 ? strndup(name, n - 6) : strdup("");
+	if (id == NULL)
+		mc_oom();
+	if (!mc_session_id_valid(id)) {
+		free(id);
+		mc_usage_error("--session: not a session id or file: %s", arg);
+		return NULL;
+	}
+	if (name == arg)
+		dir = strdup(".");
+	else
+		dir = strndup(arg, name - arg == 1 ? 1 : (size_t)(name - arg - 1));
+	if (dir == NULL || (sessions = mc_path_join(home, "sessions")) == NULL)
+		mc_oom();
+	same = stat(dir, &here) == 0 && stat(sessions, &there) == 0 &&
+	    here.st_dev == there.st_dev && here.st_ino == there.st_ino;
+	if (!same) {
+		mc_usage_error("--session: %s is not in %s", arg, sessions);
+		free(id);
+		id = NULL;
+	}
+	free(dir);
+	free(sessions);
+	return id;
 }
 
 static void
@@ -214,10 +280,13 @@ main(int argc, char *argv[])
 	struct sigaction sa = { .sa_handler = on_signal };
 	int c, status, prompt_cmd = 0, sessions_cmd = 0, steps_set = 0, all = 0;
 	enum outcome o;
-	char err[1024], *text;
+	char err[1024], *text, *session_id = NULL;
 	const char *nc, *errstr;
 
 	mc_init("mc", argv);
+	/* Characters, for the line editor and the terminal's widths; messages
+	 * and numbers stay those of the C locale. */
+	setlocale(LC_CTYPE, "");
 	/* A stage that dies early closes the pipe the driver writes to; that
 	 * is its failure to report, not a reason to end the session. The
 	 * stages get SIGPIPE's default back when they start. */
@@ -289,8 +358,6 @@ main(int argc, char *argv[])
 	argv += optind;
 	if (d.c.cont && d.c.session)
 		return mc_usage_error("-c and --session cannot be used together");
-	if (d.c.session && !mc_session_id_valid(d.c.session))
-		return mc_usage_error("--session: not a session id: %s", d.c.session);
 	if (d.c.stats && !prompt_cmd)
 		return mc_usage_error("--stats goes with `mc prompt`");
 	if (prompt_cmd && (d.c.cont || d.c.session || d.c.dry || d.c.provider || d.c.yes ||
@@ -312,12 +379,17 @@ main(int argc, char *argv[])
 		mc_err("%s", err);
 		return MC_EXIT_FAIL;
 	}
+	if (d.c.session && (d.c.session = session_id = session_arg(d.c.session, d.c.set.home)) == NULL) {
+		mc_settings_free(&d.c.set);
+		return MC_EXIT_USAGE;
+	}
 	/* No child but mc-send holds a key: not the stages, not mc-tool and
 	 * what it runs, not this process's /proc/PID/environ. */
 	d.c.keys = mc_keys_take(&d.c.set);
 	if ((d.c.cwd = realpath(".", NULL)) == NULL) {
 		mc_err(".: %s", strerror(errno));
 		cleanup(&d);
+		free(session_id);
 		return MC_EXIT_FAIL;
 	}
 	d.t.out = isatty(STDOUT_FILENO);
@@ -359,6 +431,7 @@ main(int argc, char *argv[])
 		free(text);
 	}
 	cleanup(&d);
+	free(session_id);
 	if (terminated) {
 		/* Ended as the signal would have ended it, once the session is
 		 * safe. */

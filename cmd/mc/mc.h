@@ -9,8 +9,10 @@
  *              one connection to the provider for the whole session
  *   turn.c     a turn: the user's message, then send, answer, tool calls
  *              and send again until the model is done
- *   calls.c    one tool call: approval, mc-tool call, the guides of the
- *              paths it touched
+ *   calls.c    one tool call: approved, run by mc-tool call or mc-mcp; the
+ *              guides of the paths it touched
+ *   approve.c  before write, edit, bash and MCP tools: what the call will
+ *              do, shown on the terminal, and the user's answer
  *   mcp.c      the MCP tools, through one mc-mcp serve for the session
  *   session.c  the session file: created, resumed, appended to
  *   repl.c     the interactive session: line editing, slash commands
@@ -64,6 +66,8 @@ struct ses {
 	struct mc_session file;	/* the items in file.lines; fd -1 until written */
 	int open;		/* file is this session's (on disk, or in memory only) */
 	char *provider, *model;	/* NULL: left to the stages' defaults */
+	cJSON *recorded;	/* {"provider","model"} the file names last:
+				 * its header or a model line */
 	struct mc_buf prompt;	/* the system prompt, frozen for the session */
 	struct mc_buf tools;	/* the tool definitions (a JSON array), or empty */
 	char **guides;		/* the guides injected */
@@ -73,6 +77,7 @@ struct ses {
 	struct usage run;	/* this run's */
 	int made;		/* the file was made at the start of this run (--json) */
 	long long steps;	/* requests this run */
+	unsigned refused;	/* guarded tools whose one-shot refusal was said */
 };
 
 /* The terminal. */
@@ -80,7 +85,6 @@ struct term {
 	EditLine *el;		/* the interactive session's line editor, or NULL */
 	struct termios tio;	/* the terminal as the session found it */
 	int tio_ok;
-	char ask[160];		/* the prompt of a question being asked */
 	int out;		/* stdout is a terminal: model text is filtered */
 	int color;
 	int more;		/* reading a continuation line */
@@ -166,6 +170,10 @@ int call_run(struct driver *d, const cJSON *call, struct mc_buf *touched);
 int call_output(struct driver *d, const cJSON *call, const char *output);
 void guides_inject(struct driver *d, struct mc_buf *touched);
 
+/* approve.c */
+int approve(struct driver *d, const char *name, const cJSON *call, const char **why,
+    const char **by);
+
 /* session.c */
 int session_begin(struct driver *d);
 int session_resume(struct driver *d);
@@ -173,6 +181,7 @@ int session_add(struct driver *d, cJSON *item);
 void session_usage(struct driver *d, const struct usage *u);
 void session_forget(struct driver *d);
 void session_resolve(struct driver *d);
+void session_record(struct driver *d);
 void guide_remember(struct driver *d, const char *path, size_t n);
 int guide_known(const struct driver *d, const char *path);
 
@@ -184,5 +193,7 @@ int show(const struct driver *d, const char *p, size_t n);
 void note(const struct driver *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void announce(const struct driver *d, const char *name, const cJSON *call);
 void usage_line(const struct driver *d, const struct usage *u);
+void show_rows(const struct driver *d, struct mc_buf *out, const char *gutter, const char *cont,
+    const char *s, size_t n, int width);
 
 #endif

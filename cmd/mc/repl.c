@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <termios.h>
 #include <unistd.h>
+#include <wchar.h>
 
 #include "diag.h"
 #include "fsread.h"
@@ -26,25 +27,97 @@ static const char help_text[] =
     "End a line with \\ to continue it; a line \"\"\" opens and closes a block.\n"
     "Ctrl-C cancels the answer in flight.\n";
 
+#define PASTE_CAP (1u << 20)	/* characters of one paste */
+
 static char *
 el_prompt(EditLine *el)
 {
 	struct driver *d;
 
 	el_get(el, EL_CLIENTDATA, &d);
-	if (d->t.ask[0])
-		return d->t.ask;
 	if (d->t.more)
 		return "... ";
 	return d->t.color ? "\1\033[1m\1mc>\1\033[0m\1 " : "mc> ";
 }
 
+/* Pasted text, as it is read. */
+struct pasted {
+	wchar_t *text;
+	size_t n, cap;
+	int cr;			/* the last character was a carriage return */
+	int cut;		/* over PASTE_CAP: the rest is dropped */
+};
+
+/* One character of a paste: a carriage return, or the pair CR LF, is a
+ * newline (terminals send a pasted line end as CR). */
+static void
+paste_add(struct pasted *p, wchar_t c)
+{
+	wchar_t *t;
+
+	if (c == L'\n' && p->cr) {
+		p->cr = 0;
+		return;
+	}
+	if ((p->cr = c == L'\r'))
+		c = L'\n';
+	if (p->n + 2 > p->cap) {
+		if (p->cap >= PASTE_CAP) {
+			p->cut = 1;
+			return;
+		}
+		p->cap = p->cap ? p->cap * 2 : 256;
+		if ((t = reallocarray(p->text, p->cap, sizeof *t)) == NULL)
+			mc_oom();
+		p->text = t;
+	}
+	p->text[p->n++] = c;
+}
+
+/*
+ * Bound to ESC [ 200 ~, which a terminal in bracketed paste mode sends
+ * before pasted text (and ESC [ 201 ~ after it): the text, newlines and
+ * all, goes into the line as it is, so that a paste of many lines is one
+ * message, sent when the user presses Enter.
+ */
+static unsigned char
+paste(EditLine *el, int ch)
+{
+	static const wchar_t end[] = L"\033[201~";
+	const size_t nend = sizeof end / sizeof end[0] - 1;
+	struct pasted p = {0};
+	size_t m = 0, i;
+	wchar_t c;
+	int ok;
+
+	(void)ch;
+	while (m < nend && el_wgetc(el, &c) == 1) {
+		if (c == end[m]) {
+			m++;
+			continue;
+		}
+		/* What began like the end marker was text after all. */
+		for (i = 0; i < m; i++)
+			paste_add(&p, end[i]);
+		if ((m = c == end[0]) == 0)
+			paste_add(&p, c);
+	}
+	ok = !p.cut;
+	if (p.n > 0) {
+		p.text[p.n] = L'\0';
+		ok = el_winsertstr(el, p.text) == 0 && ok;
+	}
+	free(p.text);
+	return ok ? CC_REFRESH : CC_REFRESH_BEEP;
+}
+
 /*
  * One entry: a line, lines joined by a trailing backslash, or a block
- * between two lines """. NULL at the end of input (Ctrl-D).
+ * between two lines """. NULL at the end of input (Ctrl-D). With
+ * bracketed set, the terminal marks pasted text while a line is read.
  */
 static char *
-read_entry(struct driver *d, EditLine *el)
+read_entry(struct driver *d, EditLine *el, int bracketed)
 {
 	struct mc_buf b = {0};
 	const char *line;
@@ -54,7 +127,15 @@ read_entry(struct driver *d, EditLine *el)
 	for (;;) {
 		d->t.more = b.len > 0 || block;
 		interrupted = 0;
+		if (bracketed) {
+			fputs("\033[?2004h", stdout);
+			fflush(stdout);
+		}
 		line = el_gets(el, &n);
+		if (bracketed) {
+			fputs("\033[?2004l", stdout);
+			fflush(stdout);
+		}
 		if (terminated) {
 			mc_buf_free(&b);
 			return NULL;
@@ -185,6 +266,7 @@ set_model(struct driver *d, const char *id)
 		mc_oom();
 	free(d->s.model);
 	d->s.model = m;
+	session_record(d);
 	note(d, "model: %s (the prompt stays as it is; a per-model prompt override for it "
 	    "applies from the next launch or /new)", m);
 }
@@ -267,7 +349,8 @@ interactive(struct driver *d)
 	History *h;
 	HistEvent ev;
 	char *line, *path;
-	int r;
+	const char *term;
+	int r, bracketed;
 
 	h = history_init();
 	history(h, &ev, H_SETSIZE, 1000);
@@ -282,11 +365,16 @@ interactive(struct driver *d)
 	el_set(el, EL_HIST, history, h);
 	el_set(el, EL_PROMPT_ESC, el_prompt, '\1');
 	el_source(el, NULL);
+	/* The wide call: the narrow one copies the two names and never frees them. */
+	el_wset(el, EL_ADDFN, L"mc-paste", L"take pasted text as it is", paste);
+	el_set(el, EL_BIND, "\\e[200~", "mc-paste", NULL);
+	term = getenv("TERM");
+	bracketed = isatty(STDOUT_FILENO) && !(term && strcmp(term, "dumb") == 0);
 
 	note(d, "mc %s, model %s%s%s. /help for commands, Ctrl-D to leave.", MC_VERSION,
 	    d->s.model ? d->s.model : "default", d->s.open ? ", session " : "",
 	    d->s.open ? d->s.file.id : "");
-	while ((line = read_entry(d, el)) != NULL) {
+	while ((line = read_entry(d, el, bracketed)) != NULL) {
 		if (line[strspn(line, " \t\n")] == '\0') {
 			free(line);
 			continue;

@@ -33,11 +33,58 @@ set_str(char **dst, const char *v)
 		mc_oom();
 }
 
-/* Provider and model: options, environment, the session, settings. */
+/* Remember what the session file names, from its header or a model line. */
+static void
+recorded_set(struct driver *d, const cJSON *from)
+{
+	static const char *const keys[] = { "provider", "model", NULL };
+	const char *v;
+	int i;
+
+	cJSON_Delete(d->s.recorded);
+	d->s.recorded = mc_json_new_obj();
+	for (i = 0; keys[i]; i++)
+		mc_json_add(d->s.recorded, keys[i], (v = mc_json_str(from, keys[i])) != NULL ?
+		    mc_json_new_str(v) : cJSON_CreateNull());
+}
+
+static int
+same(const char *a, const char *b)
+{
+	return a == b || (a != NULL && b != NULL && strcmp(a, b) == 0);
+}
+
+/*
+ * When the provider or the model in use is not the one the session file
+ * names last (a resumed session given -p or -m, or /model), a line
+ * {"type":"model","provider","model"} says so, so that `mc -c` goes on
+ * with them. mc-request skips it: it is bookkeeping, not conversation.
+ */
+void
+session_record(struct driver *d)
+{
+	cJSON *line;
+
+	if (!d->s.open || d->c.dry ||
+	    (same(d->s.provider, mc_json_str(d->s.recorded, "provider")) &&
+	    same(d->s.model, mc_json_str(d->s.recorded, "model"))))
+		return;
+	line = mc_json_new_obj();
+	mc_json_add_str(line, "type", "model");
+	mc_json_add(line, "provider", d->s.provider ? mc_json_new_str(d->s.provider) :
+	    cJSON_CreateNull());
+	mc_json_add(line, "model", d->s.model ? mc_json_new_str(d->s.model) : cJSON_CreateNull());
+	if (session_add(d, cJSON_Duplicate(line, 1)) == 0)
+		recorded_set(d, line);
+	cJSON_Delete(line);
+}
+
+/* Provider and model: options, environment, the session (its last model
+ * line, else its header), settings. */
 void
 session_resolve(struct driver *d)
 {
-	const cJSON *h = d->s.open ? d->s.file.header : NULL;
+	const cJSON *h = d->s.open ? d->s.recorded : NULL;
 
 	set_str(&d->s.provider, pick(d->c.provider, "MC_PROVIDER", h, "provider", &d->c.set));
 	set_str(&d->s.model, pick(d->c.model, "MC_MODEL", h, "model", &d->c.set));
@@ -50,8 +97,10 @@ session_begin(struct driver *d)
 {
 	char err[512];
 
-	if (d->s.open)
+	if (d->s.open) {
+		session_record(d);
 		return 0;
+	}
 	if (d->c.dry || d->c.no_session)
 		mc_session_memory(&d->s.file);
 	else if (mc_session_create(&d->s.file, d->c.set.home, d->c.cwd, d->s.provider,
@@ -60,6 +109,7 @@ session_begin(struct driver *d)
 		return -1;
 	}
 	d->s.open = 1;
+	recorded_set(d, d->s.file.header);
 	return 0;
 }
 
@@ -104,9 +154,9 @@ num(const cJSON *o, const char *key)
 	return (long long)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(o, key));
 }
 
-/* What a resumed session already holds: its guides (user messages that
- * are a <Context File=PATH> block), so none is injected twice, and the
- * tokens of its usage lines. */
+/* What a resumed session already holds: its guides, so none is injected
+ * twice (its user messages that are a <Context File=PATH> block), the
+ * provider and model it names last, and the tokens of its usage lines. */
 static void
 recall(struct driver *d)
 {
@@ -123,6 +173,8 @@ recall(struct driver *d)
 		if ((item = mc_json_parse(line, (size_t)(nl - line), err, sizeof err)) == NULL)
 			continue;
 		type = mc_json_str(item, "type");
+		if (type && strcmp(type, "model") == 0)
+			recorded_set(d, item);
 		role = mc_json_str(item, "role");
 		content = mc_json_str(item, "content");
 		if (type && strcmp(type, "usage") == 0) {
@@ -172,6 +224,7 @@ session_resume(struct driver *d)
 	if (d->s.file.repaired && !d->c.dry)
 		mc_warn("%s: %zu interrupted tool call(s) marked as such", d->s.file.path,
 		    d->s.file.repaired);
+	recorded_set(d, d->s.file.header);
 	recall(d);
 	return 0;
 }
@@ -193,6 +246,8 @@ session_forget(struct driver *d)
 	cJSON_Delete(d->s.always);
 	d->s.always = NULL;
 	memset(&d->s.used, 0, sizeof d->s.used);
+	cJSON_Delete(d->s.recorded);
+	d->s.recorded = NULL;
 }
 
 /* An answer's usage: a bookkeeping line of the session (mc-request skips

@@ -4,11 +4,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <wchar.h>
 
 #include "diag.h"
 #include "json.h"
 #include "mc.h"
 #include "term.h"
+#include "utf8.h"
 
 /* Write text from a file, the model or a stage: filtered on a terminal. */
 int
@@ -76,4 +78,97 @@ usage_line(const struct driver *d, const struct usage *u)
 		snprintf(cached, sizeof cached, " (%lld cached)", u->cached);
 	fprintf(stderr, "%s%lld tokens in%s, %lld out%s\n", d->t.color ? "\033[2m" : "",
 	    u->input, cached, u->output, d->t.color ? "\033[0m" : "");
+}
+
+/* The code point of the well-formed k-byte sequence at s. */
+static unsigned long
+code_point(const unsigned char *s, size_t k)
+{
+	static const unsigned char lead[] = { 0, 0x7f, 0x1f, 0x0f, 0x07 };
+	unsigned long c = s[0] & lead[k];
+	size_t i;
+
+	for (i = 1; i < k; i++)
+		c = c << 6 | (s[i] & 0x3f);
+	return c;
+}
+
+/*
+ * Characters a terminal does not show as themselves: controls (C0, DEL,
+ * C1), the bidirectional embeddings, overrides and isolates, and the
+ * invisible format characters (zero-width spaces and joiners, line and
+ * paragraph separators, byte-order mark, soft hyphen, fillers, tags).
+ * Each could hide or reorder part of what the user is asked to allow.
+ */
+static int
+hidden(unsigned long c)
+{
+	return c < 0x20 || c == 0x7f || (c >= 0x80 && c < 0xa0) || c == 0xad ||
+	    c == 0x34f || c == 0x61c || c == 0x115f || c == 0x1160 || c == 0x17b4 ||
+	    c == 0x17b5 || c == 0x180e || (c >= 0x200b && c <= 0x200f) ||
+	    (c >= 0x2028 && c <= 0x202e) || (c >= 0x2060 && c <= 0x206f) ||
+	    c == 0x3164 || c == 0xfeff || c == 0xffa0 || (c >= 0xfff9 && c <= 0xfffb) ||
+	    (c >= 0xe0000 && c <= 0xe007f);
+}
+
+/*
+ * One line of text (a newline in it is shown escaped, a tab as spaces)
+ * as rows narrower than width columns: the first after gutter, the
+ * others after cont, which is as wide; each row ends in a newline.
+ * Nothing is cut: hidden characters and invalid bytes are shown as
+ * escapes (\r, \x1b, \u202e), in reverse video when colour is on, so
+ * that all of the text is there to read.
+ */
+void
+show_rows(const struct driver *d, struct mc_buf *out, const char *gutter, const char *cont,
+    const char *s, size_t n, int width)
+{
+	const unsigned char *p = (const unsigned char *)s, *end = p + n;
+	/* The last column is left free: a terminal that wraps on it would
+	 * count the row twice. */
+	int avail = width - 1 - (int)strlen(gutter), col = 0, w;
+	char esc[16];
+	unsigned long c;
+	size_t k;
+
+	if (avail < 16)
+		avail = 16;
+	mc_buf_adds(out, gutter);
+	for (; p < end; p += k) {
+		esc[0] = '\0';
+		if ((k = mc_utf8_seqlen((const char *)p, (size_t)(end - p))) == 0) {
+			snprintf(esc, sizeof esc, "\\x%02x", *p);
+			k = 1;
+			c = 0xfffd;
+		} else if ((c = code_point(p, k)) != '\t' && hidden(c)) {
+			if (c == '\r' || c == '\n')
+				snprintf(esc, sizeof esc, "\\%c", c == '\r' ? 'r' : 'n');
+			else if (c < 0x80)
+				snprintf(esc, sizeof esc, "\\x%02lx", c);
+			else
+				snprintf(esc, sizeof esc, c > 0xffff ? "\\U%08lx" : "\\u%04lx", c);
+		}
+		if (esc[0])
+			w = (int)strlen(esc);
+		else if (c == '\t')
+			w = 8 - col % 8;
+		else if ((w = wcwidth((wchar_t)c)) < 0)
+			w = 1;
+		if (col > 0 && col + w > avail) {
+			mc_buf_addc(out, '\n');
+			mc_buf_adds(out, cont);
+			col = 0;
+			if (c == '\t' && !esc[0])
+				w = 8;
+		}
+		if (esc[0])
+			mc_buf_printf(out, "%s%s%s", d->t.color ? "\033[7m" : "", esc,
+			    d->t.color ? "\033[27m" : "");
+		else if (c == '\t')
+			mc_buf_printf(out, "%*s", w, "");
+		else
+			mc_buf_add(out, p, k);
+		col += w;
+	}
+	mc_buf_addc(out, '\n');
 }

@@ -384,7 +384,8 @@ turn(struct driver *d, const char *text, struct request *first)
 		if (touched.len > 0)
 			guides_inject(d, &touched);
 		if (n >= d->c.max_steps) {
-			mc_err("stopped after %lld steps (--max-steps); `mc -c` goes on", n);
+			mc_err("stopped after %lld step%s (--max-steps); `mc -c` goes on", n,
+			    n == 1 ? "" : "s");
 			o = OUT_MAX_STEPS;
 			break;
 		}

@@ -1,0 +1,178 @@
+#!/usr/bin/env bats
+# mc on a terminal, as a new user meets it (issue 14): the approval
+# prompt (SPEC §7), UTF-8 input, bracketed paste, /model kept in the session.
+
+load helper
+load fake
+load mc
+
+# ask_script CALL...: an answer with each call, one call a step, then "all done".
+ask_script() {
+	local s="[" c
+	for c in "$@"; do
+		s+="$(calls "$c"),"
+	done
+	printf '%s{"answer":{"api":"chat","text":"all done"}}]' "$s"
+}
+
+# rows FROM TO: the pane's lines after the first line holding FROM, up to
+# the next line holding TO, each without its first two columns.
+rows() {
+	pane | awk -v from="$1" -v to="$2" \
+		'on && index($0, to) { exit } on { print substr($0, 3) } index($0, from) { on = 1 }'
+}
+
+@test "approval: keys typed while the model works do not answer; only y, yes, n, no, a, always do" {
+	fake_start "[$(calls "$(call c1 bash '{"command":"echo 1 > f1"}')" | jq -c '. + {delay: 1.5}'),
+	  {\"answer\":{\"api\":\"chat\",\"text\":\"all done\"}}]"
+	use_fake
+	on_tty mc
+	wait_for 'mc>'
+	keys 'make a file' Enter
+	for ((i = 0; i < 200; i++)); do
+		[ -e "$FAKE_LOG/1.json" ] && break
+		sleep 0.05
+	done
+	# type-ahead while the answer is on its way: "yes", then "always"
+	keys 'yes' Enter 'always' Enter
+	wait_for 'allow bash?'
+	keys 'abort' Enter
+	wait_for '(answer y or yes, n or no, a or always)'
+	keys '  YOLO ' Enter
+	wait_count 3 'allow bash?'
+	keys ' No ' Enter
+	wait_for 'all done'
+	wait_prompt 2
+	keys C-d
+	assert_equal "$(wait_status)" 0
+	[ ! -e f1 ]
+	assert_equal "$(pane | grep -c 'allow bash?')" 3
+	assert_equal "$(fake_request 2 '.body.messages[-1].content')" 'refused: the user did not allow this call.'
+}
+
+@test "approval: a long command is shown whole, wrapped; hidden characters are shown escaped" {
+	long="echo $(printf 'a%.0s' $(seq 280)); rm -f x"
+	bidi=$(printf 'ls # \342\200\256txt.exe\342\201\246 \342\200\213\r\033[2K')
+	fake_start "$(ask_script "$(call c1 bash "$(jq -nc --arg c "$long" '{command:$c}')")" \
+		"$(call c2 bash "$(jq -nc --arg c "$bidi" '{command:$c}')")")"
+	use_fake
+	on_tty mc
+	wait_for 'mc>'
+	keys 'go' Enter
+	wait_for 'allow bash?'
+	assert_equal "$(rows 'bash will run:' 'allow bash?' | tr -d '\n')" "$long"
+	[ "$(rows 'bash will run:' 'allow bash?' | wc -l)" -ge 3 ]	# wrapped at 120 columns
+	keys n Enter
+	wait_count 2 'allow bash?'
+	wait_for 'allow bash? [y]es, [n]o, [a]lways this session: n'
+	assert_equal "$(pane | grep -A1 'bash will run:' | tail -n 1)" \
+		'  ls # \u202etxt.exe\u2066 \u200b\r\x1b[2K'
+	keys n Enter
+	wait_for 'all done'
+	wait_prompt 2
+	keys C-d
+	assert_equal "$(wait_status)" 0
+}
+
+@test "approval: write shows the path, the size and the first lines; edit shows a unified diff" {
+	seq 1 12 | sed 's/^/line /' > notes.txt
+	fake_start "$(ask_script \
+		"$(call c1 write "$(jq -nc --arg c "$(seq 1 15 | sed 's/^/row /')"$'\n' '{path:"new.txt",content:$c}')")" \
+		"$(call c2 edit '{"path":"notes.txt","old_string":"line 6\nline 7","new_string":"line six\nline 7"}')" \
+		"$(call c3 edit '{"path":"gone.txt","old_string":"old\ntext","new_string":"new"}')")"
+	use_fake
+	on_tty mc
+	wait_for 'mc>'
+	keys 'go' Enter
+	wait_for 'allow write?'
+	assert_equal "$(pane | grep 'write will put')" 'write will put 96 bytes, 15 lines, in new.txt (a new file):'
+	assert_equal "$(rows 'write will put' 'allow write?')" \
+		"$(printf '%s\n' ' 1  row 1' ' 2  row 2' ' 3  row 3' ' 4  row 4' ' 5  row 5' \
+			' 6  row 6' ' 7  row 7' ' 8  row 8' ' 9  row 9' '10  row 10' '[... 5 more lines]')"
+	keys y Enter
+	wait_for 'allow edit?'
+	assert_equal "$(rows 'edit will change notes.txt:' 'allow edit?')" \
+		"$(printf '%s\n' '--- notes.txt' '+++ notes.txt' '@@ -3,7 +3,7 @@' \
+			' line 3' ' line 4' ' line 5' '-line 6' '+line six' ' line 7' ' line 8' ' line 9')"
+	keys y Enter
+	wait_count 2 'allow edit?'
+	wait_for 'gone.txt (it cannot be read here: no such file)'
+	assert_equal "$(rows 'gone.txt (it cannot' 'allow edit?' | tail -n 3)" "$(printf '%s\n' '-old' '-text' '+new')"
+	keys n Enter
+	wait_for 'all done'
+	wait_prompt 2
+	keys C-d
+	assert_equal "$(wait_status)" 0
+	assert_equal "$(cat new.txt)" "$(seq 1 15 | sed 's/^/row /')"
+	assert_equal "$(sed -n 6p notes.txt)" 'line six'
+}
+
+@test "approval: with standard error redirected, the question and the command are still on the terminal" {
+	fake_start "$(ask_script "$(call c1 bash '{"command":"echo made > f1"}')")"
+	use_fake
+	on_tty 'mc 2>log'
+	wait_for 'mc>'
+	keys 'make a file' Enter
+	wait_for 'allow bash?'
+	assert_equal "$(rows 'bash will run:' 'allow bash?')" 'echo made > f1'
+	keys y Enter
+	wait_for 'all done'
+	wait_prompt 2
+	keys C-d
+	assert_equal "$(wait_status)" 0
+	assert_equal "$(cat f1)" made
+}
+
+@test "interactive: UTF-8 typed on a UTF-8 terminal reaches the model whole" {
+	fake_start "$(answers 'ok')"
+	use_fake
+	on_tty mc	# LC_ALL=C.UTF-8 in the pane
+	wait_for 'mc>'
+	keys 'Grüße 世界' Enter
+	wait_for 'ok'
+	wait_prompt 2
+	keys C-d
+	assert_equal "$(wait_status)" 0
+	assert_equal "$(fake_request 1 '.body.messages[-1].content')" 'Grüße 世界'
+}
+
+@test "interactive: a paste of several lines is one message, sent with Enter" {
+	fake_start "$(answers 'one answer' 'another')"
+	use_fake
+	on_tty mc
+	wait_for 'mc>'
+	tmux -S "$TMUX_SOCK" set-buffer "$(printf 'first line\nsecond line\n\tthird line')"
+	tmux -S "$TMUX_SOCK" paste-buffer -p -t 0
+	wait_for 'third line'
+	keys ' and more' Enter
+	wait_for 'one answer'
+	wait_prompt 2
+	keys C-d
+	assert_equal "$(wait_status)" 0
+	assert_equal "$(fake_count)" 1
+	assert_equal "$(fake_request 1 '.body.messages[-1].content')" \
+		"$(printf 'first line\nsecond line\n\tthird line and more')"
+}
+
+@test "interactive: /model is kept in the session, and mc -c goes on with it" {
+	fake_start "$(answers 'first' 'second')"
+	use_fake
+	on_tty mc
+	wait_for 'mc>'
+	keys 'hello' Enter
+	wait_for 'first'
+	wait_prompt 2
+	keys '/model other-model' Enter
+	wait_for 'model: other-model'
+	keys '/exit' Enter
+	assert_equal "$(wait_status)" 0
+	run --separate-stderr mc -c 'and again' </dev/null
+	assert_success
+	assert_output second
+	assert_equal "$(fake_request 1 .body.model)" fake-model
+	assert_equal "$(fake_request 2 .body.model)" other-model
+	# the line that says so is the session's, not the conversation's
+	assert_equal "$(fake_request 2 '[.body.messages[] | .role] | join(",")')" 'system,user,assistant,user'
+	assert_equal "$(jq -c 'select(.type == "model")' "$(session_files)")" \
+		'{"type":"model","provider":"fake","model":"other-model"}'
+}

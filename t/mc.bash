@@ -1,0 +1,95 @@
+# t/mc.bash: helpers for the driver's tests (t/70-mc.bats, t/72-mc-tty.bats):
+# the fake provider as the suite's provider, scripted answers and calls,
+# session files, and a pseudo-terminal (tmux) to run mc on. Load with
+# `load mc` after `load helper` and `load fake`.
+
+# Point the suite at the fake: provider "fake", chat API, no key.
+use_fake() {
+	settings "{\"provider\":\"fake\",\"model\":\"fake-model\",
+	  \"providers\":{\"fake\":{\"base_url\":\"$FAKE_URL\",\"api\":\"chat\",\"api_key_env\":null}}}"
+}
+
+# answer TEXT...: a script of one streamed chat answer per argument.
+answers() {
+	local s="[" a
+	for a in "$@"; do
+		s+=$(jq -nc --arg t "$a" '{answer:{api:"chat",text:$t}}'),
+	done
+	printf '%s]' "${s%,}"
+}
+
+session_files() {
+	ls "$MC_HOME"/sessions/*.jsonl 2>/dev/null
+}
+
+# every line of every session file is a JSON object
+whole_lines() {
+	local f
+	for f in $(session_files); do
+		[ "$(tail -c 1 "$f" | od -An -c | tr -d ' ')" = '\n' ] || return 1
+		jq -e 'type == "object"' "$f" >/dev/null || return 1
+	done
+}
+
+# calls JSON...: one chat answer asking for the given calls (each {call_id,name,arguments})
+calls() {
+	jq -nc --argjson c "[$(IFS=,; echo "$*")]" '{answer:{api:"chat",calls:$c}}'
+}
+call() { # ID NAME ARGS-JSON
+	jq -nc --arg id "$1" --arg n "$2" --arg a "$3" '{call_id:$id,name:$n,arguments:$a}'
+}
+
+# --- a pseudo-terminal (tmux) ---
+
+teardown_local() {
+	[ -n "${TMUX_SOCK:-}" ] && tmux -S "$TMUX_SOCK" kill-server 2>/dev/null
+	return 0
+}
+
+# on_tty CMD: run CMD in a detached tmux pane; its exit status goes to $W/../status.
+on_tty() {
+	TMUX_SOCK="$BATS_TEST_TMPDIR/tmux.sock"
+	STATUS="$BATS_TEST_TMPDIR/status"
+	tmux -S "$TMUX_SOCK" -f /dev/null new-session -d -x 120 -y 50 \
+		"cd '$W' && env PATH='$PATH' HOME='$HOME' MC_HOME='$MC_HOME' LC_ALL=C.UTF-8 $1; echo \$? > '$STATUS'; sleep 600"
+}
+keys() {
+	tmux -S "$TMUX_SOCK" send-keys -t 0 "$@"
+}
+pane() {
+	tmux -S "$TMUX_SOCK" capture-pane -p -J -S -200 -t 0 "$@"
+}
+# wait_lines N GREP-ARGS...: until N lines of the pane match (a bound, not
+# a timing check)
+wait_lines() {
+	local i n=$1
+	shift
+	for ((i = 0; i < 400; i++)); do
+		[ "$(pane | grep -c "$@")" -ge "$n" ] && return 0
+		sleep 0.05
+	done
+	echo "never saw $n line(s) matching: $*" >&2
+	pane >&2
+	return 1
+}
+# wait_for TEXT: until the pane shows TEXT
+wait_for() {
+	wait_lines 1 -F -- "$1"
+}
+# wait_count N TEXT: until TEXT is on N lines of the pane
+wait_count() {
+	wait_lines "$1" -F -- "$2"
+}
+# wait_prompt N: until the Nth prompt is shown (the session reads again)
+wait_prompt() {
+	wait_lines "$1" '^mc>'
+}
+wait_status() {
+	local i
+	for ((i = 0; i < 400; i++)); do
+		[ -s "$STATUS" ] && cat "$STATUS" && return 0
+		sleep 0.05
+	done
+	pane >&2
+	return 1
+}
