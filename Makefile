@@ -25,8 +25,12 @@ B ?= bin
 
 LIB_SRC := $(wildcard lib/*.c)
 LIB_OBJ := $(LIB_SRC:%.c=$(O)/%.o)
-CMDS := $(basename $(notdir $(wildcard cmd/*.c)))
+# A program is cmd/NAME.c, or a directory cmd/NAME/ of .c files with a
+# private header: bin/NAME is linked from all of them.
+CMD_DIRS := $(patsubst cmd/%/,%,$(sort $(dir $(wildcard cmd/*/*.c))))
+CMDS := $(basename $(notdir $(wildcard cmd/*.c))) $(CMD_DIRS)
 PROGS := $(CMDS:%=$(B)/%)
+DIR_PROGS := $(CMD_DIRS:%=$(B)/%)
 UNIT_SRC := $(wildcard t/unit/*.c)
 UNITS := $(UNIT_SRC:t/unit/%.c=$(O)/unit/%)
 FUZZ_NAMES := $(filter-out replay,$(basename $(notdir $(wildcard fuzz/*.c))))
@@ -42,7 +46,7 @@ $(O)/lib/%.o: lib/%.c $(wildcard lib/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -c -o $@ $<
 
-$(O)/cmd/%.o: cmd/%.c $(wildcard lib/*.h)
+$(O)/cmd/%.o: cmd/%.c $(wildcard lib/*.h) $(wildcard cmd/*/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -c -o $@ $<
 
@@ -55,6 +59,11 @@ $(O)/libmc.a: $(LIB_OBJ)
 $(B)/%: $(O)/cmd/%.o $(O)/libmc.a
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter %.o,$^) $(O)/libmc.a $(LDLIBS)
+
+$(DIR_PROGS): $(B)/%: $(O)/libmc.a
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter %.o,$^) $(O)/libmc.a $(LDLIBS)
+$(foreach d,$(CMD_DIRS),$(eval $(B)/$(d): $(patsubst %.c,$(O)/%.o,$(wildcard cmd/$(d)/*.c))))
 
 $(O)/unit/%: t/unit/%.c $(O)/libmc.a
 	@mkdir -p $(@D)

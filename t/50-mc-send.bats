@@ -111,7 +111,7 @@ Try 'mc-send --help' for more information."
 	unset FAKE_API_KEY
 	send
 	assert_failure 1
-	assert_equal "$stderr" "mc-send: FAKE_API_KEY is not set (the envelope's api_key_env)"
+	assert_equal "$stderr" "mc-send: FAKE_API_KEY is not set: the provider fake needs it (export FAKE_API_KEY=...)"
 	assert_equal "$(fake_count)" 0
 }
 
@@ -216,7 +216,7 @@ Try 'mc-send --help' for more information."
 	assert_equal "$stderr" ""
 	assert_equal "$output" '{"type":"tool_call","call_id":"call_Vb3kQ9xLm2TzR7pYw4NcA1sE","name":"read_file","arguments":"{\"path\":\"README.md\",\"max_bytes\":40000}"}
 {"type":"tool_call","call_id":"call_Hq8Zt1uWd5KfJ3oXn6GbP0yC","name":"read_file","arguments":"{\"path\":\"Makefile\",\"max_bytes\":8000}"}
-{"type":"usage","input_tokens":388,"output_tokens":52}
+{"type":"usage","input_tokens":388,"output_tokens":52,"cached_tokens":256}
 {"type":"done","finish_reason":"tool_calls"}'
 }
 
@@ -227,7 +227,7 @@ Try 'mc-send --help' for more information."
 	assert_success
 	assert_equal "$output" '{"type":"tool_call","call_id":"call_Vb3kQ9xLm2TzR7pYw4NcA1sE","name":"read_file","arguments":"{\"path\":\"README.md\",\"max_bytes\":40000}"}
 {"type":"tool_call","call_id":"call_Hq8Zt1uWd5KfJ3oXn6GbP0yC","name":"read_file","arguments":"{\"path\":\"Makefile\",\"max_bytes\":8000}"}
-{"type":"usage","input_tokens":402,"output_tokens":84}
+{"type":"usage","input_tokens":402,"output_tokens":84,"cached_tokens":0}
 {"type":"done","finish_reason":"tool_calls"}'
 }
 
@@ -237,20 +237,49 @@ Try 'mc-send --help' for more information."
 	send --events
 	assert_success
 	assert_equal "$(jqo -s -j 'map(select(.type == "text") | .delta) | add')" "$RESP_TEXT"
-	assert_equal "$(jqo -s -c '.[-2:]')" '[{"type":"usage","input_tokens":436,"output_tokens":19},{"type":"done","finish_reason":"stop"}]'
+	assert_equal "$(jqo -s -c '.[-2:]')" '[{"type":"usage","input_tokens":436,"output_tokens":19,"cached_tokens":384},{"type":"done","finish_reason":"stop"}]'
 }
 
-@test "--events: a truncated answer is done with finish_reason length" {
+@test "an answer cut by the output limit: done length, exit 3, a note, the item incomplete" {
 	serve '{"answer":{"api":"chat","text":"cut short","finish_reason":"length"}}' \
-	    '{"answer":{"api":"responses","text":"cut short","finish_reason":"length"}}'
+	    '{"answer":{"api":"responses","text":"cut short","finish_reason":"length"}}' \
+	    '{"answer":{"api":"chat","text":"cut short","finish_reason":"length"}}' \
+	    '{"answer":{"api":"responses","text":"cut short","finish_reason":"length","stream":false}}'
+	note="mc-send: the answer was cut by the output limit (finish_reason length); --max-output-tokens raises it"
 	envelope chat
 	send --events
-	assert_success
+	assert_failure 3
 	assert_equal "$(jqo -s -c '.[-1]')" '{"type":"done","finish_reason":"length"}'
+	assert_equal "$stderr" "$note"
 	envelope responses
 	send --events
-	assert_success
+	assert_failure 3
 	assert_equal "$(jqo -s -c '.[-1]')" '{"type":"done","finish_reason":"length"}'
+	envelope chat
+	send --items
+	assert_failure 3
+	assert_equal "$output" '{"type":"message","role":"assistant","content":"cut short","status":"incomplete"}'
+	assert_equal "$stderr" "$note"
+	envelope responses
+	send
+	assert_failure 3
+	assert_equal "$output" "cut short"
+	assert_equal "$stderr" "$note"
+}
+
+@test "a reasoning-only answer cut by the output limit is reported, not silent" {
+	serve '{"events":[{"choices":[{"index":0,"delta":{"role":"assistant","reasoning_content":"Let me think"}}]},{"choices":[{"index":0,"delta":{},"finish_reason":"length"}]}],"done":true}' \
+	    '{"events":[["response.reasoning_summary_text.delta",{"type":"response.reasoning_summary_text.delta","delta":"hmm"}],["response.incomplete",{"type":"response.incomplete","response":{"status":"incomplete","incomplete_details":{"reason":"max_output_tokens"},"output":[{"type":"reasoning","summary":[]}]}}]]}'
+	envelope chat
+	send
+	assert_failure 3
+	assert_equal "$output" ""
+	assert_equal "$stderr" "mc-send: the answer was cut by the output limit (finish_reason length); --max-output-tokens raises it"
+	envelope responses
+	send --items
+	assert_failure 3
+	assert_equal "$output" ""
+	assert_regex "$stderr" "cut by the output limit"
 }
 
 @test "--items: the message, then each call in order" {
@@ -299,8 +328,8 @@ $CALL2"
 $CALL2"
 }
 
-@test "--items-out: left empty when the exchange fails" {
-	serve '{"answer":{"api":"chat","text":"partial answer here"},"cut_after":400}'
+@test "--items-out: empty when the exchange fails before any text" {
+	serve '{"status":400,"json":{"error":{"message":"bad request"}}}'
 	envelope chat
 	echo stale > "$BATS_TEST_TMPDIR/items"
 	send --items-out "$BATS_TEST_TMPDIR/items"
@@ -308,12 +337,34 @@ $CALL2"
 	assert_equal "$(cat "$BATS_TEST_TMPDIR/items")" ""
 }
 
+@test "a stream cut after text: the text so far is an incomplete message, then the error" {
+	serve '{"answer":{"api":"chat","text":"partial answer here","calls":[{"call_id":"c1","name":"f","arguments":"{}"}]},"cut_after":400}' \
+	    '{"answer":{"api":"responses","text":"partial answer here"},"cut_after":1200}' \
+	    '{"answer":{"api":"chat","text":"partial answer here"},"cut_after":400}'
+	envelope chat
+	echo stale > "$BATS_TEST_TMPDIR/items"
+	send --items-out "$BATS_TEST_TMPDIR/items"
+	assert_failure 1
+	assert_equal "$output" "partial "
+	assert_regex "$stderr" "^mc-send: the answer from fake was cut: "
+	assert_equal "$(cat "$BATS_TEST_TMPDIR/items")" '{"type":"message","role":"assistant","content":"partial ","status":"incomplete"}'
+	envelope responses
+	send --events
+	assert_failure 1
+	assert_equal "$(jqo -s -c 'map(.type) | unique')" '["error","text"]'
+	assert_equal "$(jqo -s -r '.[-1].type')" error
+	envelope chat
+	send --items
+	assert_failure 1
+	assert_equal "$output" '{"type":"message","role":"assistant","content":"partial ","status":"incomplete"}'
+}
+
 @test "non-streamed answers: chat and responses JSON" {
 	serve '{"answer":{"api":"chat","stream":false,"text":"plain","calls":[{"call_id":"c1","name":"f","arguments":"{}"}],"usage":[3,4]}}' \
 	    '{"answer":{"api":"responses","stream":false,"text":"plain","calls":[{"call_id":"c1","name":"f","arguments":"{}"}],"usage":[3,4]}}'
 	want='{"type":"text","delta":"plain"}
 {"type":"tool_call","call_id":"c1","name":"f","arguments":"{}"}
-{"type":"usage","input_tokens":3,"output_tokens":4}
+{"type":"usage","input_tokens":3,"output_tokens":4,"cached_tokens":0}
 {"type":"done","finish_reason":"tool_calls"}'
 	envelope chat '{"model":"m","messages":[],"stream":false}'
 	send --events
@@ -355,9 +406,9 @@ $CALL2"
 	    '{"status":400,"body":"<html>\n<h1>Bad Request</h1>\n</html>","headers":{"Content-Type":"text/html"}}' \
 	    '{"status":404}'
 	envelope chat
-	for want in "HTTP 400 from fake: bad model" "HTTP 404 from fake: no such route" \
+	for want in "HTTP 400 from fake: bad model" "HTTP 404 from fake for $FAKE_URL/chat/completions: no such route" \
 	    "HTTP 403 from fake: forbidden here" "HTTP 422 from fake: field required" \
-	    "HTTP 400 from fake: <html>" "HTTP 404 from fake: Not Found"; do
+	    "HTTP 400 from fake: <html>" "HTTP 404 from fake for $FAKE_URL/chat/completions: Not Found"; do
 		send --retries 0
 		assert_failure 1
 		assert_equal "$stderr" "mc-send: $want"
@@ -459,10 +510,10 @@ $CALL2"
 	assert_equal "$(fake_count)" 2
 }
 
-@test "persistent 5xx: gives up after --retries" {
+@test "persistent 5xx from a remote server: gives up after --retries" {
 	serve "{\"status\":500,\"body_file\":\"$FAKE_FIXTURES/error-500.json\",\"times\":5}"
 	envelope chat
-	send --retries 2
+	MC_SEND_REMOTE=1 send --retries 2
 	assert_failure 1
 	assert_equal "$(fake_count)" 3
 	assert_equal "$(echo "$stderr" | grep -c warning)" 2
@@ -504,7 +555,7 @@ $CALL2"
 	send --idle-timeout 1
 	assert_failure 1
 	assert_regex "$output" '^slow'
-	assert_equal "$stderr" "mc-send: nothing from fake for 1 seconds (--idle-timeout)"
+	assert_equal "$stderr" "mc-send: nothing from fake for 1 seconds (--idle-timeout or providers.fake.idle_timeout_s)"
 	assert_equal "$(fake_count)" 1
 }
 
@@ -527,19 +578,47 @@ $CALL2"
 	send --idle-timeout 1
 	assert_success
 	assert_equal "$output" "$CHAT_TEXT"
-	assert_equal "$stderr" "mc-send: warning: nothing from fake for 1 seconds (--idle-timeout); retry 1 of 3 in 0.0 s"
+	assert_equal "$stderr" "mc-send: warning: nothing from fake for 1 seconds (--idle-timeout or providers.fake.idle_timeout_s); retry 1 of 3 in 0.0 s"
 	assert_equal "$(fake_count)" 2
 }
 
-@test "nothing listening: cannot reach, after the retries" {
+@test "nothing listening on a local server: said once, not retried" {
 	serve
 	url=$FAKE_URL
 	fake_stop
 	FAKE_URL=$url envelope chat
-	send --retries 1
+	send --retries 3
 	assert_failure 1
-	assert_equal "$(echo "$stderr" | grep -c 'warning: cannot reach fake')" 1
-	assert_regex "$(echo "$stderr" | tail -n 1)" '^mc-send: cannot reach fake: '
+	assert_equal "$stderr" "mc-send: cannot reach fake at $url/chat/completions: connection refused (is the server running?)"
+	send --events
+	assert_failure 1
+	assert_equal "$(jqo -c '{type, message}')" "{\"type\":\"error\",\"message\":\"cannot reach fake at $url/chat/completions: connection refused (is the server running?)\"}"
+}
+
+@test "nothing listening on a remote server: retried quietly, said once" {
+	serve
+	url=$FAKE_URL
+	fake_stop
+	FAKE_URL=$url envelope chat
+	MC_SEND_REMOTE=1 send --retries 2
+	assert_failure 1
+	assert_equal "$stderr" "mc-send: cannot reach fake at $url/chat/completions: connection refused (is the server running?)"
+}
+
+@test "a local server's 500 is not retried; its 503 is" {
+	serve '{"status":500,"json":{"error":{"code":500,"message":"tools param requires --jinja flag","type":"not_supported_error"}}}' \
+	    '{"status":503,"json":{"error":{"code":503,"message":"Loading model","type":"unavailable_error"}}}' \
+	    "$(sse chat-stream-text.sse)"
+	envelope chat
+	send --events
+	assert_failure 1
+	assert_equal "$output" '{"type":"error","status":500,"code":"not_supported_error","message":"HTTP 500 from fake: tools param requires --jinja flag"}'
+	assert_equal "$(fake_count)" 1
+	send
+	assert_success
+	assert_equal "$output" "$CHAT_TEXT"
+	assert_equal "$stderr" "mc-send: warning: HTTP 503 from fake: Loading model; retry 1 of 3 in 0.0 s"
+	assert_equal "$(fake_count)" 3
 }
 
 @test "SIGINT stops the transfer at once: exit 130, nothing more" {
