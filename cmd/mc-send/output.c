@@ -268,23 +268,23 @@ report(struct out *o)
 int
 write_items(struct out *o, FILE *fp, int whole)
 {
+	struct mc_jw w = { .fp = fp };
 	cJSON *it;
-	int r;
 
+	/* Written as it is built: the text may be tens of MiB, not copied. */
 	if (o->text.len > 0 || o->refusal.len > 0) {
-		it = mc_json_new_obj();
-		mc_json_add_str(it, "type", "message");
-		mc_json_add_str(it, "role", "assistant");
-		mc_json_add_str(it, "content", o->text.len ? o->text.data : "");
-		if (o->refusal.len > 0)
-			mc_json_add_str(it, "refusal", o->refusal.data);
+		mc_jw_raw(&w, "{\"type\":\"message\",\"role\":\"assistant\",\"content\":", 47);
+		mc_jw_str(&w, o->text.len ? o->text.data : "");
+		if (o->refusal.len > 0) {
+			mc_jw_raw(&w, ",\"refusal\":", 11);
+			mc_jw_str(&w, o->refusal.data);
+		}
 		if (!whole || strcmp(o->finish, "length") == 0)
-			mc_json_add_str(it, "status", "incomplete");
-		r = mc_json_write(fp, it, 0);
-		cJSON_Delete(it);
-		if (r == -1)
-			return -1;
+			mc_jw_raw(&w, ",\"status\":\"incomplete\"", 22);
+		mc_jw_raw(&w, "}\n", 2);
 	}
+	if (mc_jw_end(&w) == -1)
+		return -1;
 	if (whole)
 		cJSON_ArrayForEach(it, o->calls)
 			if (mc_json_write(fp, it, 0) == -1)
