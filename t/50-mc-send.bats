@@ -906,16 +906,16 @@ print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)' "$BATS_TEST_TMPDI
 
 @test "timeout settings must be whole seconds, named when wrong" {
 	envelope chat
-	for bad in 0 -1 1.5 '"10"' 86401; do
+	for bad in 0 -1 1.5 '"10"'; do
 		settings "{\"providers\":{\"fake\":{\"idle_timeout_s\":$bad}}}"
 		send
 		assert_failure 1
-		assert_equal "$stderr" "mc-send: $MC_HOME/settings.json: providers.fake.idle_timeout_s: expected a whole number of seconds from 1 to 86400"
+		assert_equal "$stderr" "mc-send: $MC_HOME/settings.json: providers.fake.idle_timeout_s: expected a whole number from 1"
 	done
 	settings '{"providers":{"ollama":{"connect_timeout_s":true}}}'
 	send
 	assert_failure 1
-	assert_equal "$stderr" "mc-send: $MC_HOME/settings.json: providers.ollama.connect_timeout_s: expected a whole number of seconds from 1 to 86400"
+	assert_equal "$stderr" "mc-send: $MC_HOME/settings.json: providers.ollama.connect_timeout_s: expected a whole number from 1"
 }
 
 # ---- bounds ----

@@ -91,14 +91,16 @@ static int
 items(struct out *o, int status, FILE *itf)
 {
 	int whole = status == MC_EXIT_OK || status == MC_EXIT_INCOMPLETE;
+	cJSON *msg = answer_message(o, whole);
 
 	errno = 0;
-	if (o->sd->mode == ITEMS && !o->sd->broken && write_items(o, stdout, whole) == -1)
+	if (o->sd->mode == ITEMS && !o->sd->broken && write_items(o, msg, stdout, whole) == -1)
 		o->sd->broken = errno ? errno : EIO;
-	if (itf != NULL && write_items(o, itf, whole) == -1) {
+	if (itf != NULL && write_items(o, msg, itf, whole) == -1) {
 		mc_err("%s: %s", o->sd->items_out, strerror(errno));
-		return MC_EXIT_FAIL;
+		status = MC_EXIT_FAIL;
 	}
+	cJSON_Delete(msg);
 	return status;
 }
 

@@ -79,9 +79,12 @@ void set_error(struct out *o, const char *msg, const char *code, int status, int
 /* An error event {"type":"error","message":...} (events modes). */
 void put_error(struct sender *sd, const char *msg, const char *code, int status);
 void report(struct out *o);
-/* The new items: the assistant message (marked incomplete when the answer
- * was cut) and, for a whole answer, its function_calls. */
-int write_items(struct out *o, FILE *fp, int whole);
+/* The answer's assistant message item (its text, its refusal, marked
+ * incomplete when the answer was cut), or NULL when it had neither; the
+ * text moves into it. */
+cJSON *answer_message(struct out *o, int whole);
+/* Write the new items: msg and, for a whole answer, its function_calls. */
+int write_items(struct out *o, const cJSON *msg, FILE *fp, int whole);
 
 /* exchange.c */
 /* Send one envelope and write its answer. Returns MC_EXIT_OK,

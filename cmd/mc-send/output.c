@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "diag.h"
+#include "items.h"
 #include "json.h"
 #include "mc-send.h"
 
@@ -143,11 +144,11 @@ put_json(struct out *o, cJSON *ev)
 }
 
 static cJSON *
-call_item(const char *type, const struct mc_event *ev)
+call_event(const struct mc_event *ev)
 {
 	cJSON *it = mc_json_new_obj();
 
-	mc_json_add_str(it, "type", type);
+	mc_json_add_str(it, "type", "tool_call");
 	mc_json_add_str(it, "call_id", ev->call_id);
 	mc_json_add_str(it, "name", ev->name);
 	mc_json_add_str(it, "arguments", ev->arguments);
@@ -196,9 +197,9 @@ on_event(const struct mc_event *ev, void *arg)
 	case MC_EVENT_TOOL_CALL:
 		spin_clear(o);
 		if (o->want_items)
-			mc_json_push(o->calls, call_item("function_call", ev));
+			mc_json_push(o->calls, mc_item_call(ev->call_id, ev->name, ev->arguments));
 		if (o->sd->mode == EVENTS)
-			return put_json(o, call_item("tool_call", ev));
+			return put_json(o, call_event(ev));
 		return 0;
 	case MC_EVENT_USAGE:
 		if (o->sd->mode == EVENTS) {
@@ -265,25 +266,29 @@ report(struct out *o)
 		mc_err("error from %s: %s", o->provider, o->msg);
 }
 
-int
-write_items(struct out *o, FILE *fp, int whole)
+cJSON *
+answer_message(struct out *o, int whole)
 {
-	struct mc_jw w = { .fp = fp };
 	cJSON *it;
 
-	/* Written as it is built: the text may be tens of MiB, not copied. */
-	if (o->text.len > 0 || o->refusal.len > 0) {
-		mc_jw_raw(&w, "{\"type\":\"message\",\"role\":\"assistant\",\"content\":", 47);
-		mc_jw_str(&w, o->text.len ? o->text.data : "");
-		if (o->refusal.len > 0) {
-			mc_jw_raw(&w, ",\"refusal\":", 11);
-			mc_jw_str(&w, o->refusal.data);
-		}
-		if (!whole || strcmp(o->finish, "length") == 0)
-			mc_jw_raw(&w, ",\"status\":\"incomplete\"", 22);
-		mc_jw_raw(&w, "}\n", 2);
-	}
-	if (mc_jw_end(&w) == -1)
+	if (o->text.len == 0 && o->refusal.len == 0)
+		return NULL;
+	it = mc_item_message("assistant", o->text.len ? o->text.data : "");
+	if (o->refusal.len > 0)
+		mc_json_add_str(it, "refusal", o->refusal.data);
+	if (!whole || strcmp(o->finish, "length") == 0)
+		mc_json_add_str(it, "status", "incomplete");
+	/* Its copy of the text is the one kept. */
+	mc_buf_free(&o->text);
+	return it;
+}
+
+int
+write_items(struct out *o, const cJSON *msg, FILE *fp, int whole)
+{
+	cJSON *it;
+
+	if (msg != NULL && mc_json_write(fp, msg, 0) == -1)
 		return -1;
 	if (whole)
 		cJSON_ArrayForEach(it, o->calls)
