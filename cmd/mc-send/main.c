@@ -231,7 +231,7 @@ serve(struct sender *sd)
 	char err[1024], why[1100], *auth;
 	size_t n, i, lineno = 0;
 	cJSON *doc;
-	int over, r, status = MC_EXIT_OK;
+	int over, r = 0, status = MC_EXIT_OK;
 
 	while (!sd->broken && (r = next_line(&l, &p, &n, &over)) == 1) {
 		lineno++;
