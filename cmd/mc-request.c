@@ -24,7 +24,8 @@
 static const char usage[] =
     "usage: mc-request [-q] [-p PROVIDER] [-m MODEL] [--api chat|responses]\n"
     "                  [--items FILE] [--tools FILE] [--no-stream]\n"
-    "                  [--max-output-tokens N] [--body] [--pretty] [PROMPT]\n"
+    "                  [--max-output-tokens N] [--schema FILE] [--body] [--pretty]\n"
+    "                  [PROMPT]\n"
     "\n"
     "Read the system prompt on stdin and write the provider request envelope.\n"
     "\n"
@@ -36,6 +37,8 @@ static const char usage[] =
     "  --tools FILE             tool definitions, a JSON array\n"
     "  --no-stream              ask for one answer instead of a stream\n"
     "  --max-output-tokens N    cap the answer at N tokens\n"
+    "  --schema FILE            the answer must be JSON matching the JSON Schema in\n"
+    "                           FILE (structured output, strict)\n"
     "  --body                   write only the body the provider gets\n"
     "  --pretty                 indent the JSON document\n"
     "  -q                       no warnings on stderr\n"
@@ -43,6 +46,33 @@ static const char usage[] =
     "  --version                show the version\n"
     "\n"
     "PROMPT, when given, is appended as the last user message.\n";
+
+/* The JSON Schema in path, checked: an object. NULL with the reason in err. */
+static cJSON *
+read_schema(const char *path, char *err, size_t errsz)
+{
+	struct mc_buf b = {0};
+	char why[256];
+	cJSON *doc = NULL;
+
+	if (mc_slurp_path(path, MC_TOOLS_MAX, &b, err, errsz) == -1)
+		goto out;
+	if (!mc_utf8_valid(b.data, b.len))
+		snprintf(err, errsz, "%s: not valid UTF-8", path);
+	else if ((doc = mc_json_parse(b.data ? b.data : "", b.len, why, sizeof why)) == NULL)
+		snprintf(err, errsz, "%s: %s", path, why);
+	else if (mc_json_nul_escape(b.data, b.len) != NULL)
+		snprintf(err, errsz, "%s: a string holds a NUL character (\\u0000)", path);
+	else if (!cJSON_IsObject(doc))
+		snprintf(err, errsz, "%s: expected a JSON Schema object", path);
+	else
+		goto out;
+	cJSON_Delete(doc);
+	doc = NULL;
+out:
+	mc_buf_free(&b);
+	return doc;
+}
 
 /* The system prompt on stdin; "" when stdin is a terminal or empty. */
 static char *
@@ -77,7 +107,7 @@ int
 main(int argc, char *argv[])
 {
 	enum { OPT_API = 256, OPT_ITEMS, OPT_TOOLS, OPT_NO_STREAM, OPT_MAX,
-		OPT_BODY, OPT_PRETTY };
+		OPT_BODY, OPT_PRETTY, OPT_SCHEMA };
 	static const struct option longopts[] = {
 		{ "provider", required_argument, NULL, 'p' },
 		{ "model", required_argument, NULL, 'm' },
@@ -86,6 +116,7 @@ main(int argc, char *argv[])
 		{ "tools", required_argument, NULL, OPT_TOOLS },
 		{ "no-stream", no_argument, NULL, OPT_NO_STREAM },
 		{ "max-output-tokens", required_argument, NULL, OPT_MAX },
+		{ "schema", required_argument, NULL, OPT_SCHEMA },
 		{ "body", no_argument, NULL, OPT_BODY },
 		{ "pretty", no_argument, NULL, OPT_PRETTY },
 		{ "help", no_argument, NULL, 'h' },
@@ -96,10 +127,11 @@ main(int argc, char *argv[])
 	struct mc_provider p = {0};
 	struct mc_request rq = { .stream = 1 };
 	struct mc_settings s = {0};
-	const char *items_path = NULL, *tools_path = NULL, *prompt = NULL, *errstr;
+	const char *items_path = NULL, *tools_path = NULL, *schema_path = NULL, *prompt = NULL;
+	const char *errstr;
 	struct mc_buf tools_text = {0};
-	char err[1024], *system = NULL;
-	cJSON *items = NULL, *tools = NULL, *out = NULL, *w;
+	char err[1024], *system = NULL, schema_name[65];
+	cJSON *items = NULL, *tools = NULL, *schema = NULL, *out = NULL, *w;
 	int c, body_only = 0, pretty = 0, status = MC_EXIT_FAIL;
 
 	mc_init("mc-request", argv);
@@ -137,6 +169,11 @@ main(int argc, char *argv[])
 			rq.max_output_tokens = strtonum(optarg, 1, INT_MAX, &errstr);
 			if (errstr != NULL)
 				return mc_usage_error("--max-output-tokens: %s: %s", optarg, errstr);
+			break;
+		case OPT_SCHEMA:
+			if (strcmp(optarg, "-") == 0)
+				return mc_usage_error("--schema: \"-\" is not allowed: standard input is the system prompt");
+			schema_path = optarg;
 			break;
 		case OPT_BODY:
 			body_only = 1;
@@ -203,6 +240,15 @@ main(int argc, char *argv[])
 			goto out;
 		}
 	}
+	if (schema_path != NULL) {
+		if ((schema = read_schema(schema_path, err, sizeof err)) == NULL) {
+			mc_err("%s", err);
+			goto out;
+		}
+		mc_request_schema_name(schema_path, schema_name);
+		rq.schema = schema;
+		rq.schema_name = schema_name;
+	}
 	if ((system = read_system()) == NULL)
 		goto out;
 
@@ -217,6 +263,7 @@ out:
 	cJSON_Delete(out);
 	cJSON_Delete(items);
 	cJSON_Delete(tools);
+	cJSON_Delete(schema);
 	mc_buf_free(&tools_text);
 	free(system);
 	mc_provider_free(&p);

@@ -23,7 +23,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	p.api = "responses";
 	b = mc_request_body(&p, &r);
 	cJSON_Delete(b);
-	mc_request_cache_key(&p, NULL, items, key);
+	mc_request_cache_key(&p, &r, key);
 	cJSON_Delete(items);
 	return 0;
 }

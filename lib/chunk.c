@@ -21,8 +21,8 @@ ws(struct scan *s)
 		s->p++;
 }
 
-static int
-hex4(const char *p, unsigned *v)
+int
+mc_chunk_hex4(const char *p, unsigned *v)
 {
 	int i, d;
 
@@ -77,12 +77,12 @@ str(struct scan *s, struct mc_buf *out)
 		case 'r': u[0] = '\r'; break;
 		case 't': u[0] = '\t'; break;
 		case 'u':
-			if (s->end - q < 6 || hex4(q + 2, &c) == -1 || c == 0 ||
+			if (s->end - q < 6 || mc_chunk_hex4(q + 2, &c) == -1 || c == 0 ||
 			    (c >= 0xdc00 && c <= 0xdfff))
 				return -1;
 			if (c >= 0xd800 && c <= 0xdbff) {
 				if (s->end - q < 12 || q[6] != '\\' || q[7] != 'u' ||
-				    hex4(q + 8, &lo) == -1 || lo < 0xdc00 || lo > 0xdfff)
+				    mc_chunk_hex4(q + 8, &lo) == -1 || lo < 0xdc00 || lo > 0xdfff)
 					return -1;
 				c = 0x10000 + ((c & 0x3ff) << 10 | (lo & 0x3ff));
 				q += 6;

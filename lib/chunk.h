@@ -18,4 +18,7 @@
  */
 int mc_chunk_text(const char *p, size_t n, struct mc_buf *out);
 
+/* The four hex digits at p as *v: 0, or -1 when they are not four. */
+int mc_chunk_hex4(const char *p, unsigned *v);
+
 #endif

@@ -1,4 +1,5 @@
-/* http.c: one HTTP POST over libcurl's multi interface, so that a signal or an idle stream ends it at once. */
+/* http.c: HTTP POSTs over libcurl's multi interface (so that a signal or an idle stream ends one at once), one connection kept across them. */
+#include <arpa/inet.h>
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
@@ -18,11 +19,20 @@
 #include "http.h"
 #include "json.h"
 
+/* How long the rest of a body is awaited after its answer ended. */
+#define TAIL_MS 250
+
+struct mc_http {
+	CURLM *m;		/* holds the connection between transfers */
+	CURL *h;
+};
+
 struct xfer {
 	const struct mc_http_req *req;
 	struct mc_http_res *res;
 	CURL *h;
 	struct timespec last;	/* when the last byte arrived */
+	struct timespec ended;	/* when on_body said the answer is whole */
 	int complete;		/* on_body said the answer is whole */
 	int stopped;		/* on_body said abort */
 	int intr;
@@ -102,7 +112,9 @@ on_write(char *p, size_t size, size_t n, void *arg)
 		x->intr = 1;
 		return 0;
 	}
-	if (x->complete || x->stopped)
+	if (x->complete)
+		return len;	/* the body's tail, after the answer: read to keep the connection */
+	if (x->stopped)
 		return 0;
 	if (res->status == 0)
 		curl_easy_getinfo(x->h, CURLINFO_RESPONSE_CODE, &res->status);
@@ -122,7 +134,8 @@ on_write(char *p, size_t size, size_t n, void *arg)
 	}
 	if (r > 0) {
 		x->complete = 1;
-		return 0;
+		clock_gettime(CLOCK_MONOTONIC, &x->ended);
+		return len;
 	}
 	if (r < 0) {
 		x->stopped = 1;
@@ -144,10 +157,32 @@ on_progress(void *arg, curl_off_t dt, curl_off_t dn, curl_off_t ut, curl_off_t u
 	return 0;
 }
 
-int
-mc_http_init(void)
+struct mc_http *
+mc_http_new(void)
 {
-	return curl_global_init(CURL_GLOBAL_DEFAULT) == CURLE_OK ? 0 : -1;
+	struct mc_http *h;
+
+	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
+		return NULL;
+	if ((h = calloc(1, sizeof *h)) == NULL)
+		mc_oom();
+	if ((h->m = curl_multi_init()) == NULL || (h->h = curl_easy_init()) == NULL) {
+		mc_http_free(h);
+		return NULL;
+	}
+	return h;
+}
+
+void
+mc_http_free(struct mc_http *h)
+{
+	if (h == NULL)
+		return;
+	if (h->h != NULL)
+		curl_easy_cleanup(h->h);
+	if (h->m != NULL)
+		curl_multi_cleanup(h->m);
+	free(h);
 }
 
 void
@@ -182,19 +217,19 @@ run(struct xfer *x, CURLM *m)
 		while ((msg = curl_multi_info_read(m, &left)) != NULL)
 			if (msg->msg == CURLMSG_DONE)
 				rc = msg->data.result;
-		if (!running || x->complete || x->stopped)
+		if (!running || x->stopped || (x->complete && mc_ms_since(&x->ended) >= TAIL_MS))
 			break;
 		if (interrupted(x)) {
 			x->intr = 1;
 			break;
 		}
-		if (idle_ms > 0 && mc_ms_since(&x->last) >= idle_ms) {
+		if (!x->complete && idle_ms > 0 && mc_ms_since(&x->last) >= idle_ms) {
 			x->res->result = MC_HTTP_IDLE;
 			break;
 		}
 		if (x->req->on_tick)
 			x->req->on_tick(x->req->arg);
-		wait = 100;
+		wait = x->complete ? 10 : 100;
 		if (idle_ms > 0 && idle_ms - mc_ms_since(&x->last) < wait)
 			wait = idle_ms - mc_ms_since(&x->last) + 1;
 		if (wait < 1)
@@ -208,30 +243,14 @@ run(struct xfer *x, CURLM *m)
 	return rc;
 }
 
-int
-mc_http_post(const struct mc_http_req *req, struct mc_http_res *res)
+static void
+set_options(struct xfer *x, struct curl_slist *hl, char *errbuf)
 {
-	struct curl_slist *hl = NULL, *n, *e;
-	struct xfer x = { .req = req, .res = res };
-	char errbuf[CURL_ERROR_SIZE] = "";
-	const char *const *hp, *ca;
-	CURLcode rc;
-	CURLM *m;
-	CURL *h;
+	const struct mc_http_req *req = x->req;
+	CURL *h = x->h;
+	const char *ca;
 
-	memset(res, 0, sizeof *res);
-	if ((h = curl_easy_init()) == NULL)
-		return -1;
-	if ((m = curl_multi_init()) == NULL) {
-		curl_easy_cleanup(h);
-		return -1;
-	}
-	x.h = h;
-	for (hp = req->headers; hp && *hp; hp++) {
-		if ((n = curl_slist_append(hl, *hp)) == NULL)
-			mc_oom();
-		hl = n;
-	}
+	curl_easy_reset(h);
 	curl_easy_setopt(h, CURLOPT_URL, req->url);
 	curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
 	curl_easy_setopt(h, CURLOPT_POST, 1L);
@@ -244,13 +263,13 @@ mc_http_post(const struct mc_http_req *req, struct mc_http_res *res)
 	curl_easy_setopt(h, CURLOPT_TCP_KEEPALIVE, 1L);
 	curl_easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf);
 	curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, on_header);
-	curl_easy_setopt(h, CURLOPT_HEADERDATA, &x);
+	curl_easy_setopt(h, CURLOPT_HEADERDATA, x);
 	/* Fewer, larger pieces: each costs a poll, a recv and a flush downstream. */
 	curl_easy_setopt(h, CURLOPT_BUFFERSIZE, 256L * 1024);
 	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_write);
-	curl_easy_setopt(h, CURLOPT_WRITEDATA, &x);
+	curl_easy_setopt(h, CURLOPT_WRITEDATA, x);
 	curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, on_progress);
-	curl_easy_setopt(h, CURLOPT_XFERINFODATA, &x);
+	curl_easy_setopt(h, CURLOPT_XFERINFODATA, x);
 	curl_easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
 	/* libcurl reads the proxy variables itself, but not these: do as the
 	 * curl tool does. */
@@ -260,13 +279,34 @@ mc_http_post(const struct mc_http_req *req, struct mc_http_res *res)
 		curl_easy_setopt(h, CURLOPT_CAINFO, ca);
 	if ((ca = getenv("SSL_CERT_DIR")) != NULL && ca[0] != '\0')
 		curl_easy_setopt(h, CURLOPT_CAPATH, ca);
-	curl_multi_add_handle(m, h);
+}
 
+int
+mc_http_post(struct mc_http *http, const struct mc_http_req *req, struct mc_http_res *res)
+{
+	struct curl_slist *hl = NULL, *n, *e;
+	struct xfer x = { .req = req, .res = res, .h = http->h };
+	char errbuf[CURL_ERROR_SIZE] = "";
+	const char *const *hp;
+	long oserr = 0;
+	CURLcode rc;
+
+	memset(res, 0, sizeof *res);
+	for (hp = req->headers; hp && *hp; hp++) {
+		if ((n = curl_slist_append(hl, *hp)) == NULL)
+			mc_oom();
+		hl = n;
+	}
+	set_options(&x, hl, errbuf);
+	if (curl_multi_add_handle(http->m, x.h) != CURLM_OK) {
+		curl_slist_free_all(hl);
+		return -1;
+	}
 	touch(&x);
 	res->result = MC_HTTP_OK;
-	rc = run(&x, m);
+	rc = run(&x, http->m);
 	if (res->status == 0)
-		curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &res->status);
+		curl_easy_getinfo(x.h, CURLINFO_RESPONSE_CODE, &res->status);
 	if (x.intr || interrupted(&x))
 		res->result = MC_HTTP_INTR;
 	else if (x.stopped)
@@ -275,16 +315,42 @@ mc_http_post(const struct mc_http_req *req, struct mc_http_res *res)
 		;
 	else if (rc != CURLE_OK) {
 		res->result = res->status == 0 ? MC_HTTP_NOCONN : MC_HTTP_CUT;
+		curl_easy_getinfo(x.h, CURLINFO_OS_ERRNO, &oserr);
+		res->refused = rc == CURLE_COULDNT_CONNECT && oserr == ECONNREFUSED;
 		snprintf(res->err, sizeof res->err, "%s", errbuf[0] ? errbuf : curl_easy_strerror(rc));
 	}
-	curl_multi_remove_handle(m, h);
-	curl_easy_cleanup(h);
-	curl_multi_cleanup(m);
+	/* A transfer stopped early loses its connection; a whole one keeps it. */
+	curl_multi_remove_handle(http->m, x.h);
+	curl_easy_setopt(x.h, CURLOPT_ERRORBUFFER, NULL);
+	curl_easy_setopt(x.h, CURLOPT_HTTPHEADER, NULL);
 	/* The headers may hold a key: wipe libcurl's copies before freeing them. */
 	for (e = hl; e != NULL; e = e->next)
 		explicit_bzero(e->data, strlen(e->data));
 	curl_slist_free_all(hl);
 	return 0;
+}
+
+int
+mc_http_loopback(const char *url)
+{
+	CURLU *u = curl_url();
+	struct in_addr a4;
+	struct in6_addr a6;
+	char *host = NULL, v6[INET6_ADDRSTRLEN + 8];
+	int r = 0;
+
+	if (u == NULL)
+		mc_oom();
+	if (curl_url_set(u, CURLUPART_URL, url, 0) == CURLUE_OK &&
+	    curl_url_get(u, CURLUPART_HOST, &host, 0) == CURLUE_OK)
+		r = (inet_pton(AF_INET, host, &a4) == 1 && (ntohl(a4.s_addr) >> 24) == 127) ||
+		    (host[0] == '[' && strlen(host) < sizeof v6 + 2 &&
+		    snprintf(v6, sizeof v6, "%.*s", (int)strlen(host) - 2, host + 1) > 0 &&
+		    inet_pton(AF_INET6, v6, &a6) == 1 && IN6_IS_ADDR_LOOPBACK(&a6)) ||
+		    strcasecmp(host, "localhost") == 0;
+	curl_free(host);
+	curl_url_cleanup(u);
+	return r;
 }
 
 int

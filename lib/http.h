@@ -1,4 +1,4 @@
-/* http.h: one HTTP POST over libcurl with an idle timeout, interruption and retry timing. */
+/* http.h: HTTP POSTs over one libcurl connection kept for the process, with an idle timeout, interruption and retry timing. */
 #ifndef MC_HTTP_H
 #define MC_HTTP_H
 
@@ -51,14 +51,27 @@ struct mc_http_res {
 	struct mc_buf errbody;		/* body of a non-2xx answer (bounded) */
 	int got_body;			/* on_body was called */
 	char err[320];			/* libcurl's reason for a failure */
+	int refused;			/* MC_HTTP_NOCONN: the connection was refused */
 };
 
-/* Call once at start-up; returns 0 or -1. */
-int mc_http_init(void);
+/*
+ * A client for a series of POSTs: the connection (TCP and TLS) made for
+ * one is kept for the next to the same server while the server keeps it
+ * open. An answer that ends before its body does (the stream's last event
+ * came) is followed a short while for the body's end, so that the
+ * connection stays usable; a server that does not end the body then loses
+ * it. NULL when libcurl cannot start.
+ */
+struct mc_http;
+struct mc_http *mc_http_new(void);
+void mc_http_free(struct mc_http *h);
 /* POST req->body to req->url. The result is in res (free with
  * mc_http_res_free). Returns -1 only when libcurl could not be set up. */
-int mc_http_post(const struct mc_http_req *req, struct mc_http_res *res);
+int mc_http_post(struct mc_http *h, const struct mc_http_req *req, struct mc_http_res *res);
 void mc_http_res_free(struct mc_http_res *res);
+
+/* True when url's host is a loopback one: 127.0.0.0/8, ::1 or localhost. */
+int mc_http_loopback(const char *url);
 
 /* True for statuses worth another attempt: 408, 409, 429 and 5xx. */
 int mc_http_retryable(long status);

@@ -130,7 +130,7 @@ add_call(struct check *c, const char *id)
 static cJSON *
 item(struct check *c, const cJSON *in)
 {
-	const char *type, *role, *id;
+	const char *type, *role, *id, *st = NULL;
 	struct call *call;
 	cJSON *out;
 
@@ -151,6 +151,20 @@ item(struct check *c, const cJSON *in)
 		}
 		if (field(c, in, type, "content", out) == NULL)
 			goto bad;
+		/* An answer's refusal and a cut answer's mark, kept with it. */
+		if (cJSON_HasObjectItem(in, "refusal") && strcmp(role, "assistant") != 0) {
+			fail(c, "message: \"refusal\" belongs to an assistant message");
+			goto bad;
+		}
+		if (cJSON_HasObjectItem(in, "refusal") && field(c, in, type, "refusal", out) == NULL)
+			goto bad;
+		if (cJSON_HasObjectItem(in, "status") && ((st = mc_json_str(in, "status")) == NULL ||
+		    (strcmp(st, "completed") != 0 && strcmp(st, "incomplete") != 0))) {
+			fail(c, "message: \"status\" must be \"completed\" or \"incomplete\"");
+			goto bad;
+		}
+		if (cJSON_HasObjectItem(in, "status"))
+			mc_json_add_str(out, "status", st);
 	} else if (strcmp(type, "function_call") == 0) {
 		if ((id = field(c, in, type, "call_id", out)) == NULL ||
 		    field(c, in, type, "name", out) == NULL ||

@@ -11,9 +11,12 @@
 /*
  * Check the JSON Lines text s (len bytes) read from name. Blank lines are
  * skipped; a {"type":"session",...} header is skipped on line 1 only, and
- * a session's bookkeeping lines ({"type":"model",...}) anywhere. Each
+ * the bookkeeping lines of a session ({"type":"model",...},
+ * {"type":"usage",...}) anywhere. Each
  * other line must be one of
  *   {"type":"message","role":"user"|"assistant","content":STRING}
+ *     (an assistant message may add "refusal":STRING, and either role
+ *     "status":"completed"|"incomplete")
  *   {"type":"function_call","call_id":S,"name":S,"arguments":S}
  *   {"type":"function_call_output","call_id":S,"output":S}
  * with every call_id of an output belonging to an earlier function_call.

@@ -7,22 +7,26 @@
 #include "json.h"
 #include "provider.h"
 
+#define CONNECT_S 10
+#define IDLE_S 120
+#define LOCAL_IDLE_S 600	/* a local server reads a long prompt silently */
+
 struct builtin {
 	const char *name, *base_url, *api, *api_key_env, *chat_max_tokens;
+	int key_optional;
+	long idle_s;
 };
 
+/* openai-compatible has no URL of its own: MC_BASE_URL or the settings give it. */
 static const struct builtin builtins[] = {
 	{ "openai", "https://api.openai.com/v1", "responses", "OPENAI_API_KEY",
-	    "max_completion_tokens" },
+	    "max_completion_tokens", 0, IDLE_S },
 	{ "openrouter", "https://openrouter.ai/api/v1", "chat", "OPENROUTER_API_KEY",
-	    "max_tokens" },
-	{ "ollama", "http://127.0.0.1:11434/v1", "chat", NULL, "max_tokens" },
-	{ "llamacpp", "http://127.0.0.1:8080/v1", "chat", NULL, "max_tokens" },
-	{ "vllm", "http://127.0.0.1:8000/v1", "chat", NULL, "max_tokens" },
-};
-
-const char *const mc_provider_builtins[] = {
-	"openai", "openrouter", "ollama", "llamacpp", "vllm", NULL
+	    "max_tokens", 0, IDLE_S },
+	{ "ollama", "http://127.0.0.1:11434/v1", "chat", NULL, "max_tokens", 0, LOCAL_IDLE_S },
+	{ "llamacpp", "http://127.0.0.1:8080/v1", "chat", NULL, "max_tokens", 0, LOCAL_IDLE_S },
+	{ "vllm", "http://127.0.0.1:8000/v1", "chat", NULL, "max_tokens", 0, LOCAL_IDLE_S },
+	{ "openai-compatible", NULL, "chat", "OPENAI_API_KEY", "max_tokens", 1, IDLE_S },
 };
 
 static char *
@@ -64,80 +68,95 @@ mc_provider_free(struct mc_provider *p)
 	*p = (struct mc_provider){0};
 }
 
+static const struct builtin *
+builtin(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof builtins / sizeof builtins[0]; i++)
+		if (strcmp(builtins[i].name, name) == 0)
+			return &builtins[i];
+	return NULL;
+}
+
+static void
+replace(char **dst, const char *v)
+{
+	free(*dst);
+	*dst = dup(v);
+}
+
 int
 mc_provider_resolve(const struct mc_settings *s, const struct mc_provider_opts *o,
     struct mc_provider *p, char *err, size_t errsz)
 {
-	const struct builtin *b = NULL;
-	const char *name, *from, *v;
+	const struct builtin *b;
+	const char *name, *from, *v, *url_from = NULL;
+	char from_settings[600];
 	const cJSON *entry, *m;
 	char *end;
-	size_t i;
-	int url_env = 0;
 
 	*p = (struct mc_provider){0};
+	snprintf(from_settings, sizeof from_settings, "%s: provider", s->path);
 	if (o->provider != NULL)
 		name = o->provider, from = "-p";
 	else if ((name = env("MC_PROVIDER")) != NULL)
 		from = "MC_PROVIDER";
 	else if ((name = mc_json_str(s->root, "provider")) != NULL)
-		from = "settings.json \"provider\"";
+		from = from_settings;
+	else if (env("MC_BASE_URL") != NULL)
+		name = "openai-compatible", from = "MC_BASE_URL";
 	else
 		name = "openai", from = "default";
 
-	for (i = 0; i < sizeof builtins / sizeof builtins[0]; i++)
-		if (strcmp(builtins[i].name, name) == 0)
-			b = &builtins[i];
+	b = builtin(name);
 	entry = mc_json_obj(mc_settings_get(s, "providers"), name);
 	if (b == NULL && entry == NULL) {
 		snprintf(err, errsz,
-		    "%s: unknown provider \"%s\": use openai, openrouter, ollama, llamacpp or vllm, "
-		    "or define it under \"providers\" in %s", from, name, s->path);
+		    "%s: unknown provider \"%s\": use openai, openrouter, ollama, llamacpp, vllm "
+		    "or openai-compatible, or define it under \"providers\" in %s", from, name, s->path);
 		return -1;
 	}
 	p->name = dup(name);
+	p->system_role = dup("system");
+	p->chat_max_tokens = "max_tokens";
 	if (b != NULL) {
 		p->base_url = dup(b->base_url);
 		p->api = dup(b->api);
 		p->api_key_env = dup(b->api_key_env);
+		p->api_key_optional = b->key_optional;
 		p->chat_max_tokens = b->chat_max_tokens;
-	} else
-		p->chat_max_tokens = "max_tokens";
-	p->system_role = dup("system");
+	}
 
 	/* The settings were type-checked on load; only presence matters here. */
-	if (entry != NULL) {
-		if ((v = mc_json_str(entry, "base_url")) != NULL) {
-			free(p->base_url);
-			p->base_url = dup(v);
-		}
-		if ((v = mc_json_str(entry, "api")) != NULL) {
-			free(p->api);
-			p->api = dup(v);
-		}
-		if ((m = cJSON_GetObjectItemCaseSensitive(entry, "api_key_env")) != NULL) {
-			free(p->api_key_env);
-			p->api_key_env = dup(cJSON_IsString(m) ? m->valuestring : NULL);
-		}
-		if ((v = mc_json_str(entry, "system_role")) != NULL) {
-			free(p->system_role);
-			p->system_role = dup(v);
-		}
+	if ((v = mc_json_str(entry, "base_url")) != NULL)
+		replace(&p->base_url, v), url_from = "settings";
+	else if (strcmp(name, "openai") == 0 && (v = env("OPENAI_BASE_URL")) != NULL)
+		replace(&p->base_url, v), url_from = "OPENAI_BASE_URL";
+	if ((v = env("MC_BASE_URL")) != NULL)
+		replace(&p->base_url, v), url_from = "MC_BASE_URL";
+	if ((v = mc_json_str(entry, "api")) != NULL)
+		replace(&p->api, v);
+	if ((m = cJSON_GetObjectItemCaseSensitive(entry, "api_key_env")) != NULL) {
+		replace(&p->api_key_env, cJSON_IsString(m) ? m->valuestring : NULL);
+		p->api_key_optional = 0;
+	}
+	if ((v = mc_json_str(entry, "system_role")) != NULL)
+		replace(&p->system_role, v);
+	if (p->base_url == NULL && b != NULL) {
+		snprintf(err, errsz, "%s: no base URL: set MC_BASE_URL, or providers.%s.base_url in %s",
+		    name, name, s->path);
+		return -1;
 	}
 	if (p->base_url == NULL || p->api == NULL) {
 		snprintf(err, errsz, "%s: providers.%s.%s: required for a provider that is not built in",
 		    s->path, name, p->base_url == NULL ? "base_url" : "api");
 		return -1;
 	}
-	if ((v = env("MC_BASE_URL")) != NULL) {
-		free(p->base_url);
-		p->base_url = dup(v);
-		url_env = 1;
-	}
 	if (!url_ok(p->base_url)) {
-		if (url_env)
-			snprintf(err, errsz, "MC_BASE_URL: expected an http:// or https:// URL: %s",
-			    p->base_url);
+		if (url_from != NULL && strcmp(url_from, "settings") != 0)
+			snprintf(err, errsz, "%s: expected an http:// or https:// URL: %s",
+			    url_from, p->base_url);
 		else
 			snprintf(err, errsz, "%s: providers.%s.base_url: expected an http:// or https:// URL: %s",
 			    s->path, name, p->base_url);
@@ -146,10 +165,8 @@ mc_provider_resolve(const struct mc_settings *s, const struct mc_provider_opts *
 	end = p->base_url + strlen(p->base_url);
 	while (end > p->base_url && end[-1] == '/')
 		*--end = '\0';
-	if (o->api != NULL) {
-		free(p->api);
-		p->api = dup(o->api);
-	}
+	if (o->api != NULL)
+		replace(&p->api, o->api);
 
 	if (o->model != NULL)
 		v = o->model;
@@ -163,6 +180,22 @@ mc_provider_resolve(const struct mc_settings *s, const struct mc_provider_opts *
 	}
 	p->model = dup(v);
 	return 0;
+}
+
+void
+mc_provider_timeouts(const struct mc_settings *s, const char *name, long *connect, long *idle)
+{
+	const struct builtin *b = builtin(name);
+	const cJSON *entry = s != NULL ? mc_json_obj(mc_settings_get(s, "providers"), name) : NULL;
+	const cJSON *v;
+
+	*connect = CONNECT_S;
+	*idle = b != NULL ? b->idle_s : IDLE_S;
+	/* The settings were checked on load: whole numbers from 1. */
+	if (cJSON_IsNumber(v = cJSON_GetObjectItemCaseSensitive(entry, "connect_timeout_s")))
+		*connect = (long)v->valuedouble;
+	if (cJSON_IsNumber(v = cJSON_GetObjectItemCaseSensitive(entry, "idle_timeout_s")))
+		*idle = (long)v->valuedouble;
 }
 
 const char **

@@ -12,6 +12,7 @@ struct mc_provider {
 	char *base_url;		/* without a trailing slash */
 	char *api;		/* "chat" or "responses" */
 	char *api_key_env;	/* variable holding the key; NULL: no key */
+	int api_key_optional;	/* the key is sent when that variable is set, else none */
 	char *system_role;	/* "system" or "developer" (chat only) */
 	/* Chat's name for the output cap: OpenAI reads max_completion_tokens,
 	 * local servers only the older max_tokens. */
@@ -28,10 +29,14 @@ struct mc_provider_opts {
 /*
  * Resolve the provider from options > environment (MC_PROVIDER, MC_MODEL,
  * MC_BASE_URL) > settings (provider, model, providers.NAME) > built-ins
- * (openai, openrouter, ollama, llamacpp, vllm; the default is openai).
- * An unknown provider, a missing model or a bad provider entry returns -1
- * with a one-line reason in err saying where the value came from and how to
- * set it. Call mc_provider_free afterwards either way.
+ * (openai, openrouter, ollama, llamacpp, vllm, openai-compatible). With
+ * no provider chosen anywhere, it is openai-compatible when MC_BASE_URL is
+ * set (an OpenAI-compatible server there: chat API, OPENAI_API_KEY sent
+ * when it is set), else openai. OPENAI_BASE_URL is openai's base URL when
+ * the settings give none (MC_BASE_URL still wins). An unknown provider, a
+ * missing model or a bad provider entry returns -1 with a one-line reason
+ * in err saying where the value came from and how to set it. Call
+ * mc_provider_free afterwards either way.
  */
 int mc_provider_resolve(const struct mc_settings *s, const struct mc_provider_opts *o,
     struct mc_provider *p, char *err, size_t errsz);
@@ -41,7 +46,11 @@ void mc_provider_free(struct mc_provider *p);
  * (a name may repeat), NULL-terminated; free the array, not the names. */
 const char **mc_provider_key_vars(const struct mc_settings *s);
 
-/* The names of the built-in providers, NULL-terminated. */
-extern const char *const mc_provider_builtins[];
+/* The timeouts of provider name, in seconds: providers.NAME.connect_timeout_s
+ * and idle_timeout_s from the settings (s may be NULL), else the defaults:
+ * 10 to connect, 120 idle (600 for the local servers ollama, llamacpp and
+ * vllm, which send nothing while they read a long prompt). */
+void mc_provider_timeouts(const struct mc_settings *s, const char *name,
+    long *connect, long *idle);
 
 #endif

@@ -156,10 +156,53 @@ responses_tool(const cJSON *t)
 	return o;
 }
 
+/* A message that held only a refusal: not sent (its text is not the
+ * assistant's words, and an empty assistant turn breaks some templates). */
+static int
+refusal_only(const cJSON *it)
+{
+	return cJSON_HasObjectItem(it, "refusal") && mc_json_str(it, "content")[0] == '\0';
+}
+
+/*
+ * The user messages waiting to be sent as one. Consecutive user messages
+ * (a failed turn left one behind, say) are joined by a blank line: chat
+ * templates that require alternating roles reject two in a row.
+ */
+struct users {
+	struct mc_buf text;
+	int n;
+};
+
+static void
+users_add(struct users *u, const char *text)
+{
+	if (u->n++ > 0)
+		mc_buf_adds(&u->text, "\n\n");
+	mc_buf_adds(&u->text, text);
+}
+
+/* The joined message, pushed to arr in the API's shape. */
+static void
+users_flush(struct users *u, cJSON *arr, int chat)
+{
+	cJSON *m;
+
+	if (u->n == 0)
+		return;
+	m = mc_json_push(arr, mc_json_new_obj());
+	if (!chat)
+		mc_json_add_str(m, "type", "message");
+	mc_json_add_str(m, "role", "user");
+	mc_json_add_owned(m, "content", mc_buf_steal(&u->text));
+	u->n = 0;
+}
+
 static cJSON *
 chat_messages(const struct mc_provider *p, const struct mc_request *r)
 {
 	cJSON *msgs = mc_json_new_arr(), *m, *assistant = NULL, *calls, *c, *f;
+	struct users u = {0};
 	const cJSON *it;
 	const char *type;
 
@@ -170,11 +213,21 @@ chat_messages(const struct mc_provider *p, const struct mc_request *r)
 	}
 	cJSON_ArrayForEach(it, r->items) {
 		type = mc_json_str(it, "type");
+		if (strcmp(type, "message") == 0 && strcmp(mc_json_str(it, "role"), "user") == 0) {
+			users_add(&u, mc_json_str(it, "content"));
+			assistant = NULL;
+			continue;
+		}
+		if (strcmp(type, "message") == 0 && refusal_only(it)) {
+			assistant = NULL;
+			continue;
+		}
+		users_flush(&u, msgs, 1);
 		if (strcmp(type, "message") == 0) {
 			m = mc_json_push(msgs, mc_json_new_obj());
 			mc_json_add(m, "role", dup_member(it, "role"));
 			mc_json_add(m, "content", dup_member(it, "content"));
-			assistant = strcmp(mc_json_str(it, "role"), "assistant") == 0 ? m : NULL;
+			assistant = m;
 		} else if (strcmp(type, "function_call") == 0) {
 			/* Calls belong to the assistant turn they follow; a call
 			 * with no such turn gets one without text. */
@@ -198,19 +251,61 @@ chat_messages(const struct mc_provider *p, const struct mc_request *r)
 			assistant = NULL;
 		}
 	}
+	users_flush(&u, msgs, 1);
 	return msgs;
 }
 
 static cJSON *
 responses_input(const struct mc_request *r)
 {
-	cJSON *in = mc_json_new_arr();
+	cJSON *in = mc_json_new_arr(), *m;
+	struct users u = {0};
 	const cJSON *it;
+	const char *type;
 
-	/* The neutral items are already Responses input items. */
-	cJSON_ArrayForEach(it, r->items)
-		mc_json_push(in, cJSON_Duplicate(it, 1));
+	/* The neutral items are Responses input items, but for the members
+	 * (refusal, status) that are the session's own. */
+	cJSON_ArrayForEach(it, r->items) {
+		type = mc_json_str(it, "type");
+		if (strcmp(type, "message") == 0 && strcmp(mc_json_str(it, "role"), "user") == 0) {
+			users_add(&u, mc_json_str(it, "content"));
+			continue;
+		}
+		if (strcmp(type, "message") == 0 && refusal_only(it))
+			continue;
+		users_flush(&u, in, 0);
+		if (strcmp(type, "message") == 0) {
+			m = mc_json_push(in, mc_json_new_obj());
+			mc_json_add_str(m, "type", "message");
+			mc_json_add(m, "role", dup_member(it, "role"));
+			mc_json_add(m, "content", dup_member(it, "content"));
+		} else
+			mc_json_push(in, cJSON_Duplicate(it, 1));
+	}
+	users_flush(&u, in, 0);
 	return in;
+}
+
+/* Structured output: the answer must match r->schema. */
+static void
+add_schema(cJSON *b, const struct mc_request *r, int chat)
+{
+	cJSON *o, *f;
+
+	if (r->schema == NULL)
+		return;
+	if (chat) {
+		o = mc_json_add(b, "response_format", mc_json_new_obj());
+		mc_json_add_str(o, "type", "json_schema");
+		f = mc_json_add(o, "json_schema", mc_json_new_obj());
+	} else {
+		o = mc_json_add(b, "text", mc_json_new_obj());
+		f = mc_json_add(o, "format", mc_json_new_obj());
+		mc_json_add_str(f, "type", "json_schema");
+	}
+	mc_json_add_str(f, "name", r->schema_name ? r->schema_name : "schema");
+	mc_json_add(f, "schema", cJSON_Duplicate(r->schema, 1));
+	mc_json_add(f, "strict", cJSON_CreateTrue());
 }
 
 cJSON *
@@ -233,6 +328,7 @@ mc_request_body(const struct mc_provider *p, const struct mc_request *r)
 		cJSON_ArrayForEach(t, r->tools)
 			mc_json_push(tools, chat ? chat_tool(t) : responses_tool(t));
 	}
+	add_schema(b, r, chat);
 	if (r->max_output_tokens > 0)
 		mc_json_add_num(b, chat ? p->chat_max_tokens : "max_output_tokens",
 		    (double)r->max_output_tokens);
@@ -263,22 +359,23 @@ field(SHA2_CTX *ctx, const char *s)
 }
 
 void
-mc_request_cache_key(const struct mc_provider *p, const char *system,
-    const cJSON *items, char hex[65])
+mc_request_cache_key(const struct mc_provider *p, const struct mc_request *r, char hex[65])
 {
 	static const char *const members[] = {
 		"role", "content", "call_id", "name", "arguments", "output"
 	};
 	const cJSON *it, *v;
 	char count[32];
+	const cJSON *items = r->items;
 	SHA2_CTX ctx;
 	size_t i;
+	char *sc;
 
 	SHA256Init(&ctx);
 	field(&ctx, "mc-request cache key 1");
 	field(&ctx, p->name);
 	field(&ctx, p->model);
-	field(&ctx, system);
+	field(&ctx, r->system);
 	snprintf(count, sizeof count, "%d", cJSON_GetArraySize(items));
 	field(&ctx, count);
 	/* Each item: its type, then each member it has, as name and value. */
@@ -290,6 +387,15 @@ mc_request_cache_key(const struct mc_provider *p, const char *system,
 				field(&ctx, cJSON_IsString(v) ? v->valuestring : "");
 			}
 		field(&ctx, "");
+	}
+	/* A schema asks for another answer; without one, keys stay as they were. */
+	if (r->schema != NULL) {
+		if ((sc = mc_json_compact(r->schema, NULL)) == NULL)
+			mc_oom();
+		field(&ctx, "schema");
+		field(&ctx, r->schema_name);
+		field(&ctx, sc);
+		free(sc);
 	}
 	SHA256End(&ctx, hex);
 }
@@ -306,15 +412,39 @@ mc_request_envelope(const struct mc_provider *p, const struct mc_request *r)
 		mc_oom();
 	snprintf(url, n, "%s/%s", p->base_url,
 	    strcmp(p->api, "chat") == 0 ? "chat/completions" : "responses");
-	mc_request_cache_key(p, r->system, r->items, key);
+	mc_request_cache_key(p, r, key);
 	mc_json_add_num(e, "version", 1);
 	mc_json_add_str(e, "provider", p->name);
 	mc_json_add_str(e, "api", p->api);
 	mc_json_add_str(e, "url", url);
 	mc_json_add(e, "api_key_env", p->api_key_env != NULL ?
 	    cJSON_CreateString(p->api_key_env) : cJSON_CreateNull());
+	if (p->api_key_env != NULL && p->api_key_optional)
+		mc_json_add(e, "api_key_optional", cJSON_CreateTrue());
 	mc_json_add_str(e, "cache_key", key);
 	mc_json_add(e, "body", mc_request_body(p, r));
 	free(url);
 	return e;
+}
+
+void
+mc_request_schema_name(const char *path, char name[65])
+{
+	const char *base = strrchr(path, '/'), *dot;
+	size_t n, i;
+
+	base = base ? base + 1 : path;
+	dot = strrchr(base, '.');
+	n = dot && dot != base ? (size_t)(dot - base) : strlen(base);
+	if (n > 64)
+		n = 64;
+	for (i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)base[i];
+
+		name[i] = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		    c == '_' || c == '-' ? (char)c : '_';
+	}
+	name[n] = '\0';
+	if (n == 0)
+		snprintf(name, 65, "schema");
 }

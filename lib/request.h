@@ -17,6 +17,8 @@ struct mc_request {
 	const cJSON *tools;	/* checked tools (mc_request_tools), or NULL */
 	int stream;
 	long max_output_tokens;	/* 0: leave to the provider */
+	const cJSON *schema;	/* a JSON Schema the answer must match, or NULL */
+	const char *schema_name;	/* its name: [A-Za-z0-9_-], at most 64 */
 };
 
 /*
@@ -28,16 +30,29 @@ struct mc_request {
 cJSON *mc_request_tools(const char *name, const char *s, size_t len,
     const struct mc_settings *st, char *err, size_t errsz);
 
-/* The body the provider gets, in the shape of p->api. */
+/*
+ * The body the provider gets, in the shape of p->api. Consecutive user
+ * messages are sent as one, joined by a blank line (chat templates that
+ * require alternating roles reject two in a row). An assistant message's
+ * refusal is not sent (it is not what the assistant said); a message that
+ * held only a refusal is left out. Its "status" is not sent either. A
+ * schema becomes chat's response_format or responses' text.format, strict.
+ */
 cJSON *mc_request_body(const struct mc_provider *p, const struct mc_request *r);
 
 /*
  * The lowercase SHA-256 hex digest (65 bytes with the NUL) of the
- * provider id, model, system prompt and items, each field length-prefixed
- * so that no two different inputs serialize alike.
+ * provider id, model, system prompt, items and schema (when r has one),
+ * each field length-prefixed so that no two different inputs serialize
+ * alike.
  */
-void mc_request_cache_key(const struct mc_provider *p, const char *system,
-    const cJSON *items, char hex[65]);
+void mc_request_cache_key(const struct mc_provider *p, const struct mc_request *r,
+    char hex[65]);
+
+/* The schema name for the file at path: its base name without the last
+ * extension, each byte outside [A-Za-z0-9_-] made '_', at most 64 bytes
+ * ("schema" when nothing is left). */
+void mc_request_schema_name(const char *path, char name[65]);
 
 /* {"version":1,"provider","api","url","api_key_env","cache_key","body"}. */
 cJSON *mc_request_envelope(const struct mc_provider *p, const struct mc_request *r);

@@ -7,6 +7,7 @@
 #include "buf.h"
 
 #define MC_SSE_MAX (64u << 20)	/* largest single event, or non-streamed answer */
+#define MC_ANSWER_MAX (64u << 20)	/* an answer's text, refusal and call arguments together */
 
 enum mc_api { MC_API_CHAT, MC_API_RESPONSES };
 
@@ -37,8 +38,9 @@ void mc_sse_free(struct mc_sse *x);
 
 enum mc_event_type {
 	MC_EVENT_TEXT,		/* text, len: a piece of the answer */
+	MC_EVENT_REFUSAL,	/* text, len: a piece of a refusal (kept apart from text) */
 	MC_EVENT_TOOL_CALL,	/* call_id, name, arguments: one whole call */
-	MC_EVENT_USAGE,		/* input_tokens, output_tokens */
+	MC_EVENT_USAGE,		/* input_tokens, output_tokens, cached_tokens */
 	MC_EVENT_DONE,		/* finish_reason */
 	MC_EVENT_ERROR,		/* message, code (or NULL), status (or 0), local */
 };
@@ -48,8 +50,12 @@ struct mc_event {
 	const char *text;
 	size_t len;
 	const char *call_id, *name, *arguments;
-	long long input_tokens, output_tokens;
+	long long input_tokens, output_tokens, cached_tokens;
+	/* "stop", "tool_calls", "length" (cut by the output limit), "refusal",
+	 * or the provider's own word */
 	const char *finish_reason;
+	/* code: the provider's error code, or its error type when it gave no
+	 * code ("context_length_exceeded", "exceed_context_size_error") */
 	const char *message, *code;
 	int status;
 	int local;	/* the error was found here (a cut, bad data), not sent */
@@ -64,10 +70,14 @@ struct mc_stream;
 /*
  * A decoder for one answer of the given API. It takes the body as it
  * arrives: an SSE stream, or (when its first byte is '{') one JSON
- * document. Events come out in this order: text and tool_call as they
- * complete, then usage (when the provider sent it), then done; or an
- * error at any point, after which nothing more is reported. The
- * provider name only appears in messages.
+ * document. Events come out in this order: text, refusal and tool_call
+ * as they complete (Responses calls in response.output order, chat calls
+ * in index order), then usage (when the provider sent it), then done; or
+ * an error at any point, after which nothing more is reported. A call
+ * without an id gets "call_" and 24 random hex digits. A UTF-16 surrogate
+ * pair split across two deltas is joined; an unpaired half is U+FFFD. The
+ * text, refusal and call arguments of one answer are capped together at
+ * MC_ANSWER_MAX bytes (an error past it).
  */
 struct mc_stream *mc_stream_new(enum mc_api api, mc_event_fn fn, void *arg);
 /* Returns 0 to go on, 1 once the answer has ended (done or error
@@ -76,10 +86,6 @@ int mc_stream_feed(struct mc_stream *s, const char *p, size_t n);
 /* At end of the body: reports the end, or the error of an answer cut
  * short. Returns as mc_stream_feed. */
 int mc_stream_end(struct mc_stream *s);
-/* True once an error event was reported. */
-int mc_stream_failed(const struct mc_stream *s);
-/* True once any byte of the body was fed. */
-int mc_stream_started(const struct mc_stream *s);
 void mc_stream_free(struct mc_stream *s);
 /* Tests and fuzzing: non-zero decodes every chat chunk with cJSON, never
  * with the fast path of chunk.h, so that the two can be compared. */
@@ -89,9 +95,9 @@ extern int mc_stream_nofast;
  * The provider's own message in an error body: {"error":{"message",
  * "code"}}, {"error":"text"}, {"message"}, {"detail"}, a legacy
  * {"content"}, an SSE "data:" line holding one of those, or plain text
- * (its first line). code gets a string code ("" when none), *status an
- * HTTP-like integer code (0 when none). Returns 0, or -1 when the body
- * held no message (msg is then "").
+ * (its first line). code gets a string code, else the error's "type"
+ * ("" when neither), *status an HTTP-like integer code (0 when none).
+ * Returns 0, or -1 when the body held no message (msg is then "").
  */
 int mc_error_parse(const char *body, size_t len, char *msg, size_t msgsz,
     char *code, size_t codesz, int *status);

@@ -349,14 +349,14 @@ O2='{"type":"function_call_output","call_id":"c2","output":"int b;"}'
 	run --separate-stderr mc-request -p nosuch -m m "Hi?" < "$T/empty"
 	assert_failure 1
 	assert_output ""
-	assert_equal "$stderr" "mc-request: -p: unknown provider \"nosuch\": use openai, openrouter, ollama, llamacpp or vllm, or define it under \"providers\" in $MC_HOME/settings.json"
+	assert_equal "$stderr" "mc-request: -p: unknown provider \"nosuch\": use openai, openrouter, ollama, llamacpp, vllm or openai-compatible, or define it under \"providers\" in $MC_HOME/settings.json"
 	MC_PROVIDER=nosuch run --separate-stderr mc-request -m m "Hi?" < "$T/empty"
 	assert_failure 1
 	assert_regex "$stderr" '^mc-request: MC_PROVIDER: unknown provider "nosuch"'
 	settings '{"provider":"nosuch"}'
 	run --separate-stderr mc-request -m m "Hi?" < "$T/empty"
 	assert_failure 1
-	assert_regex "$stderr" '^mc-request: settings.json "provider": unknown provider "nosuch"'
+	assert_regex "$stderr" "^mc-request: $MC_HOME/settings.json: provider: unknown provider \"nosuch\""
 }
 
 @test "no model: exit 1 saying how to set one" {
@@ -759,14 +759,8 @@ PY
 # --- the OpenAI schema ---------------------------------------------------
 
 @test "generated bodies validate against OpenAI's schema" {
-	shared=
-	for d in "${MC_SHARED:-}" "$MC_TOP/../shared" "$MC_TOP/../../shared"; do
-		if [ -n "$d" ] && [ -f "$d/reference/openai-openapi.yaml" ]; then
-			shared=$d
-			break
-		fi
-	done
-	[ -n "$shared" ] || fail "openai-openapi.yaml not found: set MC_SHARED to the shared/ directory"
+	# The parts of OpenAI's document the tests need, carried in the repository.
+	schemas=$MC_TOP/t/fixtures/openai-request-schemas.json
 	py=/usr/bin/python3
 	[ -x $py ] || py=python3
 	tools
@@ -775,10 +769,15 @@ PY
 	    '{"type":"function_call","call_id":"c3","name":"bash","arguments":"{\"cmd\":\"ls\"}"}' \
 	    '{"type":"function_call_output","call_id":"c3","output":"a.c"}' \
 	    '{"type":"function_call","call_id":"c4","name":"bash","arguments":"{}"}' \
-	    '{"type":"function_call_output","call_id":"c4","output":""}'
+	    '{"type":"function_call_output","call_id":"c4","output":""}' \
+	    '{"type":"usage","input_tokens":5,"output_tokens":6,"cached_tokens":0,"provider":"openai","model":"m"}' \
+	    "$U" '{"type":"message","role":"assistant","content":"cut","status":"incomplete"}' \
+	    "$U" '{"type":"message","role":"assistant","content":"","refusal":"No."}'
+	printf '%s\n' '{"type":"object","properties":{"answer":{"type":"string"}},"required":["answer"],"additionalProperties":false}' > "$T/answer.json"
 	n=0
 	for args in "" "--no-stream" "--max-output-tokens 64" "--tools $T/tools.json" \
-	    "--items $T/items.jsonl" "--items $T/items.jsonl --tools $T/tools.json --max-output-tokens 4096"; do
+	    "--items $T/items.jsonl" "--items $T/items.jsonl --tools $T/tools.json --max-output-tokens 4096" \
+	    "--schema $T/answer.json"; do
 		n=$((n + 1))
 		# shellcheck disable=SC2086
 		mc-request -m gpt-4.1-mini --api chat --body $args "Where are the tests?" < "$T/sys" > "$T/chat/$n.json"
@@ -789,19 +788,163 @@ PY
 		# shellcheck disable=SC2086
 		mc-request -m gpt-4.1-mini --body $args "Where are the tests?" < "$T/empty" > "$T/resp/$n-nosys.json"
 	done
-	run $py "$MC_TOP/t/lib/validate-openai.py" "$shared/reference/openai-openapi.yaml" \
+	run $py "$MC_TOP/t/lib/validate-openai.py" "$schemas" \
 	    CreateChatCompletionRequest "$T"/chat/*.json
 	assert_success
-	assert_equal "$(grep -c ': ok$' <<<"$output")" 12
-	run $py "$MC_TOP/t/lib/validate-openai.py" "$shared/reference/openai-openapi.yaml" \
+	assert_equal "$(grep -c ': ok$' <<<"$output")" 14
+	run $py "$MC_TOP/t/lib/validate-openai.py" "$schemas" \
 	    CreateResponse "$T"/resp/*.json
 	assert_success
-	assert_equal "$(grep -c ': ok$' <<<"$output")" 12
-	# The validator itself rejects a wrong body.
+	assert_equal "$(grep -c ': ok$' <<<"$output")" 14
+	# The validator itself rejects a wrong body, and a wrong schema format.
 	printf '{"model":"m","input":[{"type":"message","role":"system","content":1}],"store":"no"}\n' > "$T/wrong.json"
-	run $py "$MC_TOP/t/lib/validate-openai.py" "$shared/reference/openai-openapi.yaml" CreateResponse "$T/wrong.json"
+	run $py "$MC_TOP/t/lib/validate-openai.py" "$schemas" CreateResponse "$T/wrong.json"
 	assert_failure
 	printf '{"messages":[{"role":"tool","content":"x"}]}\n' > "$T/wrong.json"
-	run $py "$MC_TOP/t/lib/validate-openai.py" "$shared/reference/openai-openapi.yaml" CreateChatCompletionRequest "$T/wrong.json"
+	run $py "$MC_TOP/t/lib/validate-openai.py" "$schemas" CreateChatCompletionRequest "$T/wrong.json"
 	assert_failure
+	jq -c '.response_format.json_schema.strict = "yes"' "$T/chat/7.json" > "$T/wrong.json"
+	run $py "$MC_TOP/t/lib/validate-openai.py" "$schemas" CreateChatCompletionRequest "$T/wrong.json"
+	assert_failure
+	jq -c '.text.format.type = "json"' "$T/resp/7.json" > "$T/wrong.json"
+	run $py "$MC_TOP/t/lib/validate-openai.py" "$schemas" CreateResponse "$T/wrong.json"
+	assert_failure
+}
+
+@test "the tests read nothing outside the repository" {
+	# (the patterns are split so that this file does not match itself)
+	run grep -rln -e '\.\./'"shared" -e '/work/'"shared" -e 'MC_'"SHARED" "$MC_TOP/t" \
+	    --include='*.bats' --include='*.bash' --include='*.py'
+	assert_output ""
+}
+
+# --- robustness of the history (SPEC §16) ---------------------------------
+
+@test "consecutive user messages are sent as one, joined by a blank line" {
+	items "$U" '{"type":"message","role":"user","content":"are you there?"}' "$A" \
+	    '{"type":"message","role":"user","content":"again"}'
+	run --separate-stderr mc-request -p ollama -m m --items "$T/items.jsonl" --body "and now?" < "$T/empty"
+	assert_success
+	assert_equal "$(jqo -c '[.messages[] | [.role, .content]]')" \
+	    '[["user","read a.c\n\nare you there?"],["assistant","Reading."],["user","again\n\nand now?"]]'
+	run --separate-stderr mc-request -m m --items "$T/items.jsonl" --body "and now?" < "$T/empty"
+	assert_success
+	assert_equal "$(jqo -c '.input')" \
+	    '[{"type":"message","role":"user","content":"read a.c\n\nare you there?"},{"type":"message","role":"assistant","content":"Reading."},{"type":"message","role":"user","content":"again\n\nand now?"}]'
+}
+
+@test "an incomplete answer is sent as it was; status is not sent" {
+	items "$U" '{"type":"message","role":"assistant","content":"The file decl","status":"incomplete"}'
+	for api in chat responses; do
+		run --separate-stderr mc-request -m m --api $api --items "$T/items.jsonl" --body "go on" < "$T/empty"
+		assert_success
+		assert_equal "$(jqo -c '[(.messages // .input)[] | select(.role == "assistant")]')" \
+		    "[{$([ $api = responses ] && printf '"type":"message",')\"role\":\"assistant\",\"content\":\"The file decl\"}]"
+	done
+}
+
+@test "a refusal is not sent as the assistant's words; a refusal-only answer is left out" {
+	items "$U" '{"type":"message","role":"assistant","content":"","refusal":"I cannot help with that."}' \
+	    '{"type":"message","role":"user","content":"please"}' \
+	    '{"type":"message","role":"assistant","content":"Fine.","refusal":"partly"}'
+	run --separate-stderr mc-request -p ollama -m m --items "$T/items.jsonl" --body < "$T/empty"
+	assert_success
+	assert_equal "$(jqo -c '.messages')" '[{"role":"user","content":"read a.c\n\nplease"},{"role":"assistant","content":"Fine."}]'
+	run --separate-stderr mc-request -m m --items "$T/items.jsonl" --body < "$T/empty"
+	assert_success
+	assert_equal "$(jqo -c '.input')" '[{"type":"message","role":"user","content":"read a.c\n\nplease"},{"type":"message","role":"assistant","content":"Fine."}]'
+}
+
+@test "usage lines of a session are skipped, anywhere; never sent" {
+	items '{"type":"session","id":"s"}' "$U" "$A" \
+	    '{"type":"usage","input_tokens":120,"output_tokens":30,"cached_tokens":100,"provider":"openai","model":"m"}' \
+	    '{"type":"message","role":"user","content":"next"}'
+	run --separate-stderr mc-request -m m --items "$T/items.jsonl" --body < "$T/empty"
+	assert_success
+	assert_equal "$(jqo -c '[.input[].content]')" '["read a.c","Reading.","next"]'
+	[[ "$output" != *usage* ]]
+	# They do not count as conversation either.
+	items '{"type":"usage","input_tokens":1,"output_tokens":1}'
+	run --separate-stderr mc-request -m m --items "$T/items.jsonl" < "$T/empty"
+	assert_failure 1
+	assert_equal "$stderr" "mc-request: $T/items.jsonl: no conversation items, and no PROMPT"
+}
+
+@test "invalid refusal and status members are refused" {
+	bad '1: message: "refusal" belongs to an assistant message' '{"type":"message","role":"user","content":"x","refusal":"no"}'
+	bad '2: message: "refusal" must be a string' "$U" '{"type":"message","role":"assistant","content":"","refusal":1}'
+	bad '2: message: "status" must be "completed" or "incomplete"' "$U" '{"type":"message","role":"assistant","content":"x","status":"cut"}'
+}
+
+# --- --schema --------------------------------------------------------------
+
+@test "--schema: json_schema for chat, text.format for responses, named by the file" {
+	printf '%s\n' '{"type":"object","properties":{"n":{"type":"integer"}},"required":["n"],"additionalProperties":false}' > "$T/count lines.v2.json"
+	run --separate-stderr mc-request -p ollama -m m --schema "$T/count lines.v2.json" --body "How many?" < "$T/empty"
+	assert_success
+	assert_equal "$(jqo -c .response_format)" '{"type":"json_schema","json_schema":{"name":"count_lines_v2","schema":{"type":"object","properties":{"n":{"type":"integer"}},"required":["n"],"additionalProperties":false},"strict":true}}'
+	run --separate-stderr mc-request -m m --schema "$T/count lines.v2.json" --body "How many?" < "$T/empty"
+	assert_success
+	assert_equal "$(jqo -c .text)" '{"format":{"type":"json_schema","name":"count_lines_v2","schema":{"type":"object","properties":{"n":{"type":"integer"}},"required":["n"],"additionalProperties":false},"strict":true}}'
+	long=$(printf 'x%.0s' {1..80})
+	cp "$T/count lines.v2.json" "$T/$long.json"
+	run --separate-stderr mc-request -m m --schema "$T/$long.json" --body "How many?" < "$T/empty"
+	assert_equal "$(jqo -r .text.format.name)" "${long:0:64}"
+}
+
+@test "--schema changes the cache key; without it the key is as before" {
+	printf '{"type":"object"}\n' > "$T/s.json"
+	a=$(mc-request -m m "Hi?" < "$T/empty" | jq -r .cache_key)
+	b=$(mc-request -m m --schema "$T/s.json" "Hi?" < "$T/empty" | jq -r .cache_key)
+	[ "$a" != "$b" ]
+}
+
+@test "--schema: a bad file is exit 1 naming it" {
+	check() {
+		run --separate-stderr mc-request -m m --schema "$1" "Hi?" < "$T/empty"
+		assert_failure 1
+		assert_output ""
+		assert_equal "$stderr" "mc-request: $2"
+	}
+	check "$T/none.json" "$T/none.json: No such file or directory"
+	printf '{"type":' > "$T/s.json"
+	check "$T/s.json" "$T/s.json: invalid JSON at line 1, column 8"
+	printf '["object"]' > "$T/s.json"
+	check "$T/s.json" "$T/s.json: expected a JSON Schema object"
+	printf '{"title":"\377"}' > "$T/s.json"
+	check "$T/s.json" "$T/s.json: not valid UTF-8"
+	run --separate-stderr mc-request -m m --schema - "Hi?" < "$T/empty"
+	assert_failure 2
+}
+
+# --- providers: first contact ----------------------------------------------
+
+@test "MC_BASE_URL with no provider chosen: an OpenAI-compatible server there" {
+	MC_BASE_URL=http://127.0.0.1:8080/v1/ run --separate-stderr mc-request -m m "Hi?" < "$T/empty"
+	assert_success
+	assert_equal "$(jqo -c '[.provider, .api, .url, .api_key_env, .api_key_optional, .body.model]')" \
+	    '["openai-compatible","chat","http://127.0.0.1:8080/v1/chat/completions","OPENAI_API_KEY",true,"m"]'
+	# A provider chosen anywhere keeps its own API, with the URL.
+	MC_BASE_URL=http://127.0.0.1:8080/v1 run --separate-stderr mc-request -p openai -m m "Hi?" < "$T/empty"
+	assert_equal "$(jqo -c '[.provider, .api, .url, has("api_key_optional")]')" '["openai","responses","http://127.0.0.1:8080/v1/responses",false]'
+	# Without a URL, openai-compatible says how to give one.
+	run --separate-stderr mc-request -p openai-compatible -m m "Hi?" < "$T/empty"
+	assert_failure 1
+	assert_equal "$stderr" "mc-request: openai-compatible: no base URL: set MC_BASE_URL, or providers.openai-compatible.base_url in $MC_HOME/settings.json"
+}
+
+@test "OPENAI_BASE_URL is openai's base URL unless settings or MC_BASE_URL say otherwise" {
+	OPENAI_BASE_URL=https://gw.example/v1 run --separate-stderr mc-request -m m "Hi?" < "$T/empty"
+	assert_equal "$(jqo -c '[.provider, .url]')" '["openai","https://gw.example/v1/responses"]'
+	OPENAI_BASE_URL=https://gw.example/v1 run --separate-stderr mc-request -p ollama -m m "Hi?" < "$T/empty"
+	assert_equal "$(jqo .url)" http://127.0.0.1:11434/v1/chat/completions
+	settings '{"providers":{"openai":{"base_url":"https://set.example/v1"}}}'
+	OPENAI_BASE_URL=https://gw.example/v1 run --separate-stderr mc-request -m m "Hi?" < "$T/empty"
+	assert_equal "$(jqo .url)" https://set.example/v1/responses
+	OPENAI_BASE_URL=gw.example run --separate-stderr mc-request -p openai -m m "Hi?" < "$T/empty"
+	assert_equal "$(jqo .url)" https://set.example/v1/responses
+	rm "$MC_HOME/settings.json"
+	OPENAI_BASE_URL=gw.example run --separate-stderr mc-request -m m "Hi?" < "$T/empty"
+	assert_failure 1
+	assert_equal "$stderr" "mc-request: OPENAI_BASE_URL: expected an http:// or https:// URL: gw.example"
 }

@@ -111,7 +111,7 @@ Try 'mc-send --help' for more information."
 	unset FAKE_API_KEY
 	send
 	assert_failure 1
-	assert_equal "$stderr" "mc-send: FAKE_API_KEY is not set (the envelope's api_key_env)"
+	assert_equal "$stderr" "mc-send: FAKE_API_KEY is not set: the provider fake needs it (export FAKE_API_KEY=...)"
 	assert_equal "$(fake_count)" 0
 }
 
@@ -216,7 +216,7 @@ Try 'mc-send --help' for more information."
 	assert_equal "$stderr" ""
 	assert_equal "$output" '{"type":"tool_call","call_id":"call_Vb3kQ9xLm2TzR7pYw4NcA1sE","name":"read_file","arguments":"{\"path\":\"README.md\",\"max_bytes\":40000}"}
 {"type":"tool_call","call_id":"call_Hq8Zt1uWd5KfJ3oXn6GbP0yC","name":"read_file","arguments":"{\"path\":\"Makefile\",\"max_bytes\":8000}"}
-{"type":"usage","input_tokens":388,"output_tokens":52}
+{"type":"usage","input_tokens":388,"output_tokens":52,"cached_tokens":256}
 {"type":"done","finish_reason":"tool_calls"}'
 }
 
@@ -227,7 +227,7 @@ Try 'mc-send --help' for more information."
 	assert_success
 	assert_equal "$output" '{"type":"tool_call","call_id":"call_Vb3kQ9xLm2TzR7pYw4NcA1sE","name":"read_file","arguments":"{\"path\":\"README.md\",\"max_bytes\":40000}"}
 {"type":"tool_call","call_id":"call_Hq8Zt1uWd5KfJ3oXn6GbP0yC","name":"read_file","arguments":"{\"path\":\"Makefile\",\"max_bytes\":8000}"}
-{"type":"usage","input_tokens":402,"output_tokens":84}
+{"type":"usage","input_tokens":402,"output_tokens":84,"cached_tokens":0}
 {"type":"done","finish_reason":"tool_calls"}'
 }
 
@@ -237,20 +237,49 @@ Try 'mc-send --help' for more information."
 	send --events
 	assert_success
 	assert_equal "$(jqo -s -j 'map(select(.type == "text") | .delta) | add')" "$RESP_TEXT"
-	assert_equal "$(jqo -s -c '.[-2:]')" '[{"type":"usage","input_tokens":436,"output_tokens":19},{"type":"done","finish_reason":"stop"}]'
+	assert_equal "$(jqo -s -c '.[-2:]')" '[{"type":"usage","input_tokens":436,"output_tokens":19,"cached_tokens":384},{"type":"done","finish_reason":"stop"}]'
 }
 
-@test "--events: a truncated answer is done with finish_reason length" {
+@test "an answer cut by the output limit: done length, exit 3, a note, the item incomplete" {
 	serve '{"answer":{"api":"chat","text":"cut short","finish_reason":"length"}}' \
-	    '{"answer":{"api":"responses","text":"cut short","finish_reason":"length"}}'
+	    '{"answer":{"api":"responses","text":"cut short","finish_reason":"length"}}' \
+	    '{"answer":{"api":"chat","text":"cut short","finish_reason":"length"}}' \
+	    '{"answer":{"api":"responses","text":"cut short","finish_reason":"length","stream":false}}'
+	note="mc-send: the answer was cut by the output limit (finish_reason length); --max-output-tokens raises it"
 	envelope chat
 	send --events
-	assert_success
+	assert_failure 3
 	assert_equal "$(jqo -s -c '.[-1]')" '{"type":"done","finish_reason":"length"}'
+	assert_equal "$stderr" "$note"
 	envelope responses
 	send --events
-	assert_success
+	assert_failure 3
 	assert_equal "$(jqo -s -c '.[-1]')" '{"type":"done","finish_reason":"length"}'
+	envelope chat
+	send --items
+	assert_failure 3
+	assert_equal "$output" '{"type":"message","role":"assistant","content":"cut short","status":"incomplete"}'
+	assert_equal "$stderr" "$note"
+	envelope responses
+	send
+	assert_failure 3
+	assert_equal "$output" "cut short"
+	assert_equal "$stderr" "$note"
+}
+
+@test "a reasoning-only answer cut by the output limit is reported, not silent" {
+	serve '{"events":[{"choices":[{"index":0,"delta":{"role":"assistant","reasoning_content":"Let me think"}}]},{"choices":[{"index":0,"delta":{},"finish_reason":"length"}]}],"done":true}' \
+	    '{"events":[["response.reasoning_summary_text.delta",{"type":"response.reasoning_summary_text.delta","delta":"hmm"}],["response.incomplete",{"type":"response.incomplete","response":{"status":"incomplete","incomplete_details":{"reason":"max_output_tokens"},"output":[{"type":"reasoning","summary":[]}]}}]]}'
+	envelope chat
+	send
+	assert_failure 3
+	assert_equal "$output" ""
+	assert_equal "$stderr" "mc-send: the answer was cut by the output limit (finish_reason length); --max-output-tokens raises it"
+	envelope responses
+	send --items
+	assert_failure 3
+	assert_equal "$output" ""
+	assert_regex "$stderr" "cut by the output limit"
 }
 
 @test "--items: the message, then each call in order" {
@@ -299,8 +328,8 @@ $CALL2"
 $CALL2"
 }
 
-@test "--items-out: left empty when the exchange fails" {
-	serve '{"answer":{"api":"chat","text":"partial answer here"},"cut_after":400}'
+@test "--items-out: empty when the exchange fails before any text" {
+	serve '{"status":400,"json":{"error":{"message":"bad request"}}}'
 	envelope chat
 	echo stale > "$BATS_TEST_TMPDIR/items"
 	send --items-out "$BATS_TEST_TMPDIR/items"
@@ -308,12 +337,34 @@ $CALL2"
 	assert_equal "$(cat "$BATS_TEST_TMPDIR/items")" ""
 }
 
+@test "a stream cut after text: the text so far is an incomplete message, then the error" {
+	serve '{"answer":{"api":"chat","text":"partial answer here","calls":[{"call_id":"c1","name":"f","arguments":"{}"}]},"cut_after":400}' \
+	    '{"answer":{"api":"responses","text":"partial answer here"},"cut_after":1200}' \
+	    '{"answer":{"api":"chat","text":"partial answer here"},"cut_after":400}'
+	envelope chat
+	echo stale > "$BATS_TEST_TMPDIR/items"
+	send --items-out "$BATS_TEST_TMPDIR/items"
+	assert_failure 1
+	assert_equal "$output" "partial "
+	assert_regex "$stderr" "^mc-send: the answer from fake was cut: "
+	assert_equal "$(cat "$BATS_TEST_TMPDIR/items")" '{"type":"message","role":"assistant","content":"partial ","status":"incomplete"}'
+	envelope responses
+	send --events
+	assert_failure 1
+	assert_equal "$(jqo -s -c 'map(.type) | unique')" '["error","text"]'
+	assert_equal "$(jqo -s -r '.[-1].type')" error
+	envelope chat
+	send --items
+	assert_failure 1
+	assert_equal "$output" '{"type":"message","role":"assistant","content":"partial ","status":"incomplete"}'
+}
+
 @test "non-streamed answers: chat and responses JSON" {
 	serve '{"answer":{"api":"chat","stream":false,"text":"plain","calls":[{"call_id":"c1","name":"f","arguments":"{}"}],"usage":[3,4]}}' \
 	    '{"answer":{"api":"responses","stream":false,"text":"plain","calls":[{"call_id":"c1","name":"f","arguments":"{}"}],"usage":[3,4]}}'
 	want='{"type":"text","delta":"plain"}
 {"type":"tool_call","call_id":"c1","name":"f","arguments":"{}"}
-{"type":"usage","input_tokens":3,"output_tokens":4}
+{"type":"usage","input_tokens":3,"output_tokens":4,"cached_tokens":0}
 {"type":"done","finish_reason":"tool_calls"}'
 	envelope chat '{"model":"m","messages":[],"stream":false}'
 	send --events
@@ -355,9 +406,9 @@ $CALL2"
 	    '{"status":400,"body":"<html>\n<h1>Bad Request</h1>\n</html>","headers":{"Content-Type":"text/html"}}' \
 	    '{"status":404}'
 	envelope chat
-	for want in "HTTP 400 from fake: bad model" "HTTP 404 from fake: no such route" \
+	for want in "HTTP 400 from fake: bad model" "HTTP 404 from fake for $FAKE_URL/chat/completions: no such route" \
 	    "HTTP 403 from fake: forbidden here" "HTTP 422 from fake: field required" \
-	    "HTTP 400 from fake: <html>" "HTTP 404 from fake: Not Found"; do
+	    "HTTP 400 from fake: <html>" "HTTP 404 from fake for $FAKE_URL/chat/completions: Not Found"; do
 		send --retries 0
 		assert_failure 1
 		assert_equal "$stderr" "mc-send: $want"
@@ -459,10 +510,10 @@ $CALL2"
 	assert_equal "$(fake_count)" 2
 }
 
-@test "persistent 5xx: gives up after --retries" {
+@test "persistent 5xx from a remote server: gives up after --retries" {
 	serve "{\"status\":500,\"body_file\":\"$FAKE_FIXTURES/error-500.json\",\"times\":5}"
 	envelope chat
-	send --retries 2
+	MC_SEND_REMOTE=1 send --retries 2
 	assert_failure 1
 	assert_equal "$(fake_count)" 3
 	assert_equal "$(echo "$stderr" | grep -c warning)" 2
@@ -504,7 +555,7 @@ $CALL2"
 	send --idle-timeout 1
 	assert_failure 1
 	assert_regex "$output" '^slow'
-	assert_equal "$stderr" "mc-send: nothing from fake for 1 seconds (--idle-timeout)"
+	assert_equal "$stderr" "mc-send: nothing from fake for 1 seconds (--idle-timeout or providers.fake.idle_timeout_s)"
 	assert_equal "$(fake_count)" 1
 }
 
@@ -527,19 +578,47 @@ $CALL2"
 	send --idle-timeout 1
 	assert_success
 	assert_equal "$output" "$CHAT_TEXT"
-	assert_equal "$stderr" "mc-send: warning: nothing from fake for 1 seconds (--idle-timeout); retry 1 of 3 in 0.0 s"
+	assert_equal "$stderr" "mc-send: warning: nothing from fake for 1 seconds (--idle-timeout or providers.fake.idle_timeout_s); retry 1 of 3 in 0.0 s"
 	assert_equal "$(fake_count)" 2
 }
 
-@test "nothing listening: cannot reach, after the retries" {
+@test "nothing listening on a local server: said once, not retried" {
 	serve
 	url=$FAKE_URL
 	fake_stop
 	FAKE_URL=$url envelope chat
-	send --retries 1
+	send --retries 3
 	assert_failure 1
-	assert_equal "$(echo "$stderr" | grep -c 'warning: cannot reach fake')" 1
-	assert_regex "$(echo "$stderr" | tail -n 1)" '^mc-send: cannot reach fake: '
+	assert_equal "$stderr" "mc-send: cannot reach fake at $url/chat/completions: connection refused (is the server running?)"
+	send --events
+	assert_failure 1
+	assert_equal "$(jqo -c '{type, message}')" "{\"type\":\"error\",\"message\":\"cannot reach fake at $url/chat/completions: connection refused (is the server running?)\"}"
+}
+
+@test "nothing listening on a remote server: retried quietly, said once" {
+	serve
+	url=$FAKE_URL
+	fake_stop
+	FAKE_URL=$url envelope chat
+	MC_SEND_REMOTE=1 send --retries 2
+	assert_failure 1
+	assert_equal "$stderr" "mc-send: cannot reach fake at $url/chat/completions: connection refused (is the server running?)"
+}
+
+@test "a local server's 500 is not retried; its 503 is" {
+	serve '{"status":500,"json":{"error":{"code":500,"message":"tools param requires --jinja flag","type":"not_supported_error"}}}' \
+	    '{"status":503,"json":{"error":{"code":503,"message":"Loading model","type":"unavailable_error"}}}' \
+	    "$(sse chat-stream-text.sse)"
+	envelope chat
+	send --events
+	assert_failure 1
+	assert_equal "$output" '{"type":"error","status":500,"code":"not_supported_error","message":"HTTP 500 from fake: tools param requires --jinja flag"}'
+	assert_equal "$(fake_count)" 1
+	send
+	assert_success
+	assert_equal "$output" "$CHAT_TEXT"
+	assert_equal "$stderr" "mc-send: warning: HTTP 503 from fake: Loading model; retry 1 of 3 in 0.0 s"
+	assert_equal "$(fake_count)" 3
 }
 
 @test "SIGINT stops the transfer at once: exit 130, nothing more" {
@@ -682,4 +761,408 @@ print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)' "$BATS_TEST_TMPDI
 	wait "$pid" || true
 	[[ "$args" == *mc-send* ]]	# (under make valgrind: valgrind ... mc-send)
 	[[ "$args" != *"$KEY"* ]]
+}
+
+# ---- refusals, ids, surrogates, usage ----
+
+@test "a refusal is kept apart from the text: event, item member, done reason, shown" {
+	serve '{"events":[{"choices":[{"index":0,"delta":{"role":"assistant","content":null,"refusal":""}}]},{"choices":[{"index":0,"delta":{"refusal":"I cannot help "}}]},{"choices":[{"index":0,"delta":{"refusal":"with that."}}]},{"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}],"done":true}' \
+	    '{"events":[["response.refusal.delta",{"type":"response.refusal.delta","delta":"No."}],["response.completed",{"type":"response.completed","response":{"status":"completed","output":[{"type":"message","role":"assistant","content":[{"type":"refusal","refusal":"No."}]}]}}]]}' \
+	    '{"events":[{"choices":[{"index":0,"delta":{"refusal":"I cannot help."}}]},{"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}],"done":true}'
+	envelope chat
+	send --events --items-out "$BATS_TEST_TMPDIR/items"
+	assert_success
+	assert_equal "$output" '{"type":"refusal","delta":"I cannot help "}
+{"type":"refusal","delta":"with that."}
+{"type":"done","finish_reason":"refusal"}'
+	assert_equal "$(cat "$BATS_TEST_TMPDIR/items")" '{"type":"message","role":"assistant","content":"","refusal":"I cannot help with that."}'
+	envelope responses
+	send --items
+	assert_success
+	assert_equal "$output" '{"type":"message","role":"assistant","content":"","refusal":"No."}'
+	envelope chat
+	send
+	assert_success
+	assert_equal "$output" "I cannot help."
+}
+
+@test "a tool call without an id gets a generated call_ id" {
+	serve '{"events":[{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"type":"function","function":{"name":"read","arguments":"{}"}}]}}]},{"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}],"done":true}' \
+	    '{"events":[["response.output_item.done",{"type":"response.output_item.done","output_index":0,"item":{"type":"function_call","name":"read","arguments":"{}","call_id":""}}],["response.completed",{"type":"response.completed","response":{"status":"completed","output":[]}}]]}'
+	envelope chat
+	send --items
+	assert_success
+	assert_regex "$(jqo -r .call_id)" '^call_[0-9a-f]{24}$'
+	first=$(jqo -r .call_id)
+	envelope responses
+	send --events
+	assert_success
+	assert_regex "$(jqo -r 'select(.type == "tool_call") | .call_id')" '^call_[0-9a-f]{24}$'
+	[ "$(jqo -r 'select(.type == "tool_call") | .call_id')" != "$first" ]
+}
+
+@test "data: [DONE] with trailing white space ends the stream" {
+	serve '{"sse":"data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"ok\"}}]}\n\ndata: [DONE]  \n\n","framing":"close"}'
+	envelope chat
+	send
+	assert_success
+	assert_equal "$output" ok
+	assert_equal "$stderr" ""
+}
+
+@test "a surrogate pair split across deltas is joined; a lone half is U+FFFD" {
+	serve '{"sse":"data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"smile \\ud83d\"}}]}\n\ndata: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"\\ude00!\"}}]}\n\ndata: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\" lone \\udc00.\"}}]}\n\ndata: [DONE]\n\n"}'
+	envelope chat
+	send --items
+	assert_success
+	assert_equal "$(jqo -r .content)" "smile 😀! lone �."
+}
+
+@test "usage keeps cached_tokens, 0 when the provider gives none" {
+	serve "$(sse chat-stream-toolcall.sse)" '{"answer":{"api":"chat","text":"x","usage":[5,6]}}'
+	envelope chat
+	send --events
+	assert_success
+	assert_equal "$(jqo -c 'select(.type == "usage")')" '{"type":"usage","input_tokens":388,"output_tokens":52,"cached_tokens":256}'
+	send --events
+	assert_equal "$(jqo -c 'select(.type == "usage")')" '{"type":"usage","input_tokens":5,"output_tokens":6,"cached_tokens":0}'
+}
+
+@test "errors keep the provider's code, or its type: llama.cpp's context overflow" {
+	serve "{\"status\":400,\"body_file\":\"$FAKE_FIXTURES/error-llamacpp-context.json\"}" \
+	    "{\"status\":400,\"body_file\":\"$FAKE_FIXTURES/error-openai-context.json\"}"
+	envelope chat
+	send --events
+	assert_failure 1
+	assert_equal "$(jqo -c '{status, code}')" '{"status":400,"code":"exceed_context_size_error"}'
+	send --events
+	assert_failure 1
+	assert_equal "$(jqo -c '{status, code}')" '{"status":400,"code":"context_length_exceeded"}'
+}
+
+@test "a 404 names the URL tried" {
+	serve '{"status":404,"body":"404 page not found"}'
+	envelope chat
+	send
+	assert_failure 1
+	assert_equal "$stderr" "mc-send: HTTP 404 from fake for $FAKE_URL/chat/completions: 404 page not found"
+}
+
+# ---- keys ----
+
+@test "api_key_optional: the key is sent when its variable is set, else none" {
+	serve "$(sse chat-stream-text.sse)" "$(sse chat-stream-text.sse)"
+	envelope chat
+	jq -c '.api_key_optional = true' "$BATS_TEST_TMPDIR/env.json" > "$BATS_TEST_TMPDIR/opt.json"
+	run --separate-stderr mc-send < "$BATS_TEST_TMPDIR/opt.json"
+	assert_success
+	assert_equal "$(fake_request 1 .headers.authorization)" "Bearer $KEY"
+	FAKE_API_KEY= run --separate-stderr mc-send < "$BATS_TEST_TMPDIR/opt.json"
+	assert_success
+	assert_equal "$(fake_request 2 '.headers.authorization // "none"')" none
+	jq -c '.api_key_optional = "yes"' "$BATS_TEST_TMPDIR/env.json" > "$BATS_TEST_TMPDIR/opt.json"
+	run --separate-stderr mc-send < "$BATS_TEST_TMPDIR/opt.json"
+	assert_failure 1
+	assert_equal "$stderr" "mc-send: envelope: api_key_optional: must be true or false"
+}
+
+@test "a short placeholder key is not redacted out of words; a real one is" {
+	serve '{"status":401,"json":{"error":{"message":"fake key ke refused"}}}' \
+	    '{"status":401,"json":{"error":{"message":"key sk-abcdefgh refused"}}}'
+	envelope chat
+	FAKE_API_KEY=ke send
+	assert_failure 1
+	assert_equal "$stderr" "mc-send: HTTP 401 from fake: fake key ke refused"
+	FAKE_API_KEY=sk-abcdefgh send
+	assert_failure 1
+	assert_equal "$stderr" "mc-send: HTTP 401 from fake: key [redacted] refused"
+}
+
+@test "on a terminal with no input, mc-send prints its usage and exits 2" {
+	export BIN=$MC_BIN
+	run script -qec '"$BIN/mc-send"; echo "status $?"' /dev/null
+	assert_output --partial "mc-send: standard input is a terminal"
+	assert_output --partial "usage: mc-send"
+	assert_output --partial "status 2"
+}
+
+# ---- timeouts from the settings ----
+
+@test "timeouts come from providers.NAME in the settings; options win" {
+	serve '{"answer":{"api":"chat","text":"slow answer that stalls"},"stall_after":600,"stall":30}' \
+	    '{"answer":{"api":"chat","text":"slow answer that stalls"},"stall_after":600,"stall":30}'
+	settings '{"providers":{"fake":{"idle_timeout_s":1,"connect_timeout_s":5}}}'
+	envelope chat
+	SECONDS=0
+	send
+	assert_failure 1
+	assert_equal "$stderr" "mc-send: nothing from fake for 1 seconds (--idle-timeout or providers.fake.idle_timeout_s)"
+	[ "$SECONDS" -lt 10 ]
+	settings '{"providers":{"fake":{"idle_timeout_s":100}}}'
+	send --idle-timeout 2
+	assert_failure 1
+	assert_equal "$stderr" "mc-send: nothing from fake for 2 seconds (--idle-timeout or providers.fake.idle_timeout_s)"
+}
+
+@test "timeout settings must be whole seconds, named when wrong" {
+	envelope chat
+	for bad in 0 -1 1.5 '"10"'; do
+		settings "{\"providers\":{\"fake\":{\"idle_timeout_s\":$bad}}}"
+		send
+		assert_failure 1
+		assert_equal "$stderr" "mc-send: $MC_HOME/settings.json: providers.fake.idle_timeout_s: expected a whole number from 1"
+	done
+	settings '{"providers":{"ollama":{"connect_timeout_s":true}}}'
+	send
+	assert_failure 1
+	assert_equal "$stderr" "mc-send: $MC_HOME/settings.json: providers.ollama.connect_timeout_s: expected a whole number from 1"
+}
+
+# ---- bounds ----
+
+# peak KiB ARGS...: run mc-send ARGS on env.json; set status and rss
+peak() {
+	python3 -c '
+import resource, subprocess, sys
+with open(sys.argv[1]) as env:
+    r = subprocess.run(sys.argv[2:], stdin=env, stdout=subprocess.DEVNULL, stderr=open(sys.argv[1] + ".err", "w"))
+print(r.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)' "$BATS_TEST_TMPDIR/env.json" mc-send "$@"
+}
+
+# rss_under KIB: peak RSS $rss is under KIB, except under make asan, whose
+# shadow memory and quarantine make RSS no measure of the program's own
+rss_under() {
+	[ -n "${ASAN_OPTIONS:-}" ] || [ "$rss" -lt "$1" ]
+}
+
+@test "an endless answer fails cleanly at the 64 MiB cap, memory bounded" {
+	serve '{"endless":{"api":"chat","text":"all work and no play makes jack a dull boy "}}' \
+	    '{"endless":{"api":"responses","text":"all work and no play "}}' \
+	    '{"endless":{"api":"chat","arguments":"{\"a\":\"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\"}"}}' \
+	    '{"endless":{"api":"responses","arguments":"yyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyy"}}'
+	envelope chat
+	read -r st rss < <(peak --events)
+	assert_equal "$st" 1
+	assert_equal "$(tail -n 1 "$BATS_TEST_TMPDIR/env.json.err")" "mc-send: the answer is over the 64 MiB limit on its text and tool-call arguments"
+	rss_under 40000
+	envelope responses
+	read -r st rss < <(peak --items)
+	assert_equal "$st" 1
+	rss_under 200000
+	envelope chat
+	read -r st rss < <(peak)
+	assert_equal "$st" 1
+	assert_regex "$(cat "$BATS_TEST_TMPDIR/env.json.err")" "over the 64 MiB limit"
+	rss_under 200000
+	envelope responses
+	read -r st rss < <(peak)
+	assert_equal "$st" 1
+	rss_under 200000
+}
+
+@test "100,000 tool calls in one answer are decoded in linear time" {
+	python3 - "$BATS_TEST_TMPDIR/calls.sse" "$BATS_TEST_TMPDIR/resp.sse" <<'PY'
+import json, sys
+n = 100000
+with open(sys.argv[1], "w") as f:
+    for i in range(n):
+        f.write("data: %s\n\n" % json.dumps({"choices": [{"index": 0, "delta": {"tool_calls": [
+            {"index": i, "id": "c%d" % i, "type": "function", "function": {"name": "f", "arguments": ""}}]}}]}))
+        f.write("data: %s\n\n" % json.dumps({"choices": [{"index": 0, "delta": {"tool_calls": [
+            {"index": i, "function": {"arguments": "{}"}}]}}]}))
+    f.write('data: {"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}\n\ndata: [DONE]\n\n')
+with open(sys.argv[2], "w") as f:
+    for i in range(n):
+        f.write("data: %s\n\n" % json.dumps({"type": "response.output_item.added", "output_index": i,
+            "item": {"id": "fc%d" % i, "type": "function_call", "call_id": "c%d" % i, "name": "f", "arguments": ""}}))
+        f.write("data: %s\n\n" % json.dumps({"type": "response.function_call_arguments.delta", "item_id": "fc%d" % i,
+            "output_index": i, "delta": "{}"}))
+    f.write('data: {"type":"response.completed","response":{"status":"completed","output":[]}}\n\n')
+PY
+	serve "{\"sse_file\":\"$BATS_TEST_TMPDIR/calls.sse\"}" "{\"sse_file\":\"$BATS_TEST_TMPDIR/resp.sse\"}"
+	envelope chat
+	# A hang guard only: quadratic lookups take minutes here.
+	run --separate-stderr timeout 60 mc-send --events < "$BATS_TEST_TMPDIR/env.json"
+	assert_success
+	assert_equal "$(jqo -s -c '[length, .[0].call_id, .[-2].call_id, .[-1].finish_reason]')" '[100001,"c0","c99999","tool_calls"]'
+	envelope responses
+	run --separate-stderr timeout 60 mc-send --events < "$BATS_TEST_TMPDIR/env.json"
+	assert_success
+	assert_equal "$(jqo -s -c '[length, .[0].call_id, .[-2].call_id, .[-1].finish_reason]')" '[100001,"c0","c99999","tool_calls"]'
+}
+
+# ---- --serve: one connection per session ----
+
+# envelopes API...: one compact envelope per line in envs.jsonl
+envelopes() {
+	local api
+	: > "$BATS_TEST_TMPDIR/envs.jsonl"
+	for api in "$@"; do
+		fake_envelope "$api" >> "$BATS_TEST_TMPDIR/envs.jsonl"
+	done
+}
+
+# serve_run ARGS...: run mc-send --serve ARGS on envs.jsonl
+serve_run() {
+	run --separate-stderr mc-send --serve "$@" < "$BATS_TEST_TMPDIR/envs.jsonl"
+}
+
+@test "--serve: three envelopes answered in turn over one connection" {
+	serve "$(sse chat-stream-text.sse)" "$(sse responses-stream-toolcall.sse)" \
+	    '{"answer":{"api":"chat","text":"third","usage":[1,2]}}'
+	envelopes chat responses chat
+	serve_run
+	assert_success
+	assert_equal "$stderr" ""
+	assert_equal "$(jqo -s -c '[.[] | select(.type == "done" or .type == "error") | .finish_reason]')" '["stop","tool_calls","stop"]'
+	assert_equal "$(jqo -s -j 'map(select(.type == "text") | .delta) | add')" "${CHAT_TEXT}third"
+	assert_equal "$(jqo -s -c '[.[] | select(.type == "tool_call") | .call_id]')" '["call_Vb3kQ9xLm2TzR7pYw4NcA1sE","call_Hq8Zt1uWd5KfJ3oXn6GbP0yC"]'
+	# Nothing of an answer follows its done.
+	assert_equal "$(jqo -s -r '[.[] | .type] | join(",")' | sed 's/text,//g')" 'usage,done,tool_call,tool_call,usage,done,usage,done'
+	assert_equal "$(fake_count)" 3
+	assert_equal "$(for n in 1 2 3; do fake_request $n .conn; done | sort -u)" 1
+}
+
+@test "--serve: each answer is flushed whole before the next envelope is read" {
+	serve '{"answer":{"api":"chat","text":"first answer"}}' '{"answer":{"api":"chat","text":"second"}}'
+	envelopes chat
+	coproc SEND { mc-send --serve 2>"$BATS_TEST_TMPDIR/err"; }
+	pid=$SEND_PID
+	cat "$BATS_TEST_TMPDIR/envs.jsonl" >&"${SEND[1]}"
+	got=
+	while read -r -t 10 line <&"${SEND[0]}"; do
+		got+="$line"$'\n'
+		[[ $line == *'"type":"done"'* ]] && break
+	done
+	assert_regex "$got" '"finish_reason":"stop"'
+	assert_equal "$(fake_count)" 1
+	cat "$BATS_TEST_TMPDIR/envs.jsonl" >&"${SEND[1]}"
+	exec {SEND[1]}>&-
+	rest=$(cat <&"${SEND[0]}")
+	wait "$pid"
+	assert_regex "$rest" '"delta":"second"'
+	assert_equal "$(fake_count)" 2
+}
+
+@test "--serve: a bad line is one error event naming it, then the next is answered" {
+	serve "$(sse chat-stream-text.sse)" '{"answer":{"api":"chat","text":"after"}}'
+	envelopes chat
+	good=$(cat "$BATS_TEST_TMPDIR/envs.jsonl")
+	printf '%s\n' '{"version":' '' '   ' "$(jq -c 'del(.url)' <<<"$good")" "$good" '[1]' "$good" \
+	    > "$BATS_TEST_TMPDIR/envs.jsonl"
+	serve_run
+	assert_success
+	assert_equal "$(jqo -s -c '[.[] | select(.type != "text" and .type != "usage")]')" \
+	    '[{"type":"error","message":"line 1: envelope: invalid JSON at line 1, column 11"},{"type":"error","message":"line 4: envelope: url: missing"},{"type":"done","finish_reason":"stop"},{"type":"error","message":"line 6: envelope: (document): not a JSON object"},{"type":"done","finish_reason":"stop"}]'
+	assert_equal "$stderr" "mc-send: line 1: envelope: invalid JSON at line 1, column 11
+mc-send: line 4: envelope: url: missing
+mc-send: line 6: envelope: (document): not a JSON object"
+	assert_equal "$(fake_count)" 2
+}
+
+@test "--serve: a provider error or a missing key ends that answer only" {
+	serve '{"status":400,"json":{"error":{"message":"bad request","code":"invalid_value"}}}' \
+	    '{"answer":{"api":"chat","text":"fine"}}'
+	envelopes chat chat
+	FAKE_KEY_ENV=OTHER_KEY fake_envelope chat >> "$BATS_TEST_TMPDIR/envs.jsonl"
+	serve_run
+	assert_success
+	assert_equal "$(jqo -s -c '[.[] | select(.type == "error" or .type == "done")]')" \
+	    '[{"type":"error","status":400,"code":"invalid_value","message":"HTTP 400 from fake: bad request"},{"type":"done","finish_reason":"stop"},{"type":"error","message":"line 3: OTHER_KEY is not set: the provider fake needs it (export OTHER_KEY=...)"}]'
+	assert_equal "$(fake_count)" 2
+	assert_equal "$(fake_request 2 .conn)" 1
+}
+
+@test "--serve: the key is read for each envelope, and never printed" {
+	serve "{\"status\":401,\"json\":{\"error\":{\"message\":\"bad key $KEY\"}}}" '{"answer":{"api":"chat","text":"ok"}}'
+	envelopes chat chat
+	serve_run
+	assert_success
+	[[ "$output$stderr" != *"$KEY"* ]]
+	assert_equal "$(fake_request 2 .headers.authorization)" "Bearer $KEY"
+}
+
+@test "--serve: a server that closes the connection between answers: a new one" {
+	serve '{"answer":{"api":"chat","text":"one"},"close":"header"}' \
+	    '{"answer":{"api":"chat","text":"two"},"close":"silent"}' \
+	    '{"answer":{"api":"chat","text":"three"}}' '{"answer":{"api":"chat","text":"four"}}'
+	envelopes chat chat chat chat
+	serve_run
+	assert_success
+	assert_equal "$stderr" ""
+	assert_equal "$(jqo -s -j 'map(select(.type == "text") | .delta) | add')" onetwothreefour
+	assert_equal "$(for n in 1 2 3 4; do fake_request $n .conn; done | tr '\n' ' ')" "1 2 3 3 "
+}
+
+@test "--serve goes with events only; usage errors exit 2" {
+	envelopes chat
+	serve_run --items
+	assert_failure 2
+	assert_equal "${stderr_lines[0]}" "mc-send: --serve answers with events: --items and --items-out cannot be used with it"
+	serve_run --items-out "$BATS_TEST_TMPDIR/x"
+	assert_failure 2
+	[ ! -e "$BATS_TEST_TMPDIR/x" ]
+	run --separate-stderr mc-send --serve --events < /dev/null
+	assert_success
+}
+
+@test "--serve: end of input exits 0; SIGINT during an answer exits 130" {
+	run --separate-stderr mc-send --serve < /dev/null
+	assert_success
+	assert_equal "$output" ""
+	serve '{"answer":{"api":"chat","text":"before the stall"},"stall_after":700,"stall":60}'
+	envelopes chat
+	mkfifo "$BATS_TEST_TMPDIR/in"
+	mc-send --serve < "$BATS_TEST_TMPDIR/in" > "$BATS_TEST_TMPDIR/out" 2> "$BATS_TEST_TMPDIR/err" &
+	pid=$!
+	exec {w}>"$BATS_TEST_TMPDIR/in"
+	cat "$BATS_TEST_TMPDIR/envs.jsonl" >&$w
+	for ((i = 0; i < 200; i++)); do
+		grep -q before "$BATS_TEST_TMPDIR/out" 2>/dev/null && break
+		sleep 0.05
+	done
+	kill -INT "$pid"
+	status=0
+	wait "$pid" || status=$?
+	exec {w}>&-
+	assert_equal "$status" 130
+	assert_equal "$(cat "$BATS_TEST_TMPDIR/err")" ""
+}
+
+# ---- TLS ----
+
+# tls_cert: a throw-away certificate for 127.0.0.1 in $T_CERT, $T_KEY
+tls_cert() {
+	T_CERT=$BATS_TEST_TMPDIR/cert.pem T_KEY=$BATS_TEST_TMPDIR/key.pem
+	openssl req -x509 -newkey rsa:2048 -nodes -days 2 -keyout "$T_KEY" -out "$T_CERT" \
+	    -subj /CN=127.0.0.1 -addext subjectAltName=IP:127.0.0.1 2>/dev/null
+	export CURL_CA_BUNDLE=$T_CERT
+}
+
+@test "TLS: an https provider, verified against its certificate" {
+	tls_cert
+	fake_start "[$(sse chat-stream-text.sse),$(sse chat-stream-text.sse)]" --tls "$T_CERT" "$T_KEY"
+	[[ $FAKE_URL == https://127.0.0.1:* ]]
+	envelope chat
+	send
+	assert_success
+	assert_equal "$output" "$CHAT_TEXT"
+	# Without the CA, the server is not trusted: no connection, no key sent.
+	CURL_CA_BUNDLE=/dev/null send --retries 0
+	assert_failure 1
+	assert_regex "$stderr" '^mc-send: cannot reach fake: '
+	assert_equal "$(fake_count)" 1
+}
+
+@test "TLS: --serve makes one connection for several envelopes" {
+	tls_cert
+	fake_start '[{"answer":{"api":"chat","text":"a"}},{"answer":{"api":"responses","text":"b"}},{"answer":{"api":"chat","text":"c"}},{"answer":{"api":"chat","text":"d"}}]' \
+	    --tls "$T_CERT" "$T_KEY" --connect-delay 0.2
+	envelopes chat responses chat chat
+	SECONDS=0
+	serve_run
+	assert_success
+	assert_equal "$(jqo -s -j 'map(select(.type == "text") | .delta) | add')" abcd
+	assert_equal "$(fake_count)" 4
+	assert_equal "$(for n in 1 2 3 4; do fake_request $n .conn; done | sort -u)" 1
 }

@@ -168,8 +168,9 @@ load mc
 	assert_equal "$(tail -1 "$f")" '{"type":"message","role":"user","content":"do not lose me"}'
 	run --separate-stderr mc -c 'again' </dev/null
 	assert_success
+	# (kept, and sent with the next one as one message: SPEC §16)
 	assert_equal "$(fake_request 2 '[.body.messages[1:][] | .content] | join("|")')" \
-		'do not lose me|again'
+		$'do not lose me\n\nagain'
 }
 
 @test "a failing stage is its own one-line message and exit 1" {
@@ -228,7 +229,7 @@ load mc
 	run --separate-stderr mc -c 'go on' </dev/null
 	assert_success
 	assert_equal "$(fake_request 1 '[.body.messages[1:][] | .content] | join("|")')" \
-		'tell me a story|go on'
+		$'tell me a story\n\ngo on'
 	whole_lines
 }
 

@@ -2,16 +2,22 @@
 """fake-provider.py: a scripted OpenAI-style HTTP server on 127.0.0.1, for tests only.
 
 usage: fake-provider.py --script FILE --port-file FILE --log DIR [--idle-exit S]
+                        [--tls CERT KEY] [--connect-delay S]
 
 Binds 127.0.0.1 on a free port, writes the port number to --port-file (by
 rename, so a reader never sees half of it), and answers each request with
 the next entry of the script. It exits by itself after --idle-exit seconds
-(default 60) without a request or a byte sent.
+(default 60) without a request or a byte sent. Connections are kept alive
+(HTTP/1.1) unless an entry says otherwise. --tls serves HTTPS with that
+certificate and key (PEM files); --connect-delay waits S seconds after
+accepting each new connection, before its TLS handshake (a stand-in for a
+far server's round trips).
 
 Every request, whatever its method and path, is logged to DIR/N.json
-(N = 1, 2, ...): {"n", "time", "method", "path", "headers" (names in lower
-case), "body" (parsed JSON, or the raw text)}. The log holds what the
-client sent, keys included: use test keys only.
+(N = 1, 2, ...): {"n", "conn" (the number of the connection it came on:
+1, 2, ... in the order they were accepted), "time", "method", "path",
+"headers" (names in lower case), "body" (parsed JSON, or the raw text)}.
+The log holds what the client sent, keys included: use test keys only.
 
 The script is a JSON array; entry i answers request i+1. Once it is used
 up, requests get 500 {"error":{"message":"fake provider: no scripted
@@ -37,6 +43,9 @@ one body source:
                 document when stream is false)
   json          any JSON value, sent as application/json
   body          raw text;  body_file: a file sent byte for byte
+  endless       {"api": "chat"|"responses", "text": "...", "arguments":
+                "..."}: text deltas (or, with arguments, the pieces of one
+                tool call's arguments) without end, until the client goes
 
 how it is sent:
   keepalive_bytes  SSE only: about this many bytes of ": keep-alive"
@@ -49,18 +58,23 @@ how it is sent:
   stall_after   after this many body bytes, send nothing for `stall`
                 seconds (default 3600) and then go on
   cut_after     after this many body bytes, drop the connection
+  close         "header": answer with Connection: close and close after it;
+                "silent": close after the answer without saying so first
+                (a server that drops idle connections)
 """
 import argparse
 import json
 import os
 import socket
+import ssl
 import sys
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 LOCK = threading.Lock()
-STATE = {"n": 0, "last": time.monotonic(), "queue": []}
+STATE = {"n": 0, "conns": 0, "last": time.monotonic(), "queue": []}
+TLS = None
 
 
 def touch():
@@ -182,6 +196,35 @@ def responses_answer(a):
     return out, None
 
 
+def endless(e):
+    """An endless SSE body, as pieces."""
+    api = e.get("api", "chat")
+    if "arguments" in e:
+        piece = e["arguments"]
+        if api == "chat":
+            yield sse_event({"choices": [{"index": 0, "delta": {"tool_calls": [
+                {"index": 0, "id": "call_1", "type": "function",
+                 "function": {"name": "f", "arguments": ""}}]}}]}).encode()
+            ev = sse_event({"choices": [{"index": 0, "delta": {"tool_calls": [
+                {"index": 0, "function": {"arguments": piece}}]}}]})
+        else:
+            yield sse_event({"type": "response.output_item.added", "output_index": 0,
+                             "item": {"id": "fc_1", "type": "function_call", "call_id": "call_1",
+                                      "name": "f", "arguments": ""}},
+                            "response.output_item.added").encode()
+            ev = sse_event({"type": "response.function_call_arguments.delta", "item_id": "fc_1",
+                            "output_index": 0, "delta": piece},
+                           "response.function_call_arguments.delta")
+    elif api == "chat":
+        ev = sse_event({"choices": [{"index": 0, "delta": {"content": e.get("text", "x")}}]})
+    else:
+        ev = sse_event({"type": "response.output_text.delta", "delta": e.get("text", "x")},
+                       "response.output_text.delta")
+    block = ev.encode() * max(1, 65536 // len(ev))
+    while True:
+        yield block
+
+
 def load_body(entry, base):
     """Returns (bytes, content type, is_sse)."""
     def path(p):
@@ -231,6 +274,18 @@ class Handler(BaseHTTPRequestHandler):
     def log_message(self, fmt, *args):
         pass
 
+    def setup(self):
+        with LOCK:
+            STATE["conns"] += 1
+            self.conn = STATE["conns"]
+        touch()
+        time.sleep(ARGS.connect_delay)
+        if TLS is not None:
+            self.request.settimeout(30)
+            self.request = TLS.wrap_socket(self.request, server_side=True)
+            self.request.settimeout(None)
+        super().setup()
+
     def do_GET(self):
         self.serve()
 
@@ -249,7 +304,7 @@ class Handler(BaseHTTPRequestHandler):
             body = json.loads(raw.decode("utf-8"))
         except ValueError:
             body = raw.decode("utf-8", "replace")
-        rec = {"n": n, "time": time.time(), "method": self.command, "path": self.path,
+        rec = {"n": n, "conn": self.conn, "time": time.time(), "method": self.command, "path": self.path,
                "headers": {k.lower(): v for k, v in self.headers.items()}, "body": body}
         tmp = os.path.join(ARGS.log, ".%d.tmp" % n)
         with open(tmp, "w") as f:
@@ -260,14 +315,17 @@ class Handler(BaseHTTPRequestHandler):
                 "message": "fake provider: no scripted answer for request %d" % n}}}
         try:
             self.answer(entry)
-        except (BrokenPipeError, ConnectionResetError):
-            pass
-        self.close_connection = True
+        except (BrokenPipeError, ConnectionResetError, ssl.SSLError):
+            self.close_connection = True
 
     def answer(self, e):
         time.sleep(e.get("delay", 0))
+        if "endless" in e:
+            self.answer_endless(e["endless"])
+            return
         data, ctype, sse = load_body(e, BASE)
         framing = e.get("framing", "chunked" if sse else "length")
+        close = e.get("close") or ("cut_after" in e or framing == "close") and "header"
         self.send_response(e.get("status", 200))
         hdrs = {k.lower(): (k, v) for k, v in e.get("headers", {}).items()}
         if "content-type" not in hdrs:
@@ -278,10 +336,12 @@ class Handler(BaseHTTPRequestHandler):
             self.send_header("Transfer-Encoding", "chunked")
         elif framing == "length":
             self.send_header("Content-Length", str(len(data)))
-        self.send_header("Connection", "close")
+        if close == "header":
+            self.send_header("Connection", "close")
         self.end_headers()
         self.wfile.flush()
         touch()
+        self.close_connection = bool(close)
         size = e.get("chunk", 0) or len(data) or 1
         stall_at, cut_at = e.get("stall_after"), e.get("cut_after")
         sent = 0
@@ -308,6 +368,17 @@ class Handler(BaseHTTPRequestHandler):
         if framing == "chunked":
             self.wfile.write(b"0\r\n\r\n")
         self.wfile.flush()
+
+    def answer_endless(self, e):
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.send_header("Connection", "close")
+        self.end_headers()
+        self.close_connection = True
+        for piece in endless(e):
+            self.send_piece(piece, "chunked")
+            touch()
 
     def send_piece(self, piece, framing):
         if framing == "chunked":
@@ -339,7 +410,13 @@ def main():
     ap.add_argument("--port-file", required=True)
     ap.add_argument("--log", required=True)
     ap.add_argument("--idle-exit", type=float, default=60)
+    ap.add_argument("--tls", nargs=2, metavar=("CERT", "KEY"))
+    ap.add_argument("--connect-delay", type=float, default=0)
     ARGS = ap.parse_args()
+    global TLS
+    if ARGS.tls:
+        TLS = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        TLS.load_cert_chain(ARGS.tls[0], ARGS.tls[1])
     BASE = os.path.dirname(os.path.abspath(ARGS.script))
     with open(ARGS.script) as f:
         script = json.load(f)

@@ -1,10 +1,12 @@
 # t/fake.bash: run the scripted fake provider (t/fake-provider.py) from bats. Load with `load fake` after `load helper`.
 #
-#   fake_start SCRIPT   SCRIPT is the JSON script itself (text starting with
+#   fake_start SCRIPT [OPTION...]
+#                       SCRIPT is the JSON script itself (text starting with
 #                       '[') or a file holding it; see the header of
-#                       t/fake-provider.py for its format. Starts the fake on
+#                       t/fake-provider.py for its format and OPTIONs (--tls
+#                       CERT KEY, --connect-delay S). Starts the fake on
 #                       127.0.0.1 and sets:
-#                         FAKE_URL  http://127.0.0.1:PORT/v1
+#                         FAKE_URL  http://127.0.0.1:PORT/v1 (https with --tls)
 #                         FAKE_LOG  directory with each received request as N.json
 #                         FAKE_PID  the server's process id
 #                       Fails (with the server's stderr) when it does not come
@@ -29,7 +31,9 @@
 FAKE_FIXTURES="${MC_TOP:-$BATS_TEST_DIRNAME/..}/t/fixtures/api"
 
 fake_start() {
-	local script=$1 dir i
+	local script=$1 dir i scheme=http
+	shift
+	[[ " $* " == *" --tls "* ]] && scheme=https
 	dir=$(mktemp -d "$BATS_TEST_TMPDIR/fake.XXXXXX")
 	if [ "${script:0:1}" = "[" ]; then
 		printf '%s\n' "$script" > "$dir/script.json"
@@ -42,7 +46,7 @@ fake_start() {
 	unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY ALL_PROXY all_proxy
 	export NO_PROXY=127.0.0.1 no_proxy=127.0.0.1
 	python3 "$BATS_TEST_DIRNAME/fake-provider.py" --script "$dir/script.json" \
-		--port-file "$dir/port" --log "$FAKE_LOG" --idle-exit "${FAKE_IDLE_EXIT:-60}" \
+		--port-file "$dir/port" --log "$FAKE_LOG" --idle-exit "${FAKE_IDLE_EXIT:-60}" "$@" \
 		</dev/null >"$dir/stdout" 2>"$dir/stderr" 3>&- &
 	FAKE_PID=$!
 	for ((i = 0; i < 200; i++)); do
@@ -58,7 +62,7 @@ fake_start() {
 		fake_stop
 		return 1
 	fi
-	FAKE_URL="http://127.0.0.1:$(cat "$dir/port")/v1"
+	FAKE_URL="$scheme://127.0.0.1:$(cat "$dir/port")/v1"
 	export FAKE_URL FAKE_LOG FAKE_PID
 }
 

@@ -1,4 +1,4 @@
-/* t/unit/http.c: Retry-After parsing, backoff bounds and which statuses are retried. */
+/* t/unit/http.c: Retry-After parsing, backoff bounds, which statuses are retried, which hosts are loopback. */
 #include <stdio.h>
 
 #include "http.h"
@@ -21,6 +21,14 @@ main(void)
 	};
 	static const long retry[] = { 408, 409, 429, 500, 502, 503, 504, 599 };
 	static const long noretry[] = { 200, 301, 400, 401, 403, 404, 422, 600 };
+	static const struct { const char *url; int want; } lo[] = {
+		{ "http://127.0.0.1:8080/v1", 1 }, { "http://127.1.2.3/v1", 1 },
+		{ "http://localhost:11434/v1", 1 }, { "https://LOCALHOST/v1", 1 },
+		{ "http://[::1]:8000/v1", 1 }, { "http://[0:0:0:0:0:0:0:1]/", 1 },
+		{ "http://127.evil.example/v1", 0 }, { "https://api.openai.com/v1", 0 },
+		{ "http://128.0.0.1/", 0 }, { "http://[::2]/", 0 }, { "http://localhost.example/", 0 },
+		{ "not a url", 0 },
+	};
 	size_t i;
 	long d, top;
 	int n, k;
@@ -48,5 +56,8 @@ main(void)
 	for (i = 0; i < sizeof noretry / sizeof noretry[0]; i++)
 		if (mc_http_retryable(noretry[i]))
 			FAIL("%ld is retried", noretry[i]);
+	for (i = 0; i < sizeof lo / sizeof lo[0]; i++)
+		if (mc_http_loopback(lo[i].url) != lo[i].want)
+			FAIL("loopback \"%s\" is not %d", lo[i].url, lo[i].want);
 	return failures ? 1 : 0;
 }

@@ -27,11 +27,17 @@ record(const struct mc_event *ev, void *arg)
 		mc_buf_add(&l->all, ev->text, ev->len);
 		mc_buf_add(&l->text, ev->text, ev->len);
 		break;
+	case MC_EVENT_REFUSAL:
+		mc_buf_adds(&l->all, "refusal:");
+		mc_buf_add(&l->all, ev->text, ev->len);
+		break;
 	case MC_EVENT_TOOL_CALL:
 		mc_buf_printf(&l->all, "call:%s %s %s", ev->call_id, ev->name, ev->arguments);
 		break;
 	case MC_EVENT_USAGE:
 		mc_buf_printf(&l->all, "usage:%lld %lld", ev->input_tokens, ev->output_tokens);
+		if (ev->cached_tokens)
+			mc_buf_printf(&l->all, " cached %lld", ev->cached_tokens);
 		break;
 	case MC_EVENT_DONE:
 		mc_buf_printf(&l->all, "done:%s", ev->finish_reason);
@@ -214,14 +220,14 @@ static const struct tcase cases[] = {
 	  "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"a\"}}]}\n\n"
 	  "data: {\"error\":{\"message\":\"boom\",\"type\":\"server_error\",\"param\":null,\"code\":null}}\n\n"
 	  "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"b\"}}]}\n\n",
-	  "text:a|error:0 - boom|" },
+	  "text:a|error:0 server_error boom|" },
 	{ "OpenRouter error chunk", MC_API_CHAT,
 	  "data: {\"id\":\"x\",\"object\":\"chat.completion.chunk\",\"provider\":\"p\",\"error\":{\"code\":502,\"message\":\"Provider disconnected\"},"
 	  "\"choices\":[{\"index\":0,\"delta\":{\"content\":\"\"},\"finish_reason\":\"error\"}]}\n\n",
 	  "error:502 - Provider disconnected|" },
 	{ "legacy error: field", MC_API_CHAT,
 	  "error: {\"code\":500,\"message\":\"slot unavailable\",\"type\":\"server_error\"}\n\n",
-	  "error:500 - slot unavailable|" },
+	  "error:500 server_error slot unavailable|" },
 	{ "legacy error: field with content", MC_API_CHAT,
 	  "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"a\"}}]}\n\nerror: {\"content\":\"context full\"}\n\n",
 	  "text:a|error:0 - context full|" },
@@ -274,6 +280,71 @@ static const struct tcase cases[] = {
 	  "{\"type\":\"function_call\",\"call_id\":\"c1\",\"name\":\"f\",\"arguments\":\"{\\\"a\\\":2}\"}],"
 	  "\"usage\":{\"input_tokens\":7,\"output_tokens\":8}}",
 	  "text:hey|call:c1 f {\"a\":2}|usage:7 8|done:tool_calls|" },
+	{ "chat refusal kept apart from text", MC_API_CHAT,
+	  "data: {\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":null,\"refusal\":\"\"}}]}\n\n"
+	  "data: {\"choices\":[{\"index\":0,\"delta\":{\"refusal\":\"I can't \"}}]}\n\n"
+	  "data: {\"choices\":[{\"index\":0,\"delta\":{\"refusal\":\"help.\"}}]}\n\n"
+	  "data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n",
+	  "refusal:I can't |refusal:help.|done:refusal|" },
+	{ "non-streamed chat refusal", MC_API_CHAT,
+	  "{\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":null,\"refusal\":\"No.\"},"
+	  "\"finish_reason\":\"stop\"}]}",
+	  "refusal:No.|done:refusal|" },
+	{ "responses refusal", MC_API_RESPONSES,
+	  "event: response.refusal.delta\ndata: {\"type\":\"response.refusal.delta\",\"delta\":\"Sorry\"}\n\n"
+	  "event: response.completed\ndata: {\"type\":\"response.completed\",\"response\":{\"status\":\"completed\","
+	  "\"output\":[{\"type\":\"message\",\"content\":[{\"type\":\"refusal\",\"refusal\":\"Sorry\"}]}]}}\n\n",
+	  "refusal:Sorry|done:refusal|" },
+	{ "non-streamed responses refusal", MC_API_RESPONSES,
+	  "{\"status\":\"completed\",\"output\":[{\"type\":\"message\",\"content\":[{\"type\":\"refusal\",\"refusal\":\"No.\"}]}]}",
+	  "refusal:No.|done:refusal|" },
+	{ "end_turn with calls is tool_calls", MC_API_CHAT,
+	  "data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"id\":\"c1\",\"function\":{\"name\":\"f\",\"arguments\":\"{}\"}}]}}]}\n\n"
+	  "data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"end_turn\"}]}\n\ndata: [DONE]\n\n",
+	  "call:c1 f {}|done:tool_calls|" },
+	{ "[DONE] with white space after it", MC_API_CHAT,
+	  "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"t\"}}]}\n\ndata: [DONE] \t\n\n",
+	  "text:t|done:stop|" },
+	{ "a surrogate pair split across two deltas", MC_API_CHAT,
+	  "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"a\\ud83d\"}}]}\n\n"
+	  "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"\\ude00b\"}}]}\n\ndata: [DONE]\n\n",
+	  "text:a|text:\xf0\x9f\x98\x80" "b|done:stop|" },
+	{ "unpaired surrogate halves", MC_API_CHAT,
+	  "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"x\\ud83dy\"}}]}\n\n"
+	  "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"\\ude00z\"}}]}\n\n"
+	  "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"q\\ud800\"}}]}\n\ndata: [DONE]\n\n",
+	  "text:x\xef\xbf\xbdy|text:\xef\xbf\xbdz|text:q|text:\xef\xbf\xbd|done:stop|" },
+	{ "a surrogate pair split in call arguments", MC_API_CHAT,
+	  "data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"id\":\"c1\",\"function\":{\"name\":\"f\",\"arguments\":\"{\\\"e\\\":\\\"\\ud83d\"}}]}}]}\n\n"
+	  "data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"function\":{\"arguments\":\"\\ude00\\\"}\"}}]}}]}\n\n"
+	  "data: [DONE]\n\n",
+	  "call:c1 f {\"e\":\"\xf0\x9f\x98\x80\"}|done:tool_calls|" },
+	{ "responses calls in output order, a done event missing", MC_API_RESPONSES,
+	  "data: {\"type\":\"response.output_item.added\",\"output_index\":0,\"item\":{\"id\":\"fa\",\"type\":\"function_call\",\"call_id\":\"ca\",\"name\":\"a\",\"arguments\":\"\"}}\n\n"
+	  "data: {\"type\":\"response.function_call_arguments.delta\",\"item_id\":\"fa\",\"output_index\":0,\"delta\":\"{}\"}\n\n"
+	  "data: {\"type\":\"response.output_item.added\",\"output_index\":1,\"item\":{\"id\":\"fb\",\"type\":\"function_call\",\"call_id\":\"cb\",\"name\":\"b\",\"arguments\":\"\"}}\n\n"
+	  "data: {\"type\":\"response.output_item.done\",\"output_index\":1,\"item\":{\"id\":\"fb\",\"type\":\"function_call\",\"call_id\":\"cb\",\"name\":\"b\",\"arguments\":\"{\\\"x\\\":1}\"}}\n\n"
+	  "data: {\"type\":\"response.completed\",\"response\":{\"status\":\"completed\",\"output\":["
+	  "{\"id\":\"fa\",\"type\":\"function_call\",\"call_id\":\"ca\",\"name\":\"a\",\"arguments\":\"{}\"},"
+	  "{\"id\":\"fb\",\"type\":\"function_call\",\"call_id\":\"cb\",\"name\":\"b\",\"arguments\":\"{\\\"x\\\":1}\"}]}}\n\n",
+	  "call:ca a {}|call:cb b {\"x\":1}|done:tool_calls|" },
+	{ "responses done events in reverse order", MC_API_RESPONSES,
+	  "data: {\"type\":\"response.output_item.added\",\"output_index\":0,\"item\":{\"id\":\"fa\",\"type\":\"function_call\",\"call_id\":\"ca\",\"name\":\"a\",\"arguments\":\"\"}}\n\n"
+	  "data: {\"type\":\"response.output_item.added\",\"output_index\":1,\"item\":{\"id\":\"fb\",\"type\":\"function_call\",\"call_id\":\"cb\",\"name\":\"b\",\"arguments\":\"\"}}\n\n"
+	  "data: {\"type\":\"response.output_item.done\",\"output_index\":1,\"item\":{\"id\":\"fb\",\"type\":\"function_call\",\"call_id\":\"cb\",\"name\":\"b\",\"arguments\":\"{}\"}}\n\n"
+	  "data: {\"type\":\"response.output_item.done\",\"output_index\":0,\"item\":{\"id\":\"fa\",\"type\":\"function_call\",\"call_id\":\"ca\",\"name\":\"a\",\"arguments\":\"{}\"}}\n\n"
+	  "data: {\"type\":\"response.completed\",\"response\":{\"status\":\"completed\",\"output\":[]}}\n\n",
+	  "call:ca a {}|call:cb b {}|done:tool_calls|" },
+	{ "cached tokens, chat", MC_API_CHAT,
+	  "data: {\"choices\":[],\"usage\":{\"prompt_tokens\":9,\"completion_tokens\":2,\"prompt_tokens_details\":{\"cached_tokens\":8}}}\n\ndata: [DONE]\n\n",
+	  "usage:9 2 cached 8|done:stop|" },
+	{ "cached tokens, responses", MC_API_RESPONSES,
+	  "data: {\"type\":\"response.completed\",\"response\":{\"status\":\"completed\",\"output\":[],"
+	  "\"usage\":{\"input_tokens\":9,\"output_tokens\":2,\"input_tokens_details\":{\"cached_tokens\":7}}}}\n\n",
+	  "usage:9 2 cached 7|done:stop|" },
+	{ "llama.cpp's context error keeps its type as the code", MC_API_CHAT,
+	  "error: {\"code\":400,\"message\":\"the request exceeds the available context size\",\"type\":\"exceed_context_size_error\",\"n_prompt_tokens\":9000,\"n_ctx\":4096}\n\n",
+	  "error:400 exceed_context_size_error the request exceeds the available context size|" },
 };
 
 static void
@@ -339,8 +410,8 @@ main(void)
 	static const char *const chat_calls[] = {
 		"call:call_Vb3kQ9xLm2TzR7pYw4NcA1sE read_file {\"path\":\"README.md\",\"max_bytes\":40000}|"
 		"call:call_Hq8Zt1uWd5KfJ3oXn6GbP0yC read_file {\"path\":\"Makefile\",\"max_bytes\":8000}|"
-		"usage:388 52|done:tool_calls|", NULL };
-	static const char *const resp_text[] = { "|usage:436 19|done:stop|", NULL };
+		"usage:388 52 cached 256|done:tool_calls|", NULL };
+	static const char *const resp_text[] = { "|usage:436 19 cached 384|done:stop|", NULL };
 	static const char *const resp_calls[] = {
 		"call:call_Vb3kQ9xLm2TzR7pYw4NcA1sE read_file {\"path\":\"README.md\",\"max_bytes\":40000}|"
 		"call:call_Hq8Zt1uWd5KfJ3oXn6GbP0yC read_file {\"path\":\"Makefile\",\"max_bytes\":8000}|usage:", NULL };

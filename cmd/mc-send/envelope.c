@@ -1,0 +1,119 @@
+/* envelope.c: mc-send's request envelope: its fields checked, and the key it names. */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "diag.h"
+#include "json.h"
+#include "mc-send.h"
+
+static int
+bad(char *err, size_t errsz, const char *field, const char *why)
+{
+	snprintf(err, errsz, "%s: %s", field, why);
+	return -1;
+}
+
+static int
+valid_env_name(const char *s)
+{
+	if (!(isalpha((unsigned char)*s) || *s == '_'))
+		return 0;
+	for (; *s; s++)
+		if (!(isalnum((unsigned char)*s) || *s == '_'))
+			return 0;
+	return 1;
+}
+
+int
+envelope_read(cJSON *doc, struct envelope *e, char *err, size_t errsz)
+{
+	const cJSON *v;
+	const char *s;
+
+	*e = (struct envelope){0};
+	if (!cJSON_IsObject(doc))
+		return bad(err, errsz, "(document)", "not a JSON object");
+	v = cJSON_GetObjectItemCaseSensitive(doc, "version");
+	if (v == NULL)
+		return bad(err, errsz, "version", "missing");
+	if (!cJSON_IsNumber(v) || v->valuedouble != 1)
+		return bad(err, errsz, "version", "must be 1");
+	if ((v = cJSON_GetObjectItemCaseSensitive(doc, "provider")) == NULL)
+		return bad(err, errsz, "provider", "missing");
+	if (!cJSON_IsString(v) || v->valuestring[0] == '\0')
+		return bad(err, errsz, "provider", "must be a non-empty string");
+	e->provider = v->valuestring;
+	if ((v = cJSON_GetObjectItemCaseSensitive(doc, "api")) == NULL)
+		return bad(err, errsz, "api", "missing");
+	if (cJSON_IsString(v) && strcmp(v->valuestring, "chat") == 0)
+		e->api = MC_API_CHAT;
+	else if (cJSON_IsString(v) && strcmp(v->valuestring, "responses") == 0)
+		e->api = MC_API_RESPONSES;
+	else
+		return bad(err, errsz, "api", "must be \"chat\" or \"responses\"");
+	if ((v = cJSON_GetObjectItemCaseSensitive(doc, "url")) == NULL)
+		return bad(err, errsz, "url", "missing");
+	if (!cJSON_IsString(v) || (strncmp(v->valuestring, "http://", 7) != 0 &&
+	    strncmp(v->valuestring, "https://", 8) != 0))
+		return bad(err, errsz, "url", "must be an http:// or https:// URL");
+	for (s = v->valuestring; *s; s++)
+		if ((unsigned char)*s <= ' ' || *s == 0x7f)
+			return bad(err, errsz, "url", "contains a space or control character");
+	e->url = v->valuestring;
+	if ((v = cJSON_GetObjectItemCaseSensitive(doc, "api_key_env")) == NULL)
+		return bad(err, errsz, "api_key_env", "missing (null for no key)");
+	if (cJSON_IsNull(v))
+		e->key_env = NULL;
+	else if (cJSON_IsString(v) && valid_env_name(v->valuestring))
+		e->key_env = v->valuestring;
+	else
+		return bad(err, errsz, "api_key_env", "must be an environment variable name or null");
+	v = cJSON_GetObjectItemCaseSensitive(doc, "api_key_optional");
+	if (v != NULL && !cJSON_IsBool(v))
+		return bad(err, errsz, "api_key_optional", "must be true or false");
+	e->key_optional = cJSON_IsTrue(v);
+	if ((v = cJSON_GetObjectItemCaseSensitive(doc, "cache_key")) == NULL)
+		return bad(err, errsz, "cache_key", "missing");
+	if (!cJSON_IsString(v) || v->valuestring[0] == '\0' ||
+	    strspn(v->valuestring, "0123456789abcdefABCDEF") != strlen(v->valuestring))
+		return bad(err, errsz, "cache_key", "must be a hex string");
+	if ((v = cJSON_GetObjectItemCaseSensitive(doc, "body")) == NULL)
+		return bad(err, errsz, "body", "missing");
+	if (!cJSON_IsObject(v))
+		return bad(err, errsz, "body", "must be an object");
+	e->body = (cJSON *)v;
+	v = cJSON_GetObjectItemCaseSensitive(e->body, "stream");
+	if (v != NULL && !cJSON_IsBool(v) && !cJSON_IsNull(v))
+		return bad(err, errsz, "body.stream", "must be true or false");
+	e->stream = cJSON_IsTrue(v);
+	return 0;
+}
+
+int
+envelope_auth(const struct envelope *e, char **auth, char *err, size_t errsz)
+{
+	const char *k, *p;
+
+	*auth = NULL;
+	if (e->key_env == NULL)
+		return 0;
+	/* Read afresh for each envelope: the environment is the key's only home. */
+	k = getenv(e->key_env);
+	if (k == NULL || k[0] == '\0') {
+		if (e->key_optional)
+			return 0;
+		snprintf(err, errsz, "%s is not set: the provider %s needs it (export %s=...)",
+		    e->key_env, e->provider, e->key_env);
+		return -1;
+	}
+	for (p = k; *p; p++)
+		if ((unsigned char)*p < ' ' || *p == 0x7f) {
+			snprintf(err, errsz, "%s holds a control character", e->key_env);
+			return -1;
+		}
+	if (asprintf(auth, "Authorization: Bearer %s", k) == -1)
+		mc_oom();
+	return 0;
+}

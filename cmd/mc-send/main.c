@@ -1,0 +1,405 @@
+/* mc-send: send request envelopes to the provider and stream each answer out as it arrives. */
+#include <bsd/stdlib.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "diag.h"
+#include "json.h"
+#include "mc-send.h"
+
+static const char usage[] =
+    "usage: mc-send [-q] [--events | --items] [--items-out FILE] [--connect-timeout S]\n"
+    "               [--idle-timeout S] [--retries N] [--retry-max-wait S] < ENVELOPE\n"
+    "       mc-send --serve [-q] [--connect-timeout S] [--idle-timeout S] [--retries N]\n"
+    "               [--retry-max-wait S] < ENVELOPES\n"
+    "\n"
+    "Send the request envelope on stdin and write the answer as it arrives.\n"
+    "\n"
+    "  --events             normalized JSON Lines events instead of the text\n"
+    "  --items              the new conversation items (JSON Lines) at the end\n"
+    "  --items-out FILE     also write those items to FILE at the end\n"
+    "  --serve              answer one envelope per line, as events, until the end\n"
+    "                       of input, over one connection kept open\n"
+    "  --connect-timeout S  give up connecting after S seconds (default 10)\n"
+    "  --idle-timeout S     give up when nothing arrives for S seconds (default 120;\n"
+    "                       600 for ollama, llamacpp and vllm)\n"
+    "  --retries N          retry a failed request up to N times (default 3)\n"
+    "  --retry-max-wait S   wait at most S seconds before a retry (default 60)\n"
+    "  -q                   no warnings on stderr\n"
+    "  -h, --help           show this help\n"
+    "  --version            show the version\n"
+    "\n"
+    "The timeouts default to providers.NAME.connect_timeout_s and idle_timeout_s\n"
+    "in $MC_HOME/settings.json for the envelope's provider. Exit status: 0 done,\n"
+    "1 failed, 2 usage, 3 the answer was cut by the output limit, 130 interrupted.\n";
+
+/* Set by the SIGINT handler; wake_pipe[1] wakes a waiting poll. */
+volatile sig_atomic_t got_sigint;
+static int wake_pipe[2] = { -1, -1 };
+static char outbuf[1 << 16];	/* stdout's buffer when it is not a terminal */
+
+static void
+on_sigint(int sig)
+{
+	int e = errno;
+
+	(void)sig;
+	got_sigint = 1;
+	if (wake_pipe[1] >= 0)
+		(void)!write(wake_pipe[1], "", 1);
+	errno = e;
+}
+
+static long
+num_opt(const char *name, const char *arg, long lo, long hi, int *bad)
+{
+	const char *e = NULL;
+	long v = (long)strtonum(arg, lo, hi, &e);
+
+	if (e != NULL) {
+		mc_usage_error("%s: %s is %s (%ld to %ld)", name, arg, e, lo, hi);
+		*bad = 1;
+	}
+	return v;
+}
+
+/* The settings, for the timeouts; none when there is no home to look in. */
+static int
+load_settings(struct sender *sd)
+{
+	const char *h = getenv("MC_HOME"), *home = getenv("HOME");
+	char err[1024];
+
+	if ((h == NULL || *h == '\0') && (home == NULL || home[0] != '/'))
+		return 0;
+	if (mc_settings_load(&sd->settings, err, sizeof err) == -1) {
+		mc_err("%s", err);
+		return -1;
+	}
+	sd->have_settings = 1;
+	return 0;
+}
+
+/* Write the items of an answer (text so far, marked incomplete, when it failed). */
+static int
+items(struct out *o, int status, FILE *itf)
+{
+	int whole = status == MC_EXIT_OK || status == MC_EXIT_INCOMPLETE;
+	cJSON *msg = answer_message(o, whole);
+
+	errno = 0;
+	if (o->sd->mode == ITEMS && !o->sd->broken && write_items(o, msg, stdout, whole) == -1)
+		o->sd->broken = errno ? errno : EIO;
+	if (itf != NULL && write_items(o, msg, itf, whole) == -1) {
+		mc_err("%s: %s", o->sd->items_out, strerror(errno));
+		status = MC_EXIT_FAIL;
+	}
+	cJSON_Delete(msg);
+	return status;
+}
+
+/* One envelope on stdin, as before --serve. */
+static int
+one(struct sender *sd)
+{
+	struct envelope env;
+	struct out o;
+	char err[1024], *auth = NULL;
+	FILE *itf = NULL;
+	cJSON *doc;
+	int empty, status = MC_EXIT_FAIL;
+
+	if ((doc = mc_json_read_fd(STDIN_FILENO, &empty, err, sizeof err)) == NULL) {
+		if (empty)
+			mc_err("no envelope on stdin");
+		else
+			mc_err("envelope: %s", err);
+		return MC_EXIT_FAIL;
+	}
+	if (envelope_read(doc, &env, err, sizeof err) == -1) {
+		mc_err("envelope: %s", err);
+		goto out;
+	}
+	if (envelope_auth(&env, &auth, err, sizeof err) == -1) {
+		mc_err("%s", err);
+		goto out;
+	}
+	if (sd->items_out != NULL && (itf = fopen(sd->items_out, "w")) == NULL) {
+		mc_err("%s: %s", sd->items_out, strerror(errno));
+		goto out;
+	}
+	out_init(&o, sd, env.provider, auth ? auth + strlen("Authorization: Bearer ") : NULL);
+	status = exchange(sd, &env, auth, &o, wake_pipe[0]);
+	if (status != MC_EXIT_INTR && !sd->broken)
+		status = items(&o, status, itf);
+	out_free(&o);
+	if (itf != NULL && fclose(itf) == EOF && status != MC_EXIT_INTR) {
+		mc_err("%s: %s", sd->items_out, strerror(errno));
+		status = MC_EXIT_FAIL;
+	}
+out:
+	if (auth != NULL) {
+		explicit_bzero(auth, strlen(auth));
+		free(auth);
+	}
+	cJSON_Delete(doc);
+	return status;
+}
+
+/* Lines of stdin, each at most MC_JSON_MAX bytes. */
+struct lines {
+	struct mc_buf b;
+	size_t pos;	/* where the next line starts in b */
+	int eof;
+};
+
+/* The next line (without its newline) in *p, *n: 1; 0 at the end of
+ * input; -1 on a read error or SIGINT. A line over the cap is skipped
+ * and given as *over set, *n 0. */
+static int
+next_line(struct lines *l, const char **p, size_t *n, int *over)
+{
+	char *nl;
+	ssize_t r;
+
+	*over = 0;
+	for (;;) {
+		nl = l->pos < l->b.len ? memchr(l->b.data + l->pos, '\n', l->b.len - l->pos) : NULL;
+		if (nl != NULL || (l->eof && l->pos < l->b.len)) {
+			*p = l->b.data + l->pos;
+			*n = (nl ? (size_t)(nl - *p) : l->b.len - l->pos);
+			l->pos += *n + (nl != NULL);
+			return 1;
+		}
+		if (l->eof)
+			return 0;
+		if (l->pos > 0) {	/* keep only the line being read */
+			memmove(l->b.data, l->b.data + l->pos, l->b.len - l->pos);
+			l->b.len -= l->pos;
+			l->pos = 0;
+		}
+		if (l->b.len > MC_JSON_MAX) {
+			*over = 1;	/* drop it, and whatever follows up to its end */
+			l->b.len = 0;
+		}
+		mc_buf_grow(&l->b, 1 << 16);
+		r = read(STDIN_FILENO, l->b.data + l->b.len, l->b.cap - l->b.len - 1);
+		if (r < 0 && errno == EINTR && !got_sigint)
+			continue;
+		if (r < 0)
+			return -1;
+		if (r == 0)
+			l->eof = 1;
+		l->b.len += (size_t)r;
+		if (*over) {
+			if ((nl = memchr(l->b.data, '\n', l->b.len)) == NULL && !l->eof) {
+				l->b.len = 0;
+				continue;
+			}
+			l->pos = nl ? (size_t)(nl - l->b.data) + 1 : l->b.len;
+			*n = 0;
+			return 1;
+		}
+	}
+}
+
+/* A line that is no envelope: one error event and a message naming it. */
+static void
+bad_line(struct sender *sd, size_t lineno, const char *what)
+{
+	char msg[1200];
+
+	snprintf(msg, sizeof msg, "line %zu: %s", lineno, what);
+	mc_err("%s", msg);
+	put_error(sd, msg, NULL, 0);
+}
+
+/* One envelope per line, one answer each, as events. */
+static int
+serve(struct sender *sd)
+{
+	struct lines l = {0};
+	struct envelope env;
+	struct out o;
+	const char *p;
+	char err[1024], why[1100], *auth;
+	size_t n, i, lineno = 0;
+	cJSON *doc;
+	int over, r = 0, status = MC_EXIT_OK;
+
+	while (!sd->broken && (r = next_line(&l, &p, &n, &over)) == 1) {
+		lineno++;
+		for (i = 0; i < n && strchr(" \t\r", p[i]) != NULL; i++)
+			;
+		if (i == n && !over)
+			continue;
+		if (over) {
+			snprintf(why, sizeof why, "envelope: over the %u-byte limit", MC_JSON_MAX);
+			bad_line(sd, lineno, why);
+			continue;
+		}
+		if ((doc = mc_json_parse(p, n, err, sizeof err)) == NULL ||
+		    (mc_json_nul_escape(p, n) != NULL &&
+		    snprintf(err, sizeof err, "a string holds a NUL character (\\u0000)") > 0) ||
+		    envelope_read(doc, &env, err, sizeof err) == -1) {
+			snprintf(why, sizeof why, "envelope: %s", err);
+			bad_line(sd, lineno, why);
+			cJSON_Delete(doc);
+			continue;
+		}
+		if (envelope_auth(&env, &auth, err, sizeof err) == -1) {
+			bad_line(sd, lineno, err);
+			cJSON_Delete(doc);
+			continue;
+		}
+		out_init(&o, sd, env.provider, auth ? auth + strlen("Authorization: Bearer ") : NULL);
+		status = exchange(sd, &env, auth, &o, wake_pipe[0]);
+		out_free(&o);
+		if (auth != NULL) {
+			explicit_bzero(auth, strlen(auth));
+			free(auth);
+		}
+		cJSON_Delete(doc);
+		if (status == MC_EXIT_INTR)
+			break;
+	}
+	mc_buf_free(&l.b);
+	if (got_sigint || status == MC_EXIT_INTR)
+		return MC_EXIT_INTR;
+	if (r == -1) {
+		mc_err("standard input: %s", strerror(errno));
+		return MC_EXIT_FAIL;
+	}
+	return MC_EXIT_OK;
+}
+
+int
+main(int argc, char *argv[])
+{
+	enum { OPT_EVENTS = 256, OPT_ITEMS, OPT_ITEMS_OUT, OPT_SERVE, OPT_CONNECT, OPT_IDLE,
+	    OPT_RETRIES, OPT_MAXWAIT };
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ "events", no_argument, NULL, OPT_EVENTS },
+		{ "items", no_argument, NULL, OPT_ITEMS },
+		{ "items-out", required_argument, NULL, OPT_ITEMS_OUT },
+		{ "serve", no_argument, NULL, OPT_SERVE },
+		{ "connect-timeout", required_argument, NULL, OPT_CONNECT },
+		{ "idle-timeout", required_argument, NULL, OPT_IDLE },
+		{ "retries", required_argument, NULL, OPT_RETRIES },
+		{ "retry-max-wait", required_argument, NULL, OPT_MAXWAIT },
+		{ "version", no_argument, NULL, MC_OPT_VERSION },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct sender sd = { .mode = TEXT, .retries = 3, .maxwait = 60, .base_ms = 500 };
+	struct sigaction sa = {0};
+	const char *k, *e = NULL;
+	int c, bad = 0, status;
+
+	mc_init("mc-send", argv);
+	while ((c = getopt_long(argc, argv, "+hq", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'q':
+			mc_quiet = 1;
+			break;
+		case OPT_EVENTS:
+		case OPT_ITEMS:
+			if (sd.mode != TEXT && sd.mode != (c == OPT_EVENTS ? EVENTS : ITEMS))
+				return mc_usage_error("--events and --items cannot be used together");
+			sd.mode = c == OPT_EVENTS ? EVENTS : ITEMS;
+			break;
+		case OPT_ITEMS_OUT:
+			if (optarg[0] == '\0')
+				return mc_usage_error("--items-out needs a file name");
+			sd.items_out = optarg;
+			break;
+		case OPT_SERVE:
+			sd.serve = 1;
+			break;
+		case OPT_CONNECT:
+			sd.connect = num_opt("--connect-timeout", optarg, 1, 86400, &bad);
+			break;
+		case OPT_IDLE:
+			sd.idle = num_opt("--idle-timeout", optarg, 1, 86400, &bad);
+			break;
+		case OPT_RETRIES:
+			sd.retries = num_opt("--retries", optarg, 0, 100, &bad);
+			break;
+		case OPT_MAXWAIT:
+			sd.maxwait = num_opt("--retry-max-wait", optarg, 0, 3600, &bad);
+			break;
+		default:	/* -h, --version or a bad option */
+			return mc_opt_exit(c, usage);
+		}
+		if (bad)
+			return MC_EXIT_USAGE;
+	}
+	if (optind < argc)
+		return mc_usage_error("unexpected argument: %s", argv[optind]);
+	if (sd.serve && (sd.mode == ITEMS || sd.items_out != NULL))
+		return mc_usage_error("--serve answers with events: --items and --items-out "
+		    "cannot be used with it");
+	if (sd.serve)
+		sd.mode = EVENTS;
+	else if (isatty(STDIN_FILENO)) {
+		/* Nothing would come: say how to use it instead of waiting. */
+		mc_err("standard input is a terminal: give a request envelope on stdin "
+		    "(mc-request ... | mc-send)");
+		fputs(usage, stderr);
+		return MC_EXIT_USAGE;
+	}
+
+	/* For tests: a short backoff between retries. */
+	if ((k = getenv("MC_RETRY_BASE_MS")) != NULL && k[0] != '\0') {
+		sd.base_ms = (long)strtonum(k, 0, 60000, &e);
+		if (e != NULL) {
+			mc_err("MC_RETRY_BASE_MS: %s is %s (0 to 60000)", k, e);
+			return MC_EXIT_FAIL;
+		}
+	}
+	if (load_settings(&sd) == -1)
+		return MC_EXIT_FAIL;
+
+	/* Room for a whole piece of the body's text: one write(2) per flush
+	 * (glibc ignores the size when it allocates the buffer itself). */
+	if (!isatty(STDOUT_FILENO))
+		setvbuf(stdout, outbuf, _IOFBF, sizeof outbuf);
+	sd.tty = isatty(STDERR_FILENO);
+	if (pipe2(wake_pipe, O_CLOEXEC | O_NONBLOCK) == -1) {
+		mc_err("pipe: %s", strerror(errno));
+		return MC_EXIT_FAIL;
+	}
+	sa.sa_handler = on_sigint;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	if ((sd.http = mc_http_new()) == NULL) {
+		mc_err("cannot start libcurl");
+		return MC_EXIT_FAIL;
+	}
+
+	status = sd.serve ? serve(&sd) : one(&sd);
+	mc_http_free(sd.http);
+	mc_settings_free(&sd.settings);
+	if (status == MC_EXIT_INTR) {
+		/* Nothing more is printed: leave without flushing stdout. */
+		_exit(MC_EXIT_INTR);
+	}
+	if (sd.broken == EPIPE) {
+		/* A reader that went away ends the run quietly (SPEC §0). */
+		clearerr(stdout);
+		return mc_finish(MC_EXIT_OK);
+	}
+	if (sd.broken) {
+		mc_err("stdout: %s", strerror(sd.broken));
+		clearerr(stdout);
+		mc_finish(MC_EXIT_FAIL);
+		return MC_EXIT_FAIL;
+	}
+	return mc_finish(status);
+}

@@ -1,0 +1,93 @@
+/* sse-chat.c: the Chat Completions dialect: chunks (or one whole completion) into the decoder's events. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cJSON.h>
+
+#include "diag.h"
+#include "json.h"
+#include "sse-int.h"
+
+/* One entry of delta.tool_calls: a piece of the call at its index. */
+static void
+tool_fragment(struct mc_stream *s, const cJSON *f)
+{
+	const cJSON *ix = cJSON_GetObjectItemCaseSensitive(f, "index");
+	const cJSON *fn = cJSON_GetObjectItemCaseSensitive(f, "function");
+	const char *id = mc_json_str(f, "id"), *name = mc_json_str(fn, "name");
+	struct call *last = s->ncalls ? &s->calls[s->ncalls - 1] : NULL, *c;
+	char key[32];
+	int index;
+
+	if (cJSON_IsNumber(ix))
+		index = ix->valueint;
+	else if (last == NULL || (id && id[0] && last->call_id && strcmp(id, last->call_id) != 0))
+		index = (int)s->ncalls;	/* no index: a new id starts a new call */
+	else
+		index = last->index;
+	snprintf(key, sizeof key, "#%d", index);
+	if ((c = mc_ans_call_find(s, key)) == NULL)
+		c = mc_ans_call_new(s, key, index);
+	if (id && id[0] && c->call_id == NULL)
+		mc_ans_call_set_id(s, c, id);
+	if (name && name[0]) {
+		if (c->name == NULL)
+			mc_ans_set_str(&c->name, name);
+		else if (strcmp(c->name, name) != 0) {
+			/* a name streamed in pieces */
+			char *n;
+
+			if (asprintf(&n, "%s%s", c->name, name) == -1)
+				mc_oom();
+			free(c->name);
+			c->name = n;
+		}
+	}
+	fn = cJSON_GetObjectItemCaseSensitive(fn, "arguments");
+	if (cJSON_IsString(fn))
+		mc_ans_args_add(s, c, fn->valuestring);
+	else if (cJSON_IsObject(fn))
+		mc_ans_args_set(s, c, fn);
+}
+
+/* One chat chunk, or (whole) a non-streamed chat completion. */
+void
+mc_ans_chat_doc(struct mc_stream *s, const cJSON *doc, int whole)
+{
+	const cJSON *choices, *ch, *d, *f, *fr;
+
+	if (mc_ans_has_error(doc)) {
+		mc_ans_fail_json(s, doc);
+		return;
+	}
+	choices = mc_json_arr(doc, "choices");
+	ch = cJSON_GetArrayItem(choices, 0);
+	/* Several choices (n > 1) are not asked for; keep the first. */
+	cJSON_ArrayForEach(d, choices) {
+		const cJSON *ix = cJSON_GetObjectItemCaseSensitive(d, "index");
+
+		if (cJSON_IsNumber(ix) && ix->valueint == 0) {
+			ch = d;
+			break;
+		}
+	}
+	if (ch != NULL) {
+		d = mc_json_obj(ch, whole ? "message" : "delta");
+		if (d == NULL && whole)
+			d = mc_json_obj(ch, "delta");
+		/* reasoning / reasoning_content are not the answer */
+		mc_ans_content(s, cJSON_GetObjectItemCaseSensitive(d, "content"));
+		mc_ans_text(s, mc_json_str(d, "refusal"), 1);
+		cJSON_ArrayForEach(f, mc_json_arr(d, "tool_calls"))
+			tool_fragment(s, f);
+		fr = cJSON_GetObjectItemCaseSensitive(ch, "finish_reason");
+		if (cJSON_IsString(fr) && fr->valuestring[0]) {
+			mc_ans_set_str(&s->finish, fr->valuestring);
+			mc_ans_calls_flush(s);
+		}
+	}
+	mc_ans_usage(s, cJSON_GetObjectItemCaseSensitive(doc, "usage"));
+	if (whole)
+		mc_ans_finish(s, s->finish);
+}
