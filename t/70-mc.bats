@@ -677,7 +677,8 @@ chunk() {
 	run --separate-stderr mc -c 'third' </dev/null
 	assert_success
 	assert_output two
+	# the failed turn's message goes with the next one (SPEC 16)
 	assert_equal "$(fake_request 2 '[.body.messages[] | select(.role == "user") | .content] | join(",")')" \
-		first,second,third
+		"$(printf 'first\n\nsecond,third')"
 	assert_equal "$(jq -c 'select(.type == "model")' "$f")" '{"type":"model","provider":"fake","model":"fake-model"}'
 }
