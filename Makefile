@@ -25,7 +25,11 @@ B ?= bin
 
 LIB_SRC := $(wildcard lib/*.c)
 LIB_OBJ := $(LIB_SRC:%.c=$(O)/%.o)
-CMDS := $(basename $(notdir $(wildcard cmd/*.c)))
+# A program is cmd/NAME.c, or a directory cmd/NAME/ of .c files and a
+# private header when it has grown too big for one file.
+FILE_CMDS := $(basename $(notdir $(wildcard cmd/*.c)))
+DIR_CMDS := $(notdir $(patsubst %/,%,$(wildcard cmd/*/)))
+CMDS := $(FILE_CMDS) $(DIR_CMDS)
 PROGS := $(CMDS:%=$(B)/%)
 UNIT_SRC := $(wildcard t/unit/*.c)
 UNITS := $(UNIT_SRC:t/unit/%.c=$(O)/unit/%)
@@ -41,7 +45,7 @@ $(O)/lib/%.o: lib/%.c $(wildcard lib/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -c -o $@ $<
 
-$(O)/cmd/%.o: cmd/%.c $(wildcard lib/*.h)
+$(O)/cmd/%.o: cmd/%.c $(wildcard lib/*.h) $(wildcard cmd/*/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -c -o $@ $<
 
@@ -49,11 +53,22 @@ $(O)/libmc.a: $(LIB_OBJ)
 	rm -f $@
 	$(AR) rcs $@ $(LIB_OBJ)
 
+define LINK
+@mkdir -p $(@D)
+$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter %.o,$^) $(O)/libmc.a $(LDLIBS)
+endef
+
 # Per-program extra objects (e.g. embedded prompts) are listed as
 # prerequisites of their program below.
 $(B)/%: $(O)/cmd/%.o $(O)/libmc.a
-	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter %.o,$^) $(O)/libmc.a $(LDLIBS)
+	$(LINK)
+
+# cmd/NAME/*.c build $(B)/NAME, the same rule for every directory program.
+define DIR_PROG
+$$(B)/$(1): $$(patsubst %.c,$$(O)/%.o,$$(wildcard cmd/$(1)/*.c)) $$(O)/libmc.a
+	$$(LINK)
+endef
+$(foreach p,$(DIR_CMDS),$(eval $(call DIR_PROG,$(p))))
 
 $(O)/unit/%: t/unit/%.c $(O)/libmc.a
 	@mkdir -p $(@D)

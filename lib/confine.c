@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -26,6 +27,21 @@ fail(char *err, size_t errsz, const char *fmt, ...)
 	vsnprintf(err, errsz, fmt, ap);
 	va_end(ap);
 	return -1;
+}
+
+/* True when a component of p is .git, in any case (a case-insensitive
+ * file system would take .GIT for it). */
+static int
+in_git(const char *p)
+{
+	const char *e;
+
+	for (; *p; p = *e ? e + 1 : e) {
+		e = strchrnul(p, '/');
+		if (e - p == 4 && strncasecmp(p, ".git", 4) == 0)
+			return 1;
+	}
+	return 0;
 }
 
 /* Split canonical path p into its directory and last component. */
@@ -213,6 +229,12 @@ mc_confine_resolve(const char *root, const char *path, int create,
 		free(next);
 		goto out;
 	}
+	if (in_git(path) || in_git(next)) {
+		fail(err, errsz, "%s: is inside a .git directory, whose config and hooks run commands; "
+		    "write and edit do not change it (git itself, through bash, does)", path);
+		free(next);
+		goto out;
+	}
 	split(next, &t->dir, &t->name);
 	free(next);
 	if ((t->dfd = open_inside(root, t->dir, create, path, err, errsz)) == -1) {
@@ -246,6 +268,8 @@ mc_confine_write(const struct mc_confined *t, const char *data, size_t len,
 	mode_t mode, mask;
 	int dfd = t->dfd, fd = -1, tries, exists;
 
+	if (len > MC_CONFINE_MAX)
+		return fail(err, errsz, "%zu bytes is over the %u-byte limit of a write", len, MC_CONFINE_MAX);
 	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
 		if (!S_ISREG(st.st_mode))
 			return fail(err, errsz, "not a regular file");
