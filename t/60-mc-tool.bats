@@ -366,6 +366,21 @@ fake_skills() { # DIR TEXT: an mc-skills that logs its arguments and prints TEXT
 	assert_equal "$(jqo .output)" "$(printf '     1\tbeside')"
 }
 
+@test "read skill://: mc-skills runs as a plain filter, not under the bash supervisor" {
+	lone_tool
+	cat >"$BATS_TEST_TMPDIR/lone/mc-skills" <<-'EOF'
+		#!/bin/sh
+		# The supervisor gives a command a session of its own.
+		me=$(ps -o sid= -p $$) parent=$(ps -o sid= -p $PPID)
+		[ "$me" = "$parent" ] && echo "same session" || echo "own session"
+	EOF
+	chmod +x "$BATS_TEST_TMPDIR/lone/mc-skills"
+	printf '%s\n' '{"type":"function_call","call_id":"c1","name":"read","arguments":"{\"path\":\"skill://demo\"}"}' >item
+	run --separate-stderr "$BATS_TEST_TMPDIR/lone/mc-tool" call <item
+	assert_success
+	assert_equal "$(jqo .output)" "$(printf '     1\tsame session')"
+}
+
 @test "read skill://: mc-skills failing or missing is an output" {
 	lone_tool
 	cat >"$BATS_TEST_TMPDIR/fakebin/mc-skills" <<-'EOF'
@@ -927,12 +942,12 @@ while [ "$p" -gt 1 ]; do
 	p=$(sed "s/.*) //" /proc/$p/stat | cut -d" " -f2)
 done
 grep -q "^MC_HOME=" env.$PPID && echo "mc-tool environ read"
-echo "seen $seen leaked:$leaked"' 60
+echo "seen $seen leaked:[$leaked]"' 60
 	STOP=$$ OPENAI_API_KEY=sk-test-ancestor run --separate-stderr mc-tool call <item
 	assert_success
 	out=$(jqo -j .output)
 	[[ "$out" == *"mc-tool environ read"* ]]
-	[[ "$out" == *"leaked: "$'\n'* || "$out" == *"leaked:"$'\n'* ]] || fail "$out"
+	[[ "$out" == *"leaked:[]"* ]] || fail "$out"
 	[[ "$out" =~ seen\ ([0-9]+) ]] && [ "${BASH_REMATCH[1]}" -ge 2 ]
 }
 
