@@ -44,6 +44,13 @@ in_git(const char *p)
 	return 0;
 }
 
+static int
+git_refused(char *err, size_t errsz, const char *path)
+{
+	return fail(err, errsz, "%s: is inside a .git directory, whose config and hooks run commands; "
+	    "write and edit do not change it (git itself, through bash, does)", path);
+}
+
 /* Split canonical path p into its directory and last component. */
 static void
 split(const char *p, char **dir, char **name)
@@ -116,6 +123,9 @@ mc_confine_resolve(const char *root, const char *path, int create,
 	*t = (struct mc_confined){ .dfd = -1 };
 	if (*path == '\0')
 		return fail(err, errsz, "empty path");
+	/* As named, and below as resolved (a link may lead into one). */
+	if (in_git(path))
+		return git_refused(err, errsz, path);
 	if ((work = strdup(path)) == NULL ||
 	    (cur = strdup(path[0] == '/' ? "/" : root)) == NULL)
 		mc_oom();
@@ -229,9 +239,8 @@ mc_confine_resolve(const char *root, const char *path, int create,
 		free(next);
 		goto out;
 	}
-	if (in_git(path) || in_git(next)) {
-		fail(err, errsz, "%s: is inside a .git directory, whose config and hooks run commands; "
-		    "write and edit do not change it (git itself, through bash, does)", path);
+	if (in_git(next)) {
+		git_refused(err, errsz, path);
 		free(next);
 		goto out;
 	}

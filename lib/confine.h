@@ -4,8 +4,9 @@
 
 #include <stddef.h>
 
-/* The most a confined write may hold: write's content, edit's result. */
-#define MC_CONFINE_MAX (16u << 20)
+/* The most a confined write may hold (write's content, edit's result):
+ * as much as one item on a tool's standard input may carry. */
+#define MC_CONFINE_MAX (64u << 20)
 
 /* A file to write: its directory, held open, and its name there. */
 struct mc_confined {

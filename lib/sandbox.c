@@ -133,9 +133,9 @@ filter_ok(char *why, size_t whysz)
 
 	if (syscall(SYS_seccomp, SECCOMP_GET_ACTION_AVAIL, 0, &action) == 0)
 		return 1;
-	snprintf(why, whysz, "no seccomp filter (seccomp: %s)", strerror(errno));
+	snprintf(why, whysz, "seccomp filters are not available (seccomp: %s)", strerror(errno));
 #else
-	snprintf(why, whysz, "no seccomp filter for this architecture");
+	snprintf(why, whysz, "no seccomp filter is written for this architecture");
 #endif
 	return 0;
 }
@@ -149,10 +149,10 @@ landlock_abi(char *why, size_t whysz)
 	if (v > 0)
 		return (int)v;
 	if (errno == EOPNOTSUPP)
-		snprintf(why, whysz, "Landlock is built into this kernel but not enabled "
+		snprintf(why, whysz, "Landlock is not enabled in this kernel "
 		    "(it is missing from the lsm= boot parameter)");
 	else if (errno == ENOSYS)
-		snprintf(why, whysz, "this kernel has no Landlock (%s)", strerror(errno));
+		snprintf(why, whysz, "this kernel has no Landlock");
 	else
 		snprintf(why, whysz, "landlock_create_ruleset: %s", strerror(errno));
 	return 0;
@@ -240,9 +240,10 @@ mc_sandbox_prepare(struct mc_sandbox *sb, const struct mc_sandbox_want *w)
 		if (tcp)
 			snprintf(sb->why[MC_SANDBOX_TCP], n, "Landlock ABI %d TCP rules%s", sb->abi,
 			    sb->filter ? " and the seccomp filter on socket()" : "");
+		else if (sb->filter)
+			snprintf(sb->why[MC_SANDBOX_TCP], n, "the seccomp filter on socket() alone: %s", nowhy);
 		else
-			snprintf(sb->why[MC_SANDBOX_TCP], n, "%s; %s",
-			    sb->filter ? "the seccomp filter on socket()" : fwhy, nowhy);
+			snprintf(sb->why[MC_SANDBOX_TCP], n, "%s; %s", fwhy, nowhy);
 		sb->on[MC_SANDBOX_UDP] = sb->filter;
 		snprintf(sb->why[MC_SANDBOX_UDP], n, "%s", sb->filter ?
 		    "the seccomp filter on socket(): AF_UNIX and AF_NETLINK only" : fwhy);

@@ -9,7 +9,7 @@
 #include "json.h"
 #include "mc-tool.h"
 
-#define EDIT_MAX MC_CONFINE_MAX		/* largest file edit will load */
+#define EDIT_MAX (16u << 20)		/* largest file edit will load */
 
 void
 tool_write(struct call *c)
@@ -21,12 +21,6 @@ tool_write(struct call *c)
 	struct mc_confined t;
 	int created;
 
-	/* Before anything is made on the way to it. */
-	if (len > MC_CONFINE_MAX) {
-		say(c, "error: %s: the content is %zu bytes, over the %u-byte limit of a write; "
-		    "make a file that large with bash\n", path, len, MC_CONFINE_MAX);
-		return;
-	}
 	if (mc_confine_resolve(c->root, path, 1, &t, err, sizeof err) == -1) {
 		say(c, "error: %s\n", err);
 		return;

@@ -128,16 +128,20 @@ plan_complete(const struct plan *p)
 	    (p->network || (p->sb.on[MC_SANDBOX_TCP] && p->sb.on[MC_SANDBOX_UDP]));
 }
 
-/* The rules asked for but not enforced, as "RULE (why); RULE (why)". */
+/* The rules asked for but not enforced: "writes (why), network UDP
+ * (why)", without the whys unless whys is set. */
 static void
-say_missing(struct mc_buf *b, const struct plan *p)
+say_missing(struct mc_buf *b, const struct plan *p, int whys)
 {
-	int r, n = 0;
+	int r, miss[MC_SANDBOX_SIGNALS], n = 0, i;
 
-	for (r = 0; r < MC_SANDBOX_SIGNALS; r++) {
-		if (p->sb.on[r] || (p->network && (r == MC_SANDBOX_TCP || r == MC_SANDBOX_UDP)))
-			continue;
-		mc_buf_printf(b, "%s%s not restricted (%s)", n++ ? "; " : "", rule_names[r], p->sb.why[r]);
+	for (r = 0; r < MC_SANDBOX_SIGNALS; r++)
+		if (!p->sb.on[r] && !(p->network && (r == MC_SANDBOX_TCP || r == MC_SANDBOX_UDP)))
+			miss[n++] = r;
+	for (i = 0; i < n; i++) {
+		mc_buf_printf(b, "%s%s", i ? ", " : "", rule_names[miss[i]]);
+		if (whys)
+			mc_buf_printf(b, " (%s)", p->sb.why[miss[i]]);
 	}
 }
 
@@ -167,9 +171,9 @@ sandbox_enter(struct call *c, char *const *env)
 	/* "auto" goes on with what this kernel can do, quietly: the driver
 	 * asks `mc-tool sandbox -q` once a session and warns. */
 	if (p.mode == MODE_REQUIRE && !plan_complete(&p)) {
-		say_missing(&why, &p);
+		say_missing(&why, &p, 1);
 		say(c, "error: bash is refused: tools.sandbox.mode is \"require\", and this kernel "
-		    "cannot sandbox it: %s. `mc-tool sandbox` tells more.\n", why.data);
+		    "cannot restrict %s. `mc-tool sandbox` tells more.\n", why.data);
 		rc = -1;
 	} else if (mc_sandbox_enforce(&p.sb, err, sizeof err) == -1) {
 		say(c, "error: bash is refused: its sandbox could not be set up: %s\n", err);
@@ -221,13 +225,13 @@ report(const struct plan *p)
 	else if (plan_complete(p))
 		printf("bash: sandboxed\n");
 	else {
-		say_missing(&b, p);
+		say_missing(&b, p, 0);
 		if (p->mode == MODE_REQUIRE)
-			printf("bash: refused: tools.sandbox.mode is \"require\" and %s\n", b.data);
+			printf("bash: refused: tools.sandbox.mode is \"require\"; not restricted: %s\n", b.data);
 		else if (p->sb.on[MC_SANDBOX_WRITES] || p->sb.on[MC_SANDBOX_TCP] || p->sb.on[MC_SANDBOX_UDP])
-			printf("bash: runs partly sandboxed: %s\n", b.data);
+			printf("bash: runs partly sandboxed; not restricted: %s\n", b.data);
 		else
-			printf("bash: runs unsandboxed: %s\n", b.data);
+			printf("bash: runs unsandboxed; not restricted: %s\n", b.data);
 	}
 	mc_buf_free(&b);
 }
