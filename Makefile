@@ -53,17 +53,20 @@ $(O)/libmc.a: $(LIB_OBJ)
 	rm -f $@
 	$(AR) rcs $@ $(LIB_OBJ)
 
+define LINK
+@mkdir -p $(@D)
+$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter %.o,$^) $(O)/libmc.a $(LDLIBS)
+endef
+
 # Per-program extra objects (e.g. embedded prompts) are listed as
 # prerequisites of their program below.
 $(B)/%: $(O)/cmd/%.o $(O)/libmc.a
-	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter %.o,$^) $(O)/libmc.a $(LDLIBS)
+	$(LINK)
 
 # A directory program: $(B)/NAME from every cmd/NAME/*.c.
 define dir_program
-$(B)/$(1): $(patsubst %.c,$(O)/%.o,$(wildcard cmd/$(1)/*.c)) $(O)/libmc.a
-	@mkdir -p $$(@D)
-	$$(CC) $$(CFLAGS) $$(LDFLAGS) -o $$@ $$(filter %.o,$$^) $(O)/libmc.a $$(LDLIBS)
+$$(B)/$(1): $$(patsubst %.c,$$(O)/%.o,$$(wildcard cmd/$(1)/*.c)) $$(O)/libmc.a
+	$$(LINK)
 endef
 $(foreach d,$(CMD_DIRS),$(eval $(call dir_program,$(d))))
 

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -27,6 +28,28 @@ fail(char *err, size_t errsz, const char *fmt, ...)
 	vsnprintf(err, errsz, fmt, ap);
 	va_end(ap);
 	return -1;
+}
+
+/* True when a component of p is .git, in any case (a case-insensitive
+ * file system would take .GIT for it). */
+static int
+in_git(const char *p)
+{
+	const char *e;
+
+	for (; *p; p = *e ? e + 1 : e) {
+		e = strchrnul(p, '/');
+		if (e - p == 4 && strncasecmp(p, ".git", 4) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+static int
+git_refused(char *err, size_t errsz, const char *path)
+{
+	return fail(err, errsz, "%s: is inside a .git directory, whose config and hooks run commands; "
+	    "write and edit do not change it (git itself, through bash, does)", path);
 }
 
 /* Split canonical path p into its directory and last component. */
@@ -101,6 +124,9 @@ mc_confine_resolve(const char *root, const char *path, int create,
 	*t = (struct mc_confined){ .dfd = -1 };
 	if (*path == '\0')
 		return fail(err, errsz, "empty path");
+	/* As named, and below as resolved (a link may lead into one). */
+	if (in_git(path))
+		return git_refused(err, errsz, path);
 	if ((work = strdup(path)) == NULL ||
 	    (cur = strdup(path[0] == '/' ? "/" : root)) == NULL)
 		mc_oom();
@@ -214,6 +240,11 @@ mc_confine_resolve(const char *root, const char *path, int create,
 		free(next);
 		goto out;
 	}
+	if (in_git(next)) {
+		git_refused(err, errsz, path);
+		free(next);
+		goto out;
+	}
 	split(next, &t->dir, &t->name);
 	free(next);
 	if ((t->dfd = open_inside(root, t->dir, create, path, err, errsz)) == -1) {
@@ -247,6 +278,8 @@ mc_confine_write(const struct mc_confined *t, const char *data, size_t len,
 	mode_t mode, mask;
 	int dfd = t->dfd, fd = -1, tries, exists;
 
+	if (len > MC_CONFINE_MAX)
+		return fail(err, errsz, "%zu bytes is over the %u-byte limit of a write", len, MC_CONFINE_MAX);
 	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
 		if (!S_ISREG(st.st_mode))
 			return fail(err, errsz, "not a regular file");

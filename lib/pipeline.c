@@ -13,12 +13,12 @@
 #include "pipeline.h"
 #include "child.h"
 
-/* Start argv[0], one of the suite's programs, with in and out as its
- * stdin and stdout. */
+/* Start argv[0], one of the suite's programs, with in, out and errfd
+ * (-1: ours) as its stdin, stdout and stderr. */
 static int
-spawn_one(pid_t *pid, char *const argv[], int in, int out, char *err, size_t errsz)
+spawn_one(pid_t *pid, char *const argv[], int in, int out, int errfd, char *err, size_t errsz)
 {
-	struct mc_child sp = { .argv = argv, .fd = { in, out, -1 }, .flags = MC_CHILD_SUITE };
+	struct mc_child sp = { .argv = argv, .fd = { in, out, errfd }, .flags = MC_CHILD_SUITE };
 
 	return (*pid = mc_child_start(&sp, err, errsz)) == -1 ? -1 : 0;
 }
@@ -40,7 +40,7 @@ mc_pipeline_add(struct mc_pipeline *p, char *const argv[], int in_fd, int out_fd
 		}
 		out_fd = fds[1];
 	}
-	if (spawn_one(&p->pid[p->n], argv, in_fd, out_fd, err, errsz) == -1) {
+	if (spawn_one(&p->pid[p->n], argv, in_fd, out_fd, -1, err, errsz) == -1) {
 		if (fds[0] != -1) {
 			close(fds[0]);
 			close(fds[1]);
@@ -195,7 +195,7 @@ mc_filter_start(char *const argv[], struct mc_filter *f, char *err, size_t errsz
 	}
 	c.fd[0] = inp[0];
 	c.fd[1] = outp[1];
-	c.fd[2] = -1;
+	c.fd[2] = f->err_fd > 0 ? f->err_fd : -1;
 	f->pid = mc_child_start(&c, err, errsz);
 	close(inp[0]);
 	close(outp[1]);

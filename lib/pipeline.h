@@ -87,6 +87,8 @@ struct mc_filter {
 	void *arg;
 	/* When *stop becomes non-zero, the program is sent SIGINT once. */
 	volatile sig_atomic_t *stop;
+	/* The program's stderr; 0 (never a sensible one): ours. */
+	int err_fd;
 	/* set by mc_filter_start */
 	pid_t pid;
 	int inw, outr;

@@ -2,23 +2,7 @@
 # mc-tool: SPEC §9, the agent's tools (list, call and each tool).
 
 load helper
-
-# call NAME ARGS [OPTION...]: run one function_call with ARGS (a JSON text)
-# through `mc-tool call OPTION...`; the output text is then in $out.
-call() {
-	local name=$1 args=$2
-	shift 2
-	jq -cn --arg n "$name" --arg a "$args" \
-		'{type:"function_call",call_id:"c1",name:$n,arguments:$a}' >"$BATS_TEST_TMPDIR/item"
-	run --separate-stderr mc-tool call "$@" <"$BATS_TEST_TMPDIR/item"
-	out=$(printf '%s' "$output" | jq -j .output)
-}
-
-# A path outside the working directory for escape attempts.
-outside() {
-	mkdir -p "$BATS_TEST_TMPDIR/outside"
-	printf '%s' "$BATS_TEST_TMPDIR/outside"
-}
+load tool
 
 # --- list ---
 
@@ -382,6 +366,21 @@ fake_skills() { # DIR TEXT: an mc-skills that logs its arguments and prints TEXT
 	assert_equal "$(jqo .output)" "$(printf '     1\tbeside')"
 }
 
+@test "read skill://: mc-skills runs as a plain filter, not under the bash supervisor" {
+	lone_tool
+	cat >"$BATS_TEST_TMPDIR/lone/mc-skills" <<-'EOF'
+		#!/bin/sh
+		# The supervisor gives a command a session of its own.
+		me=$(ps -o sid= -p $$) parent=$(ps -o sid= -p $PPID)
+		[ "$me" = "$parent" ] && echo "same session" || echo "own session"
+	EOF
+	chmod +x "$BATS_TEST_TMPDIR/lone/mc-skills"
+	printf '%s\n' '{"type":"function_call","call_id":"c1","name":"read","arguments":"{\"path\":\"skill://demo\"}"}' >item
+	run --separate-stderr "$BATS_TEST_TMPDIR/lone/mc-tool" call <item
+	assert_success
+	assert_equal "$(jqo .output)" "$(printf '     1\tsame session')"
+}
+
 @test "read skill://: mc-skills failing or missing is an output" {
 	lone_tool
 	cat >"$BATS_TEST_TMPDIR/fakebin/mc-skills" <<-'EOF'
@@ -659,12 +658,6 @@ gone() {
 	return "$ok"
 }
 
-# bashitem COMMAND TIMEOUT: a bash function_call item in ./item.
-bashitem() {
-	jq -cn --arg c "$1" --argjson t "$2" \
-		'{type:"function_call",call_id:"c1",name:"bash",arguments:({command:$c,timeout_s:$t} | tojson)}' >item
-}
-
 @test "bash: the timeout also kills processes that left the session" {
 	# One escapes while its parent, the command, lives on; one is orphaned
 	# at once by a double fork. Both hold the output pipe open.
@@ -896,4 +889,183 @@ echo done' 100
 	assert_success
 	[[ "$out" != *sk-test* ]]
 	[[ "$out" == *KEEP=visible* ]]
+}
+
+# --- the tool environment (SPEC 14) ---
+
+@test "bash: the tool environment leaves out secrets by the default globs, adds tools.env.set" {
+	settings '{"tools":{"env":{"set":{"MC_SET":"from settings","KEEP":"replaced"}}}}'
+	GITHUB_TOKEN=xyzzy-gh AWS_SECRET_ACCESS_KEY=xyzzy-aws OPENAI_API_KEY=sk-test-openai \
+		DB_password=xyzzy-db my_api_key=xyzzy-k KEEP=visible PLAIN=plain \
+		call bash '{"command":"env"}'
+	assert_success
+	assert_equal "$stderr" ""
+	for name in GITHUB_TOKEN AWS_SECRET_ACCESS_KEY OPENAI_API_KEY DB_password my_api_key; do
+		[[ "$out" != *"$name="* ]] || fail "$name reached bash"
+	done
+	[[ "$out" != *xyzzy* && "$out" != *sk-test* ]]
+	[[ $'\n'"$out" == *$'\nPLAIN=plain\n'* ]]
+	[[ $'\n'"$out" == *$'\nMC_SET=from settings\n'* ]]
+	[[ $'\n'"$out" == *$'\nKEEP=replaced\n'* ]]
+}
+
+@test "bash: tools.env.exclude replaces the default globs; provider keys stay out anyway" {
+	settings '{"tools":{"env":{"exclude":["custom_*"]}}}'
+	CUSTOM_NAME=c-secret GITHUB_TOKEN=gh-visible OPENAI_API_KEY=sk-test-openai \
+		call bash '{"command":"env"}'
+	assert_success
+	[[ "$out" != *CUSTOM_NAME* ]]
+	[[ "$out" != *sk-test-openai* ]]
+	[[ $'\n'"$out" == *$'\nGITHUB_TOKEN=gh-visible\n'* ]]
+}
+
+@test "mc-tool.1 documents the tool environment's default exclude globs" {
+	page=$(mandoc -Tascii "$MC_TOP/man/mc-tool.1" | col -b)
+	for glob in '*KEY*' '*SECRET*' '*TOKEN*' '*PASSWORD*' tools.env.exclude tools.env.set; do
+		[[ "$page" == *"$glob"* ]] || fail "mc-tool.1 does not mention $glob"
+	done
+}
+
+# --- containment (SPEC 17) ---
+
+@test "bash: no ancestor of the command shows the provider key in /proc/PID/environ" {
+	# Unsandboxed: Landlock would hide the ancestors' environ from the
+	# command, and the walk must see them to prove anything.
+	settings '{"tools":{"sandbox":{"mode":"off"}}}'
+	bashitem 'p=$PPID; seen=0; leaked=
+while [ "$p" -gt 1 ]; do
+	if [ -r /proc/$p/environ ] && tr "\0" "\n" </proc/$p/environ >env.$p 2>/dev/null && [ -s env.$p ]; then
+		seen=$((seen + 1))
+		grep -q sk-test-ancestor env.$p && leaked="$leaked $p"
+	fi
+	[ "$p" = "$STOP" ] && break
+	p=$(sed "s/.*) //" /proc/$p/stat | cut -d" " -f2)
+done
+grep -q "^MC_HOME=" env.$PPID && echo "mc-tool environ read"
+echo "seen $seen leaked:[$leaked]"' 60
+	STOP=$$ OPENAI_API_KEY=sk-test-ancestor run --separate-stderr mc-tool call <item
+	assert_success
+	out=$(jqo -j .output)
+	[[ "$out" == *"mc-tool environ read"* ]]
+	[[ "$out" == *"leaked:[]"* ]] || fail "$out"
+	[[ "$out" =~ seen\ ([0-9]+) ]] && [ "${BASH_REMATCH[1]}" -ge 2 ]
+}
+
+@test "mc-tool and the command die with the driver, even when it is SIGKILLed" {
+	bashitem 'echo $$ > cmdpid; sleep 997; echo finished > finished' 600
+	sh -c 'echo $$ > parent; mc-tool call <item >result 2>err; echo after > after' >/dev/null 2>&1 3>&- &
+	tries=0
+	while ! { [ -s cmdpid ] && pgrep -s "$(cat cmdpid)" -f 'sleep 997' >/dev/null; } &&
+		[ $((tries += 1)) -lt 200 ]; do sleep 0.05; done
+	[ -s cmdpid ] && [ -s parent ]
+	sid=$(cat cmdpid)
+	tool=$(pgrep -P "$(cat parent)" | head -n 1)
+	kill -9 "$(cat parent)"
+	tries=0
+	while { pgrep -s "$sid" >/dev/null || kill -0 "$tool" 2>/dev/null; } && [ $((tries += 1)) -lt 100 ]; do
+		sleep 0.05
+	done
+	left=$(pgrep -s "$sid" || true)
+	[ -z "$left" ] || kill -9 $left
+	alive=0
+	kill -0 "$tool" 2>/dev/null && { alive=1; kill -9 "$tool"; }
+	assert_equal "$left" ""
+	assert_equal "$alive" 0
+	sleep 0.2
+	[ ! -e finished ] && [ ! -e after ]
+}
+
+@test "find: ** on a 40-level tree takes time linear in the depth" {
+	deep=$(printf 'd%d/' $(seq 1 40))
+	mkdir -p "$deep"
+	touch "${deep}x.h" "${deep}x.c" d1/top.h
+	jq -cn '{type:"function_call",call_id:"c1",name:"find",arguments:({glob:"**/*.h"} | tojson)}' >item
+	run --separate-stderr timeout 10 mc-tool call <item
+	assert_success
+	assert_equal "$(jqo -j .output)" "$(printf '%sx.h\nd1/top.h' "$deep")"
+	jq -cn '{type:"function_call",call_id:"c1",name:"find",arguments:({glob:"d1/**/d40/**/*.h"} | tojson)}' >item
+	run --separate-stderr timeout 10 mc-tool call <item
+	assert_success
+	assert_equal "$(jqo -j .output)" "${deep}x.h"
+}
+
+@test "find: ** matches any number of directories, at the end one or more" {
+	mkdir -p a/b/c
+	touch a/x.h a/b/c/y.h
+	call find '{"glob":"a/**/*.h"}'
+	assert_equal "$out" "$(printf 'a/b/c/y.h\na/x.h')"
+	call find '{"glob":"**/b/**"}'
+	assert_equal "$out" "$(printf 'a/b/c/\na/b/c/y.h')"
+	call find '{"glob":"**/**/c"}'
+	assert_equal "$out" "a/b/c/"
+	call find '{"glob":"a/b"}'
+	assert_equal "$out" "a/b/"
+	call find '{"glob":"**/a/**/c/*.h"}'
+	assert_equal "$out" "a/b/c/y.h"
+}
+
+@test "grep and find take timeout_s, default 120, like bash" {
+	run --separate-stderr mc-tool list
+	for t in grep find; do
+		assert_equal "$(jqo -c ".[] | select(.name == \"$t\") | .parameters.properties.timeout_s | [.type, .minimum, .maximum]")" '["integer",1,3600]'
+	done
+	mkdir -p "$BATS_TEST_TMPDIR/fakebin"
+	printf '#!/bin/sh\necho $$ > %s/rgpid\nexec sleep 300\n' "$BATS_TEST_TMPDIR" >"$BATS_TEST_TMPDIR/fakebin/rg"
+	chmod +x "$BATS_TEST_TMPDIR/fakebin/rg"
+	PATH="$BATS_TEST_TMPDIR/fakebin:$PATH" call grep '{"pattern":"x","timeout_s":1}'
+	assert_success
+	assert_equal "$out" "error: rg failed: the search timed out; narrow path or glob, or raise timeout_s"
+	run kill -0 "$(cat "$BATS_TEST_TMPDIR/rgpid")"
+	assert_failure
+	call find '{"glob":"*","timeout_s":0}'
+	assert_equal "$out" 'error: find: argument "timeout_s" must be an integer from 1 to 3600'
+}
+
+@test "grep: a repository's ./rg never runs, whatever empty entries PATH has" {
+	printf '#!/bin/sh\ntouch "%s/ran"\n' "$BATS_TEST_TMPDIR" >rg
+	cp rg grep
+	chmod +x rg grep
+	printf 'needle\n' >f.txt
+	for path in ":$MC_BIN:/usr/bin:/bin" "$MC_BIN:/usr/bin::/bin" "$MC_BIN:/usr/bin:/bin:"; do
+		PATH="$path" call grep '{"pattern":"needle","path":"f.txt"}'
+		assert_success
+		assert_equal "$out" "f.txt:1:needle"
+		[ ! -e "$BATS_TEST_TMPDIR/ran" ] || fail "./rg ran with PATH=$path"
+	done
+}
+
+@test "edit: a result over the write cap is refused before it is built" {
+	# 4 Mi lines of "a": replacing each a by 20 bytes would make 84 MiB.
+	yes a | head -c 8388608 >big
+	before=$(cksum <big)
+	call edit '{"path":"big","old_string":"a","new_string":"0123456789abcdefghij","replace_all":true}'
+	assert_success
+	assert_equal "$out" "error: the edit would make big 88080384 bytes, over the 67108864-byte limit of a write; nothing was changed"
+	assert_equal "$(cksum <big)" "$before"
+	call edit '{"path":"big","old_string":"a","new_string":"bc","replace_all":true}'
+	assert_regex "$out" '^Edited big: replaced 4194304 occurrences'
+	assert_equal "$(head -n 1 big)" bc
+}
+
+@test "write and edit refuse paths inside .git, however they are named" {
+	mkdir -p .git/hooks sub/.git
+	printf '[core]\n' >.git/config
+	printf '[core]\n' >sub/.git/config
+	ln -s .git gitlink
+	ln -s .git/config cfg
+	for p in .git/config .git/hooks/pre-commit sub/.git/config gitlink/config cfg .GIT/config \
+		new/.git/hooks/x ./sub/../.git/config "$PWD/.git/config"; do
+		call write "$(jq -cn --arg p "$p" '{path:$p,content:"[core]\n\tfsmonitor = evil\n"}')"
+		assert_success
+		assert_equal "$out" "error: $p: is inside a .git directory, whose config and hooks run commands; write and edit do not change it (git itself, through bash, does)"
+		call edit "$(jq -cn --arg p "$p" '{path:$p,old_string:"[core]",new_string:"[core]\n\tfsmonitor = evil"}')"
+		assert_regex "$out" "^error: .*is inside a .git directory"
+	done
+	assert_equal "$(cat .git/config)" "[core]"
+	assert_equal "$(cat sub/.git/config)" "[core]"
+	[ ! -e .git/hooks/pre-commit ] && [ ! -e new ] && [ ! -e .GIT ]
+	call write '{"path":".gitignore","content":"x\n"}'
+	assert_equal "$out" "Created .gitignore: 2 bytes, 1 line"
+	call write '{"path":"r.git/config","content":"x\n"}'
+	assert_equal "$out" "Created r.git/config: 2 bytes, 1 line"
 }

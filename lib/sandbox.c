@@ -1,0 +1,295 @@
+/* sandbox.c: Landlock (writes, TCP, signals) and a seccomp filter (IP sockets) through the raw system calls. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/landlock.h>
+#include <linux/seccomp.h>
+
+#include "diag.h"
+#include "json.h"
+#include "sandbox.h"
+
+#ifndef SYS_landlock_create_ruleset
+#define SYS_landlock_create_ruleset 444
+#define SYS_landlock_add_rule 445
+#define SYS_landlock_restrict_self 446
+#endif
+#ifndef LANDLOCK_ACCESS_FS_TRUNCATE
+#define LANDLOCK_ACCESS_FS_TRUNCATE (1ULL << 14)
+#endif
+
+/* Newer than some kernel headers: the ruleset of ABI 6, TCP rules (ABI 4)
+ * and scoping (ABI 6), from the stable Landlock ABI. */
+struct ruleset_attr {
+	__u64 handled_access_fs;
+	__u64 handled_access_net;
+	__u64 scoped;
+};
+#define NET_BIND_TCP (1ULL << 0)
+#define NET_CONNECT_TCP (1ULL << 1)
+#define SCOPE_SIGNAL (1ULL << 1)
+
+/* What a rule on a file, not a directory, may grant of the writes. */
+#define FILE_RIGHTS (LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_TRUNCATE)
+
+/* Every right that changes the file system, as far as ABI abi knows it;
+ * reading and executing are left alone. */
+static __u64
+write_rights(int abi)
+{
+	__u64 r = LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_REMOVE_DIR |
+	    LANDLOCK_ACCESS_FS_REMOVE_FILE | LANDLOCK_ACCESS_FS_MAKE_CHAR |
+	    LANDLOCK_ACCESS_FS_MAKE_DIR | LANDLOCK_ACCESS_FS_MAKE_REG |
+	    LANDLOCK_ACCESS_FS_MAKE_SOCK | LANDLOCK_ACCESS_FS_MAKE_FIFO |
+	    LANDLOCK_ACCESS_FS_MAKE_BLOCK | LANDLOCK_ACCESS_FS_MAKE_SYM;
+
+	if (abi >= 2)
+		r |= LANDLOCK_ACCESS_FS_REFER;
+	if (abi >= 3)
+		r |= LANDLOCK_ACCESS_FS_TRUNCATE;
+	return r;
+}
+
+/*
+ * The seccomp filter: socket() only for AF_UNIX and AF_NETLINK, no
+ * io_uring (whose requests make sockets where no filter sees them), for
+ * each architecture a process here can run as; any other is killed.
+ * Refused calls fail with EACCES, as Landlock's refusals do.
+ */
+#define DENY (SECCOMP_RET_ERRNO | (EACCES & SECCOMP_RET_DATA))
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+#define ARG0_LOW (offsetof(struct seccomp_data, args[0]) + 4)
+#else
+#define ARG0_LOW offsetof(struct seccomp_data, args[0])
+#endif
+#define LOAD(off) BPF_STMT(BPF_LD | BPF_W | BPF_ABS, (off))
+#define JUMP(op, k, t, f) BPF_JUMP(BPF_JMP | (op) | BPF_K, (k), (t), (f))
+#define RET(v) BPF_STMT(BPF_RET | BPF_K, (v))
+/* Eleven instructions; "extra" (compared by op) is refused outright. */
+#define ARCH_RULES(audit_arch, op, extra, nr_socket, nr_io_uring_setup)		\
+	LOAD(offsetof(struct seccomp_data, arch)),				\
+	JUMP(BPF_JEQ, (audit_arch), 0, 9),		/* not this one: the next */	\
+	LOAD(offsetof(struct seccomp_data, nr)),				\
+	JUMP((op), (extra), 5, 0),		/* refuse */			\
+	JUMP(BPF_JEQ, (nr_io_uring_setup), 4, 0),	/* refuse */		\
+	JUMP(BPF_JEQ, (nr_socket), 0, 4),	/* allow anything else */	\
+	LOAD(ARG0_LOW),								\
+	JUMP(BPF_JEQ, AF_UNIX, 2, 0),						\
+	JUMP(BPF_JEQ, AF_NETLINK, 1, 0),					\
+	RET(DENY),								\
+	RET(SECCOMP_RET_ALLOW)
+
+#if defined(__x86_64__)
+#define HAVE_FILTER 1
+static const struct sock_filter filter[] = {
+	/* x32 system calls (bit 30) are refused: none of them is needed. */
+	ARCH_RULES(AUDIT_ARCH_X86_64, BPF_JGE, 0x40000000, SYS_socket, 425),
+	/* i386 programs: socketcall(2) hides its arguments in memory. */
+	ARCH_RULES(AUDIT_ARCH_I386, BPF_JEQ, 102, 359, 425),
+	RET(SECCOMP_RET_KILL_PROCESS),
+};
+#elif defined(__aarch64__)
+#define HAVE_FILTER 1
+static const struct sock_filter filter[] = {
+	ARCH_RULES(AUDIT_ARCH_AARCH64, BPF_JEQ, 0xffffffff, SYS_socket, 425),
+	RET(SECCOMP_RET_KILL_PROCESS),
+};
+#else
+#define HAVE_FILTER 0
+#endif
+
+static int
+install_filter(void)
+{
+#if HAVE_FILTER
+	struct sock_fprog prog = {
+		.len = sizeof filter / sizeof filter[0],
+		.filter = (struct sock_filter *)filter,
+	};
+
+	return (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog);
+#else
+	errno = ENOSYS;
+	return -1;
+#endif
+}
+
+/* Can the filter be installed here? If not, why not, into why. */
+static int
+filter_ok(char *why, size_t whysz)
+{
+#if HAVE_FILTER
+	__u32 action = SECCOMP_RET_ERRNO;
+
+	if (syscall(SYS_seccomp, SECCOMP_GET_ACTION_AVAIL, 0, &action) == 0)
+		return 1;
+	snprintf(why, whysz, "seccomp filters are not available (seccomp: %s)", strerror(errno));
+#else
+	snprintf(why, whysz, "no seccomp filter is written for this architecture");
+#endif
+	return 0;
+}
+
+/* Landlock's ABI version, or 0 with why. */
+static int
+landlock_abi(char *why, size_t whysz)
+{
+	long v = syscall(SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
+
+	if (v > 0)
+		return (int)v;
+	if (errno == EOPNOTSUPP)
+		snprintf(why, whysz, "Landlock is not enabled in this kernel "
+		    "(it is missing from the lsm= boot parameter)");
+	else if (errno == ENOSYS)
+		snprintf(why, whysz, "this kernel has no Landlock");
+	else
+		snprintf(why, whysz, "landlock_create_ruleset: %s", strerror(errno));
+	return 0;
+}
+
+/* Path i of w, writable (beneath it, for a directory); why not, if not. */
+static void
+add_path(struct mc_sandbox *sb, const struct mc_sandbox_want *w, size_t i, __u64 rights)
+{
+	struct landlock_path_beneath_attr pb = { .allowed_access = rights };
+	const char *what = NULL;
+	struct stat st;
+
+	if ((pb.parent_fd = open(w->writable[i], O_PATH | O_CLOEXEC)) == -1 ||
+	    fstat(pb.parent_fd, &st) == -1) {
+		what = strerror(errno);
+	} else {
+		if (!S_ISDIR(st.st_mode))
+			pb.allowed_access &= FILE_RIGHTS;
+		if (syscall(SYS_landlock_add_rule, sb->ruleset, LANDLOCK_RULE_PATH_BENEATH, &pb, 0) == -1)
+			what = strerror(errno);
+	}
+	if (what != NULL && (sb->left_out[i] = strdup(what)) == NULL)
+		mc_oom();
+	if (pb.parent_fd != -1)
+		close(pb.parent_fd);
+}
+
+/* The ruleset into sb->ruleset, or -1 with why. */
+static void
+make_ruleset(struct mc_sandbox *sb, const struct mc_sandbox_want *w, char *why, size_t whysz)
+{
+	struct ruleset_attr a = { .handled_access_fs = write_rights(sb->abi) };
+	size_t size = offsetof(struct ruleset_attr, handled_access_net);
+	size_t i;
+
+	if (!w->network && sb->abi >= 4) {
+		a.handled_access_net = NET_BIND_TCP | NET_CONNECT_TCP;
+		size = offsetof(struct ruleset_attr, scoped);
+	}
+	if (sb->abi >= 6) {
+		a.scoped = SCOPE_SIGNAL;
+		size = sizeof a;
+	}
+	sb->ruleset = (int)syscall(SYS_landlock_create_ruleset, &a, size, 0);
+	if (sb->ruleset == -1) {
+		snprintf(why, whysz, "landlock_create_ruleset: %s", strerror(errno));
+		return;
+	}
+	for (i = 0; i < sb->npaths; i++)
+		add_path(sb, w, i, a.handled_access_fs);
+}
+
+void
+mc_sandbox_prepare(struct mc_sandbox *sb, const struct mc_sandbox_want *w)
+{
+	char lwhy[120] = "", fwhy[80] = "", nowhy[120];
+	const size_t n = sizeof sb->why[0];
+	int ll, tcp;
+
+	*sb = (struct mc_sandbox){ .ruleset = -1 };
+	while (w->writable != NULL && w->writable[sb->npaths] != NULL)
+		sb->npaths++;
+	if ((sb->left_out = calloc(sb->npaths + 1, sizeof *sb->left_out)) == NULL)
+		mc_oom();
+	if ((sb->abi = landlock_abi(lwhy, sizeof lwhy)) > 0)
+		make_ruleset(sb, w, lwhy, sizeof lwhy);
+	ll = sb->ruleset != -1;
+	sb->filter = !w->network && filter_ok(fwhy, sizeof fwhy);
+
+	if ((sb->on[MC_SANDBOX_WRITES] = ll))
+		snprintf(sb->why[MC_SANDBOX_WRITES], n, "Landlock ABI %d%s", sb->abi, sb->abi < 3 ?
+		    "; truncate(2) by path is not restricted before ABI 3" : "");
+	else
+		snprintf(sb->why[MC_SANDBOX_WRITES], n, "%s", lwhy);
+
+	if (!w->network) {
+		tcp = ll && sb->abi >= 4;
+		if (ll)
+			snprintf(nowhy, sizeof nowhy, "Landlock's TCP rules need ABI 4, this kernel has %d",
+			    sb->abi);
+		else
+			snprintf(nowhy, sizeof nowhy, "%s", lwhy);
+		sb->on[MC_SANDBOX_TCP] = sb->filter || tcp;
+		if (tcp)
+			snprintf(sb->why[MC_SANDBOX_TCP], n, "Landlock ABI %d TCP rules%s", sb->abi,
+			    sb->filter ? " and the seccomp filter on socket()" : "");
+		else if (sb->filter)
+			snprintf(sb->why[MC_SANDBOX_TCP], n, "the seccomp filter on socket() alone: %s", nowhy);
+		else
+			snprintf(sb->why[MC_SANDBOX_TCP], n, "%s; %s", fwhy, nowhy);
+		sb->on[MC_SANDBOX_UDP] = sb->filter;
+		snprintf(sb->why[MC_SANDBOX_UDP], n, "%s", sb->filter ?
+		    "the seccomp filter on socket(): AF_UNIX and AF_NETLINK only" : fwhy);
+	}
+
+	if ((sb->on[MC_SANDBOX_SIGNALS] = ll && sb->abi >= 6))
+		snprintf(sb->why[MC_SANDBOX_SIGNALS], n, "Landlock ABI %d scoping", sb->abi);
+	else if (ll)
+		snprintf(sb->why[MC_SANDBOX_SIGNALS], n, "Landlock's scoping needs ABI 6, this kernel has %d",
+		    sb->abi);
+	else
+		snprintf(sb->why[MC_SANDBOX_SIGNALS], n, "%s", lwhy);
+}
+
+int
+mc_sandbox_enforce(const struct mc_sandbox *sb, char *err, size_t errsz)
+{
+	if (sb->ruleset == -1 && !sb->filter)
+		return 0;
+	/* Needed by both, and what an unprivileged process must promise:
+	 * no set-user-ID program it runs gains privileges. */
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == -1) {
+		snprintf(err, errsz, "prctl(PR_SET_NO_NEW_PRIVS): %s", strerror(errno));
+		return -1;
+	}
+	if (sb->ruleset != -1 && syscall(SYS_landlock_restrict_self, sb->ruleset, 0) == -1) {
+		snprintf(err, errsz, "landlock_restrict_self: %s", strerror(errno));
+		return -1;
+	}
+	if (sb->filter && install_filter() == -1) {
+		snprintf(err, errsz, "seccomp: %s", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+void
+mc_sandbox_free(struct mc_sandbox *sb)
+{
+	size_t i;
+
+	if (sb->ruleset != -1)
+		close(sb->ruleset);
+	for (i = 0; i < sb->npaths; i++)
+		free(sb->left_out[i]);
+	free(sb->left_out);
+	*sb = (struct mc_sandbox){ .ruleset = -1 };
+}
