@@ -265,6 +265,51 @@ request_free(struct request *r)
 }
 
 /*
+ * Whether bash will run sandboxed, asked of `mc-tool sandbox` while the
+ * session launches, when the settings leave it to "auto" (the default):
+ * where it cannot, the session says so once (SPEC 17), never silently.
+ * Returns the read end of its output, or -1 when it is not asked.
+ */
+static int
+sandbox_start(struct driver *d, struct mc_pipeline *p)
+{
+	char *argv[] = { "mc-tool", "sandbox", NULL }, err[256];
+	const char *mode = mc_json_str(mc_settings_get(&d->c.set, "tools.sandbox"), "mode");
+	int in, rd = -1;
+
+	if ((mode != NULL && strcmp(mode, "auto") != 0) ||
+	    mc_settings_listed(&d->c.set, "tools.disabled", "bash"))
+		return -1;
+	if ((in = open("/dev/null", O_RDONLY | O_CLOEXEC)) == -1)
+		return -1;
+	if (mc_pipeline_add(p, argv, in, -1, &rd, err, sizeof err) == -1)
+		rd = -1;	/* mc-tool list says so, if it is missing */
+	close(in);
+	return rd;
+}
+
+static void
+sandbox_check(struct mc_pipeline *p, int rd)
+{
+	struct mc_buf b = {0};
+	char *line;
+
+	if (rd == -1)
+		return;
+	if (stage_output(rd, 1u << 16, "mc-tool", &b) == -1)
+		mc_pipeline_kill(p, SIGTERM);
+	/* Status 1: bash runs unsandboxed, its last line says why. */
+	if (mc_pipeline_wait(p) == 0 && WIFEXITED(p->status[0]) &&
+	    WEXITSTATUS(p->status[0]) == 1 && b.data != NULL &&
+	    (line = strstr(b.data, "\nbash: ")) != NULL) {
+		line += strlen("\nbash: ");
+		line[strcspn(line, "\n")] = '\0';
+		mc_warn("bash %s", line);
+	}
+	mc_buf_free(&b);
+}
+
+/*
  * A launch: everything a session needs is started at once, so that each
  * program starts up while the others work: the tool list, the prompt's
  * stages, mc-send (whose libcurl loads meanwhile) and, when the first
@@ -275,8 +320,8 @@ int
 stages_launch(struct driver *d, struct request *first)
 {
 	char *tool_argv[] = { "mc-tool", "list", NULL }, err[256];
-	struct mc_pipeline p, tp = {0};
-	int rd = -1, trd = -1, in, r;
+	struct mc_pipeline p, tp = {0}, sp = {0};
+	int rd = -1, trd = -1, srd, in, r;
 
 	if ((!d->c.dry && send_start(d) == -1) || mcp_start(d) == -1)
 		return -1;
@@ -288,10 +333,15 @@ stages_launch(struct driver *d, struct request *first)
 	}
 	if (in != -1)
 		close(in);
+	srd = sandbox_start(d, &sp);
 	if (context_start(d, 1, 0, d->c.keep_going, -1, &p, &rd) == -1) {
 		if (trd != -1) {
 			close(trd);
 			mc_pipeline_wait(&tp);
+		}
+		if (srd != -1) {
+			close(srd);
+			mc_pipeline_wait(&sp);
 		}
 		return -1;
 	}
@@ -309,6 +359,7 @@ stages_launch(struct driver *d, struct request *first)
 		if (stages_wait(&tp) == -1)
 			r = -1;
 	}
+	sandbox_check(&sp, srd);
 	if (r == 0 && mcp_tools(d) == -1)
 		r = -1;
 	if (r == -1 && first != NULL)
