@@ -125,7 +125,10 @@ load mc
 	grep -q 'review: Review code.' got
 	mc-discover -q --keep-going | mc-skills -q --keep-going | mc-render --stats > want
 	mc prompt --stats > got
-	cmp want got
+	# the table, then the tool schemas sent beside the prompt
+	cmp want <(head -n -1 got)
+	n=$(mc-tool list | tr -d '\n' | wc -c)
+	[[ $(tail -n 1 got) == "schemas    mc-tool      "*"$n "*"sent beside the prompt: "*" tool schemas" ]]
 	mc-discover -q --keep-going | mc-skills -q --keep-going | mc-render -m m1 > want
 	mc prompt -m m1 > got
 	cmp want got

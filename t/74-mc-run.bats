@@ -157,3 +157,53 @@ run_tool_then() {
 	run --separate-stderr mc -c 'hi' </dev/null
 	[[ $stderr != *unsandboxed* ]]
 }
+
+@test "unknown settings are said once per run, not once per stage; a provider is blamed on where it came from" {
+	fake_start "[$(text one)]"
+	settings "{\"provider\":\"fake\",\"model\":\"fake-model\",\"bogus\":1,
+	  \"providers\":{\"fake\":{\"base_url\":\"$FAKE_URL\",\"api\":\"chat\",\"api_key_env\":null}}}"
+	run --separate-stderr mc 'hi' </dev/null
+	assert_success
+	assert_equal "$stderr" "mc: warning: $MC_HOME/settings.json: unknown setting bogus"
+	MC_PROVIDER=nosuch run --separate-stderr mc 'hi' </dev/null
+	assert_failure 1
+	[[ $stderr == *'mc-request: MC_PROVIDER: unknown provider "nosuch"'* ]]
+	run --separate-stderr mc -p nosuch 'hi' </dev/null
+	[[ $stderr == *'mc-request: -p: unknown provider "nosuch"'* ]]
+}
+
+@test "a stream cut after text keeps that text in the session, marked incomplete; the next turn is valid" {
+	fake_start '[{"answer":{"api":"chat","text":"alpha beta gamma delta epsilon zeta eta theta"},"cut_after":700},
+	  {"answer":{"api":"chat","text":"again"}}]'
+	use_fake
+	run --separate-stderr mc 'tell me' </dev/null
+	assert_failure 1
+	[[ $output == alpha* ]]
+	f=$(session_files)
+	last=$(grep -v '"type":"usage"' "$f" | tail -1)
+	assert_equal "$(printf '%s' "$last" | jq -r '.role + " " + .status')" 'assistant incomplete'
+	[[ $(printf '%s' "$last" | jq -r .content) == "$output"* ]]
+	run --separate-stderr mc -c 'go on' </dev/null
+	assert_success
+	assert_equal "$(fake_request 2 '[.body.messages[1:][] | .role] | join(",")')" 'user,assistant,user'
+}
+
+@test "a directory whose name is not UTF-8: sessions work there, and mc -c finds them" {
+	fake_start "[$(text one), $(text two)]"
+	use_fake
+	d=$(printf 'odd-\377-dir')
+	mkdir "$d" && cd "$d"
+	run --separate-stderr mc 'hi' </dev/null
+	assert_success
+	assert_output one
+	f=$(session_files)
+	head -1 "$f" | jq -e . >/dev/null
+	[[ $(head -1 "$f" | jq -r .cwd) == */odd-$'\xef\xbf\xbd'-dir ]]
+	run --separate-stderr mc -c 'again' </dev/null
+	assert_success
+	assert_output two
+	assert_equal "$(session_files | wc -l)" 1
+	run --separate-stderr mc sessions
+	assert_success
+	assert_equal "$(printf '%s\n' "$output" | wc -l)" 1
+}

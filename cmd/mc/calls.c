@@ -59,7 +59,7 @@ collect(void *arg, const char *p, size_t n)
 static cJSON *
 tool_call(const cJSON *call, struct mc_buf *touched, int *st)
 {
-	char *argv[] = { "mc-tool", "call", "--touched-out", NULL, NULL }, path[24], err[256];
+	char *argv[] = { "mc-tool", "-q", "call", "--touched-out", NULL, NULL }, path[24], err[256];
 	struct mc_buf out = {0}, in = {0};
 	struct mc_feed back = { .wr = -1 };
 	struct mc_filter f = { .out = collect, .arg = &out, .stop = &interrupted,
@@ -76,7 +76,7 @@ tool_call(const cJSON *call, struct mc_buf *touched, int *st)
 	 * mc-tool; the read end stays here. */
 	back.fd = fds[1];
 	snprintf(path, sizeof path, "/dev/fd/%d", fds[1]);
-	argv[3] = path;
+	argv[4] = path;
 	if ((text = cJSON_PrintUnformatted(call)) == NULL)
 		mc_oom();
 	mc_buf_adds(&in, text);

@@ -66,6 +66,8 @@ struct ses {
 	struct mc_session file;	/* the items in file.lines; fd -1 until written */
 	int open;		/* file is this session's (on disk, or in memory only) */
 	char *provider, *model;	/* NULL: left to the stages' defaults */
+	int tell_provider;	/* passed to the stages as -p (else they find it */
+	int tell_model;		/* themselves, where the driver did), -m */
 	cJSON *recorded;	/* {"provider","model"} the file names last:
 				 * its header or a model line */
 	struct mc_buf prompt;	/* the system prompt, frozen for the session */

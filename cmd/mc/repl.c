@@ -266,6 +266,7 @@ set_model(struct driver *d, const char *id)
 		mc_oom();
 	free(d->s.model);
 	d->s.model = m;
+	d->s.tell_model = 1;
 	session_record(d);
 	note(d, "model: %s (the prompt stays as it is; a per-model prompt override for it "
 	    "applies from the next launch or /new)", m);

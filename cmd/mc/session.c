@@ -9,18 +9,26 @@
 #include "json.h"
 #include "mc.h"
 
+/* The value of option > environment > the session > settings; *told is
+ * set when it must be told to the stages: the environment and the
+ * settings they read themselves, and naming those as -p would make
+ * their messages blame the wrong place. */
 static const char *
 pick(const char *option, const char *env, const cJSON *header, const char *key,
-    const struct mc_settings *s)
+    const struct mc_settings *s, int *told)
 {
 	const char *v;
 
+	*told = 1;
 	if (option)
 		return option;
+	*told = 0;
 	if ((v = getenv(env)) != NULL && *v)
 		return v;
-	if (header && (v = mc_json_str(header, key)) != NULL)
+	if (header && (v = mc_json_str(header, key)) != NULL) {
+		*told = 1;
 		return v;
+	}
 	return mc_json_str(s->root, key);
 }
 
@@ -86,8 +94,9 @@ session_resolve(struct driver *d)
 {
 	const cJSON *h = d->s.open ? d->s.recorded : NULL;
 
-	set_str(&d->s.provider, pick(d->c.provider, "MC_PROVIDER", h, "provider", &d->c.set));
-	set_str(&d->s.model, pick(d->c.model, "MC_MODEL", h, "model", &d->c.set));
+	set_str(&d->s.provider, pick(d->c.provider, "MC_PROVIDER", h, "provider", &d->c.set,
+	    &d->s.tell_provider));
+	set_str(&d->s.model, pick(d->c.model, "MC_MODEL", h, "model", &d->c.set, &d->s.tell_model));
 }
 
 /* The session the next message goes to, created on first use; a dry run

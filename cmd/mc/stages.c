@@ -52,7 +52,7 @@ render_args(const struct driver *d, struct args *a, int stats)
 		arg(a, "--agent");
 		arg(a, d->c.agent);
 	}
-	if (d->s.model) {
+	if (d->s.model && d->s.tell_model) {
 		arg(a, "--model");
 		arg(a, d->s.model);
 	}
@@ -123,6 +123,45 @@ stage_output(int fd, size_t cap, const char *name, struct mc_buf *out)
 	return r;
 }
 
+static int
+collect(void *arg, const char *p, size_t n)
+{
+	struct mc_buf *b = arg;
+
+	/* Past the cap the program is stopped; the length tells the caller. */
+	mc_buf_add(b, p, n);
+	return b->len > ENVELOPE_CAP ? -1 : 0;
+}
+
+/*
+ * With --stats, the line after mc-render's table: the tool schemas travel
+ * beside the prompt in every request and are often most of its bytes.
+ */
+static int
+tool_stats(void)
+{
+	char *argv[] = { "mc-tool", "-q", "list", NULL }, err[256];
+	struct mc_filter f = { .out = collect };
+	struct mc_buf b = {0};
+	cJSON *tools;
+	int st, r = -1;
+
+	f.arg = &b;
+	if (mc_filter_run(argv, &f, &st, err, sizeof err) == -1)
+		mc_err("%s", err);
+	else if (stage_ok("mc-tool", st) &&
+	    (tools = mc_json_parse(b.data ? b.data : "", b.len, err, sizeof err)) != NULL) {
+		while (b.len > 0 && b.data[b.len - 1] == '\n')
+			b.len--;
+		printf("%-10s %-12s %6zu %6zu   sent beside the prompt: %d tool schemas\n",
+		    "schemas", "mc-tool", b.len, b.len / 4, cJSON_GetArraySize(tools));
+		cJSON_Delete(tools);
+		r = 0;
+	}
+	mc_buf_free(&b);
+	return r;
+}
+
 int
 stages_prompt(struct driver *d, int stats, int out_fd, struct mc_buf *out)
 {
@@ -133,7 +172,13 @@ stages_prompt(struct driver *d, int stats, int out_fd, struct mc_buf *out)
 		return -1;
 	if (out_fd == -1 && (r = stage_output(rd, PROMPT_CAP, "mc-render", out)) == -1)
 		mc_pipeline_kill(&p, SIGTERM);
-	return stages_wait(&p) == -1 ? -1 : r;
+	if (stages_wait(&p) == -1)
+		return -1;
+	if (stats && r == 0) {
+		fflush(stdout);
+		r = tool_stats();
+	}
+	return r;
 }
 
 cJSON *
@@ -156,15 +201,6 @@ stages_context(struct driver *d)
 	return doc;
 }
 
-static int
-collect(void *arg, const char *p, size_t n)
-{
-	struct mc_buf *b = arg;
-
-	/* Past the cap the program is stopped; the length tells the caller. */
-	mc_buf_add(b, p, n);
-	return b->len > ENVELOPE_CAP ? -1 : 0;
-}
 
 /*
  * Start mc-request for the session's next request: the prompt on its
@@ -190,11 +226,12 @@ request_start(struct driver *d, struct request *r, int tools)
 	if (nf > 1)
 		snprintf(r->tools, sizeof r->tools, "/dev/fd/%d", r->feedv[1].fd);
 	arg(&a, "mc-request");
-	if (d->s.provider) {
+	arg(&a, "-q");	/* the driver has said what the settings lack */
+	if (d->s.provider && d->s.tell_provider) {
 		arg(&a, "-p");
 		arg(&a, d->s.provider);
 	}
-	if (d->s.model) {
+	if (d->s.model && d->s.tell_model) {
 		arg(&a, "-m");
 		arg(&a, d->s.model);
 	}
@@ -264,49 +301,55 @@ request_free(struct request *r)
 	mc_buf_free(&r->env);
 }
 
+static int
+sandbox_out(void *arg, const char *p, size_t n)
+{
+	struct mc_buf *b = arg;
+
+	mc_buf_add(b, p, n);
+	return b->len > (1u << 16) ? -1 : 0;
+}
+
 /*
  * Whether bash will run sandboxed, asked of `mc-tool sandbox` while the
  * session launches, when the settings leave it to "auto" (the default):
  * where it cannot, the session says so once (SPEC 17), never silently.
- * Returns the read end of its output, or -1 when it is not asked.
+ * Its stderr (the settings' warnings, said once by the driver) goes to
+ * /dev/null. 0 when it was started in f, -1 when it is not asked.
  */
 static int
-sandbox_start(struct driver *d, struct mc_pipeline *p)
+sandbox_start(struct driver *d, struct mc_filter *f, struct mc_buf *out)
 {
-	char *argv[] = { "mc-tool", "sandbox", NULL }, err[256];
+	static char *argv[] = { "mc-tool", "sandbox", NULL };
 	const char *mode = mc_json_str(mc_settings_get(&d->c.set, "tools.sandbox"), "mode");
-	int in, rd = -1;
+	char err[256];
+	int null, r;
 
 	if ((mode != NULL && strcmp(mode, "auto") != 0) ||
-	    mc_settings_listed(&d->c.set, "tools.disabled", "bash"))
+	    mc_settings_listed(&d->c.set, "tools.disabled", "bash") ||
+	    (null = open("/dev/null", O_WRONLY | O_CLOEXEC)) == -1)
 		return -1;
-	if ((in = open("/dev/null", O_RDONLY | O_CLOEXEC)) == -1)
-		return -1;
-	if (mc_pipeline_add(p, argv, in, -1, &rd, err, sizeof err) == -1)
-		rd = -1;	/* mc-tool list says so, if it is missing */
-	close(in);
-	return rd;
+	*f = (struct mc_filter){ .out = sandbox_out, .arg = out, .err_fd = null };
+	r = mc_filter_start(argv, f, err, sizeof err);
+	close(null);
+	return r;
 }
 
 static void
-sandbox_check(struct mc_pipeline *p, int rd)
+sandbox_check(struct mc_filter *f, struct mc_buf *out)
 {
-	struct mc_buf b = {0};
 	char *line;
+	int st;
 
-	if (rd == -1)
-		return;
-	if (stage_output(rd, 1u << 16, "mc-tool", &b) == -1)
-		mc_pipeline_kill(p, SIGTERM);
-	/* Status 1: bash runs unsandboxed, its last line says why. */
-	if (mc_pipeline_wait(p) == 0 && WIFEXITED(p->status[0]) &&
-	    WEXITSTATUS(p->status[0]) == 1 && b.data != NULL &&
-	    (line = strstr(b.data, "\nbash: ")) != NULL) {
+	mc_filter_finish(f, &st);
+	/* Status 1: bash runs unsandboxed; the last line says why. */
+	if (WIFEXITED(st) && WEXITSTATUS(st) == 1 && out->data != NULL &&
+	    (line = strstr(out->data, "\nbash: ")) != NULL) {
 		line += strlen("\nbash: ");
 		line[strcspn(line, "\n")] = '\0';
 		mc_warn("bash %s", line);
 	}
-	mc_buf_free(&b);
+	mc_buf_free(out);
 }
 
 /*
@@ -319,9 +362,11 @@ sandbox_check(struct mc_pipeline *p, int rd)
 int
 stages_launch(struct driver *d, struct request *first)
 {
-	char *tool_argv[] = { "mc-tool", "list", NULL }, err[256];
-	struct mc_pipeline p, tp = {0}, sp = {0};
-	int rd = -1, trd = -1, srd, in, r;
+	char *tool_argv[] = { "mc-tool", "-q", "list", NULL }, err[256];
+	struct mc_pipeline p, tp = {0};
+	struct mc_filter sf;
+	struct mc_buf sout = {0};
+	int rd = -1, trd = -1, sandbox, in, r;
 
 	if ((!d->c.dry && send_start(d) == -1) || mcp_start(d) == -1)
 		return -1;
@@ -333,16 +378,14 @@ stages_launch(struct driver *d, struct request *first)
 	}
 	if (in != -1)
 		close(in);
-	srd = sandbox_start(d, &sp);
+	sandbox = sandbox_start(d, &sf, &sout) == 0;
 	if (context_start(d, 1, 0, d->c.keep_going, -1, &p, &rd) == -1) {
 		if (trd != -1) {
 			close(trd);
 			mc_pipeline_wait(&tp);
 		}
-		if (srd != -1) {
-			close(srd);
-			mc_pipeline_wait(&sp);
-		}
+		if (sandbox)
+			sandbox_check(&sf, &sout);
 		return -1;
 	}
 	/* It is told to expect the tools when mc-tool or mc-mcp runs. */
@@ -359,7 +402,8 @@ stages_launch(struct driver *d, struct request *first)
 		if (stages_wait(&tp) == -1)
 			r = -1;
 	}
-	sandbox_check(&sp, srd);
+	if (sandbox)
+		sandbox_check(&sf, &sout);
 	if (r == 0 && mcp_tools(d) == -1)
 		r = -1;
 	if (r == -1 && first != NULL)
