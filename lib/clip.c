@@ -133,12 +133,6 @@ mc_clip_add(struct mc_clip *c, const char *p, size_t n)
 	free(tmp);
 }
 
-int
-mc_clip_over(const struct mc_clip *c)
-{
-	return c->total + c->npart * 3 > c->hcap + c->tcap;
-}
-
 char *
 mc_clip_finish(struct mc_clip *c, size_t *len)
 {

@@ -28,8 +28,6 @@ struct mc_clip {
  * cap >= 256: the finished text is at most cap bytes, marker included. */
 void mc_clip_init(struct mc_clip *c, size_t cap);
 void mc_clip_add(struct mc_clip *c, const char *p, size_t n);
-/* True when the text seen so far is over the cap (it would be cut). */
-int mc_clip_over(const struct mc_clip *c);
 /*
  * The text: all of it, or its head, a marker line saying how many bytes
  * were cut, and its tail, cut at line ends where one is near. The collector
