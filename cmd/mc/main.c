@@ -215,6 +215,7 @@ cleanup(struct driver *d)
 	 * nothing: it goes. */
 	if (d->s.made && d->s.file.items == 0 && d->s.file.path != NULL)
 		unlink(d->s.file.path);
+	sandbox_told(d);
 	send_stop(d, 0);
 	mcp_stop(d);
 	cJSON_Delete(d->mcp.names);
@@ -400,6 +401,13 @@ main(int argc, char *argv[])
 	d.c.keys = mc_keys_take(&d.c.set);
 	if ((d.c.cwd = realpath(".", NULL)) == NULL) {
 		mc_err(".: %s", strerror(errno));
+		cleanup(&d);
+		free(session_id);
+		return MC_EXIT_FAIL;
+	}
+	/* mc-send first, before the piped input or the session is read: its
+	 * libcurl takes longest to load. */
+	if (!d.c.dry && !prompt_cmd && !sessions_cmd && send_start(&d) == -1) {
 		cleanup(&d);
 		free(session_id);
 		return MC_EXIT_FAIL;

@@ -107,12 +107,20 @@ struct mcp {
 	cJSON *names;		/* its tools' names (keys) */
 };
 
+/* `mc-tool sandbox`, asked once a session. */
+struct sandbox {
+	int asked, running;
+	struct mc_filter f;
+	struct mc_buf out;
+};
+
 struct driver {
 	struct conf c;
 	struct ses s;
 	struct term t;
 	struct sender send;
 	struct mcp mcp;
+	struct sandbox sandbox;
 };
 
 /* Set by SIGINT, SIGTERM and SIGHUP: the work in flight stops; for the
@@ -136,6 +144,8 @@ int request_start(struct driver *d, struct request *r, int tools);
 int request_finish(struct driver *d, struct request *r);
 void request_free(struct request *r);
 cJSON *stages_guides(char **paths, size_t n);
+void sandbox_ask(struct driver *d);
+void sandbox_told(struct driver *d);
 int stages_stats(struct driver *d, const char *doc, struct mc_buf *out);
 
 /* send.c */

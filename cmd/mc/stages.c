@@ -311,45 +311,52 @@ sandbox_out(void *arg, const char *p, size_t n)
 }
 
 /*
- * Whether bash will run sandboxed, asked of `mc-tool sandbox` while the
- * session launches, when the settings leave it to "auto" (the default):
- * where it cannot, the session says so once (SPEC 17), never silently.
- * Its stderr (the settings' warnings, said once by the driver) goes to
- * /dev/null. 0 when it was started in f, -1 when it is not asked.
+ * Whether bash will run sandboxed, asked of `mc-tool sandbox` once a
+ * session, while its first request is in flight (off the path to it),
+ * when the settings leave it to "auto" (the default): where it cannot,
+ * the session says so once (SPEC 17), never silently. Its stderr (the
+ * settings' warnings, said once by the driver) goes to /dev/null.
  */
-static int
-sandbox_start(struct driver *d, struct mc_filter *f, struct mc_buf *out)
+void
+sandbox_ask(struct driver *d)
 {
 	static char *argv[] = { "mc-tool", "sandbox", NULL };
 	const char *mode = mc_json_str(mc_settings_get(&d->c.set, "tools.sandbox"), "mode");
 	char err[256];
-	int null, r;
+	int null;
 
+	if (d->sandbox.asked || d->c.dry)
+		return;
+	d->sandbox.asked = 1;
 	if ((mode != NULL && strcmp(mode, "auto") != 0) ||
 	    mc_settings_listed(&d->c.set, "tools.disabled", "bash") ||
 	    (null = open("/dev/null", O_WRONLY | O_CLOEXEC)) == -1)
-		return -1;
-	*f = (struct mc_filter){ .out = sandbox_out, .arg = out, .err_fd = null };
-	r = mc_filter_start(argv, f, err, sizeof err);
+		return;
+	d->sandbox.f = (struct mc_filter){ .out = sandbox_out, .arg = &d->sandbox.out,
+	    .err_fd = null };
+	d->sandbox.running = mc_filter_start(argv, &d->sandbox.f, err, sizeof err) == 0;
 	close(null);
-	return r;
 }
 
-static void
-sandbox_check(struct mc_filter *f, struct mc_buf *out)
+/* The answer of sandbox_ask, said when bash runs unsandboxed. */
+void
+sandbox_told(struct driver *d)
 {
 	char *line;
 	int st;
 
-	mc_filter_finish(f, &st);
+	if (!d->sandbox.running)
+		return;
+	d->sandbox.running = 0;
+	mc_filter_finish(&d->sandbox.f, &st);
 	/* Status 1: bash runs unsandboxed; the last line says why. */
-	if (WIFEXITED(st) && WEXITSTATUS(st) == 1 && out->data != NULL &&
-	    (line = strstr(out->data, "\nbash: ")) != NULL) {
+	if (WIFEXITED(st) && WEXITSTATUS(st) == 1 && d->sandbox.out.data != NULL &&
+	    (line = strstr(d->sandbox.out.data, "\nbash: ")) != NULL) {
 		line += strlen("\nbash: ");
 		line[strcspn(line, "\n")] = '\0';
 		mc_warn("bash %s", line);
 	}
-	mc_buf_free(out);
+	mc_buf_free(&d->sandbox.out);
 }
 
 /*
@@ -364,9 +371,7 @@ stages_launch(struct driver *d, struct request *first)
 {
 	char *tool_argv[] = { "mc-tool", "-q", "list", NULL }, err[256];
 	struct mc_pipeline p, tp = {0};
-	struct mc_filter sf;
-	struct mc_buf sout = {0};
-	int rd = -1, trd = -1, sandbox, in, r;
+	int rd = -1, trd = -1, in, r;
 
 	if ((!d->c.dry && send_start(d) == -1) || mcp_start(d) == -1)
 		return -1;
@@ -378,14 +383,11 @@ stages_launch(struct driver *d, struct request *first)
 	}
 	if (in != -1)
 		close(in);
-	sandbox = sandbox_start(d, &sf, &sout) == 0;
 	if (context_start(d, 1, 0, d->c.keep_going, -1, &p, &rd) == -1) {
 		if (trd != -1) {
 			close(trd);
 			mc_pipeline_wait(&tp);
 		}
-		if (sandbox)
-			sandbox_check(&sf, &sout);
 		return -1;
 	}
 	/* It is told to expect the tools when mc-tool or mc-mcp runs. */
@@ -402,8 +404,6 @@ stages_launch(struct driver *d, struct request *first)
 		if (stages_wait(&tp) == -1)
 			r = -1;
 	}
-	if (sandbox)
-		sandbox_check(&sf, &sout);
 	if (r == 0 && mcp_tools(d) == -1)
 		r = -1;
 	if (r == -1 && first != NULL)

@@ -294,10 +294,12 @@ step(struct driver *d, struct request *r, cJSON *calls)
 	request_free(r);
 	if (st == -1)
 		return interrupted ? OUT_CANCELLED : OUT_ERROR;
+	sandbox_ask(d);
 	d->s.steps++;
 	a.calls = mc_json_new_arr();
 	st = answer(d, &a);
 	stream_end(d, &a);
+	sandbox_told(d);
 	if (st == 0) {
 		if (strcmp(a.finish, "length") == 0)
 			o = OUT_LENGTH;
