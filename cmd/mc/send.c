@@ -32,8 +32,14 @@ send_start(struct driver *d)
 
 	if (d->send.pid > 0)
 		return 0;
-	if (pipe2(in, O_CLOEXEC) == -1 || pipe2(out, O_CLOEXEC) == -1) {
+	if (pipe2(in, O_CLOEXEC) == -1) {
 		mc_err("pipe: %s", strerror(errno));
+		return -1;
+	}
+	if (pipe2(out, O_CLOEXEC) == -1) {
+		mc_err("pipe: %s", strerror(errno));
+		close(in[0]);
+		close(in[1]);
 		return -1;
 	}
 	env = mc_env_merge(NULL, d->c.keys);
@@ -52,7 +58,9 @@ send_start(struct driver *d)
 		return -1;
 	}
 	d->send.wr = in[1];
-	d->send.out = (struct mc_lines){ .fd = out[0], .cap = EVENT_CAP };
+	d->send.out.fd = out[0];
+	d->send.out.cap = EVENT_CAP;
+	mc_lines_reset(&d->send.out);	/* its buffer is kept from one mc-send to the next */
 	return 0;
 }
 
