@@ -217,6 +217,7 @@ cleanup(struct driver *d)
 		unlink(d->s.file.path);
 	send_stop(d, 0);
 	mcp_stop(d);
+	hooks_free(d);
 	cJSON_Delete(d->mcp.names);
 	mc_buf_free(&d->send.out.buf);
 	session_forget(d);
@@ -399,6 +400,12 @@ main(int argc, char *argv[])
 	/* Without SA_RESTART, Ctrl-C interrupts the read of the line or of
 	 * the answer. */
 	sigemptyset(&sa.sa_mask);
+	/* hooks.c: a session's hooks, checked before anything runs or is sent */
+	if (!sessions_cmd && !prompt_cmd && hooks_load(&d) == -1) {
+		cleanup(&d);
+		free(session_id);
+		return MC_EXIT_FAIL;
+	}
 
 	if (sessions_cmd) {
 		status = sessions_list(&d, all);
