@@ -298,3 +298,35 @@ setsid sleep 301 & echo $! >> "$0.pids"; wait')
 		grep -qx 'PLAIN=kept' "$f"
 	done
 }
+
+@test "SIGTERM while a hook runs ends the run as it would a tool: the hook stopped, the session valid" {
+	local hang pids status=0 i
+	hang=$(script hang 'echo $$ > "$0.pids"; sleep 300 & echo $! >> "$0.pids"; wait')
+	fake_start "[$(calls "$(call c1 bash '{"command":"touch ran"}')"), $(answers done | jq -c '.[0]')]"
+	hooks "{\"pre_tool\":[{\"command\":\"$hang\"}]}"
+	mc --yes 'make a file' </dev/null >out 2>err &
+	pid=$!
+	for ((i = 0; i < 200; i++)); do
+		[ "$(wc -l < "$hang.pids" 2>/dev/null)" = 2 ] && break
+		sleep 0.05
+	done
+	pids=$(cat "$hang.pids")
+	kill -TERM "$pid"
+	wait "$pid" || status=$?
+	assert_equal "$status" 143
+	assert_equal "$(alive $pids)" ""
+	[ ! -e ran ]
+	assert_equal "$(fake_count)" 1
+	assert_equal "$(jq -r 'select(.type == "function_call_output") | .call_id' "$(session_files)")" c1
+	whole_lines
+}
+
+@test "--help and mc(1) tell of the hooks and the tool environment" {
+	run --separate-stderr mc --help
+	assert_success
+	assert_output --partial '"hooks"'
+	assert_output --partial 'HOOKS in mc(1)'
+	grep -qx '.Sh HOOKS' "$MC_TOP/man/mc.1"
+	grep -qx '.Sh TOOL ENVIRONMENT' "$MC_TOP/man/mc.1"
+	grep -qx '.Ss The tool environment' "$MC_TOP/man/mc-tool.1"
+}

@@ -196,13 +196,17 @@ hook_run(struct driver *d, enum kind k, size_t i, const cJSON *in, size_t outcap
 		mc_warn("%s: processes it left running were stopped", res->name);
 }
 
-/* The first line of a hook's message, for a warning or a note. */
+/* The length of the first line of a hook's message, for a warning or a
+ * note: at most SHOWN_MAX bytes, cut where a character starts. */
 static int
 first_line(const struct ran *res)
 {
 	size_t n = strcspn(res->err, "\n");
 
-	return (int)(n > SHOWN_MAX ? SHOWN_MAX : n);
+	if (n > SHOWN_MAX)
+		for (n = SHOWN_MAX; n > 0 && ((unsigned char)res->err[n] & 0xc0) == 0x80; n--)
+			;
+	return (int)n;
 }
 
 /* A status the hook's kind gives no meaning to. */
