@@ -107,15 +107,13 @@ struct mcp {
 	cJSON *names;		/* its tools' names (keys) */
 };
 
-struct hooks;			/* hooks.c's own */
-
 struct driver {
 	struct conf c;
+	struct hooks *hooks;	/* the settings' hooks, compiled: hooks.c's own */
 	struct ses s;
 	struct term t;
 	struct sender send;
 	struct mcp mcp;
-	struct hooks *hooks;	/* the settings' hooks, compiled (hooks.c) */
 };
 
 /* Set by SIGINT, SIGTERM and SIGHUP: the work in flight stops; for the
