@@ -38,32 +38,54 @@ on_signal(int sig)
 	int saved = errno;
 
 	if (sig != SIGCHLD)
-		got_stop = 1;
+		got_stop = sig;
 	if (sig_wfd != -1)
 		(void)!write(sig_wfd, "", 1);
 	errno = saved;
 }
 
-/* Wait up to ms for output or a signal; collect what arrives. */
+/* What is left to write to the command's stdin. */
+struct feed {
+	int fd;			/* the pipe's write end; -1: none, or done */
+	const char *p;
+	size_t n;
+};
+
 static void
-wait_io(int fds[2], struct mc_clip *clips[2], int sfd, long long ms)
+feed_close(struct feed *w)
 {
-	struct pollfd p[3];
+	if (w->fd != -1) {
+		close(w->fd);
+		w->fd = -1;
+	}
+}
+
+/* Wait up to ms for output, room for input (w, when not NULL) or a
+ * signal; collect what arrives, write what fits. */
+static void
+wait_io(int fds[2], struct mc_clip *clips[2], struct feed *w, int sfd, long long ms)
+{
+	struct pollfd p[4];
 	char buf[65536];
-	int map[3], n = 0, i;
+	int map[2], nr = 0, n, wi = -1, i;
 	ssize_t k;
 
 	for (i = 0; i < 2; i++)
 		if (fds[i] != -1) {
-			map[n] = i;
-			p[n++] = (struct pollfd){ .fd = fds[i], .events = POLLIN };
+			map[nr] = i;
+			p[nr++] = (struct pollfd){ .fd = fds[i], .events = POLLIN };
 		}
+	n = nr;
+	if (w != NULL && w->fd != -1) {
+		wi = n;
+		p[n++] = (struct pollfd){ .fd = w->fd, .events = POLLOUT };
+	}
 	p[n++] = (struct pollfd){ .fd = sfd, .events = POLLIN };
 	if (ms < 0)
 		ms = 0;
 	if (poll(p, (nfds_t)n, ms > INT_MAX ? INT_MAX : (int)ms) <= 0)
 		return;
-	for (i = 0; i < n - 1; i++) {
+	for (i = 0; i < nr; i++) {
 		if (p[i].revents == 0)
 			continue;
 		k = read(p[i].fd, buf, sizeof buf);
@@ -73,6 +95,17 @@ wait_io(int fds[2], struct mc_clip *clips[2], int sfd, long long ms)
 			close(fds[map[i]]);
 			fds[map[i]] = -1;
 		}
+	}
+	if (wi != -1 && p[wi].revents != 0) {
+		/* A reader that left is EPIPE here (SIGPIPE is ignored): the
+		 * rest of the input is dropped. */
+		k = write(w->fd, w->p, w->n < sizeof buf ? w->n : sizeof buf);
+		if (k > 0) {
+			w->p += k;
+			w->n -= (size_t)k;
+		}
+		if (w->n == 0 || (k == -1 && errno != EAGAIN && errno != EINTR))
+			feed_close(w);
 	}
 	while (read(sfd, buf, sizeof buf) > 0)
 		;
@@ -249,22 +282,25 @@ stop_all(pid_t pid, const struct pids *before, int fds[2], struct mc_clip *clips
 		if (s.killing && mc_clock_ms() >= giveup)
 			break;
 		ms = s.killing ? POLL_MS : grace - mc_clock_ms();
-		wait_io(fds, clips, sfd, ms < POLL_MS ? ms : POLL_MS);
+		wait_io(fds, clips, NULL, sfd, ms < POLL_MS ? ms : POLL_MS);
 	}
 	free(s.termed.v);
 }
 
 int
-mc_proc_run(const char *path, char *const argv[], unsigned timeout_s, struct mc_clip *out,
-    struct mc_clip *err, struct mc_proc *r)
+mc_proc_run(const char *path, char *const argv[], const struct mc_proc_in *in,
+    unsigned timeout_s, struct mc_clip *out, struct mc_clip *err, struct mc_proc *r)
 {
-	int op[2] = { -1, -1 }, ep[2] = { -1, -1 }, sp[2] = { -1, -1 }, null = -1;
-	struct sigaction sa, old[NCAUGHT];
+	int op[2] = { -1, -1 }, ep[2] = { -1, -1 }, sp[2] = { -1, -1 }, ip[2] = { -1, -1 };
+	int null = -1;
+	struct sigaction sa, old[NCAUGHT], oldpipe, ign = { .sa_handler = SIG_IGN };
+	struct feed w = { .fd = -1 };
 	struct mc_clip *clips[2] = { out, err };
 	/* A session of its own: a new process group, and no controlling
 	 * terminal, so a command that asks the terminal for a password fails
 	 * at once instead of stopping until the timeout. */
-	struct mc_child c = { .path = path, .argv = argv, .flags = MC_CHILD_SETSID | MC_CHILD_CLOSE };
+	struct mc_child c = { .path = path, .argv = argv, .envp = in ? in->envp : NULL,
+	    .flags = MC_CHILD_SETSID | MC_CHILD_CLOSE };
 	struct pids before = {0};
 	int fds[2], saved, stopped;
 	long long deadline;
@@ -277,6 +313,7 @@ mc_proc_run(const char *path, char *const argv[], unsigned timeout_s, struct mc_
 	(void)prctl(PR_SET_CHILD_SUBREAPER, 1);
 	if (pipe2(op, O_CLOEXEC) == -1 || (err && pipe2(ep, O_CLOEXEC) == -1) ||
 	    pipe2(sp, O_CLOEXEC | O_NONBLOCK) == -1 ||
+	    (in && in->data && pipe2(ip, O_CLOEXEC) == -1) ||
 	    (null = open("/dev/null", O_RDONLY | O_CLOEXEC)) == -1)
 		goto fail;
 	got_stop = 0;
@@ -287,11 +324,13 @@ mc_proc_run(const char *path, char *const argv[], unsigned timeout_s, struct mc_
 	sa.sa_flags = SA_RESTART | SA_NOCLDSTOP;
 	for (i = 0; i < NCAUGHT; i++)
 		sigaction(caught[i], &sa, &old[i]);
+	sigemptyset(&ign.sa_mask);
+	sigaction(SIGPIPE, &ign, &oldpipe);
 	/* Children we already have (inherited across exec, say) are not the
 	 * command's; unreaped, their pids cannot be reused. */
 	each_child(note_child, &before);
 
-	c.fd[0] = null;
+	c.fd[0] = ip[0] != -1 ? ip[0] : null;
 	c.fd[1] = op[1];
 	c.fd[2] = err ? ep[1] : op[1];
 	/* Back from the start, the command has its group (or never ran). */
@@ -306,6 +345,15 @@ mc_proc_run(const char *path, char *const argv[], unsigned timeout_s, struct mc_
 		close(ep[1]);
 		ep[1] = -1;
 	}
+	if (ip[0] != -1) {
+		close(ip[0]);
+		ip[0] = -1;
+		w = (struct feed){ .fd = ip[1], .p = in->data, .n = in->len };
+		ip[1] = -1;
+		fcntl(w.fd, F_SETFL, fcntl(w.fd, F_GETFL) | O_NONBLOCK);
+		if (w.n == 0)
+			feed_close(&w);
+	}
 	fds[0] = op[0];
 	fds[1] = ep[0];
 	for (i = 0; i < 2; i++)
@@ -317,22 +365,23 @@ mc_proc_run(const char *path, char *const argv[], unsigned timeout_s, struct mc_
 		if (leader_done(pid))
 			break;
 		if (got_stop) {
-			r->interrupted = 1;
+			r->interrupted = got_stop;
 			break;
 		}
 		if (mc_clock_ms() >= deadline) {
 			r->timed_out = 1;
 			break;
 		}
-		wait_io(fds, clips, sp[0], deadline - mc_clock_ms());
+		wait_io(fds, clips, &w, sp[0], deadline - mc_clock_ms());
 	}
+	feed_close(&w);
 	stopped = r->interrupted || r->timed_out;
 	stop_all(pid, &before, fds, clips, sp[0], r);
 	if (stopped)
 		r->leftovers = 0;
 	deadline = mc_clock_ms() + DRAIN_MS;
 	while ((fds[0] != -1 || fds[1] != -1) && mc_clock_ms() < deadline)
-		wait_io(fds, clips, sp[0], deadline - mc_clock_ms());
+		wait_io(fds, clips, NULL, sp[0], deadline - mc_clock_ms());
 	for (i = 0; i < 2; i++)
 		if (fds[i] != -1)
 			close(fds[i]);
@@ -341,6 +390,7 @@ mc_proc_run(const char *path, char *const argv[], unsigned timeout_s, struct mc_
 restore:
 	for (i = 0; i < NCAUGHT; i++)
 		sigaction(caught[i], &old[i], NULL);
+	sigaction(SIGPIPE, &oldpipe, NULL);
 	sig_wfd = -1;
 	free(before.v);
 	goto close;
@@ -354,6 +404,8 @@ close:
 			close(ep[i]);
 		if (sp[i] != -1)
 			close(sp[i]);
+		if (ip[i] != -1)
+			close(ip[i]);
 	}
 	if (null != -1)
 		close(null);

@@ -8,14 +8,25 @@ struct mc_proc {
 	int status;		/* wait status of the command, when reaped */
 	int reaped;		/* status is valid */
 	int timed_out;		/* the timeout expired; the group was killed */
-	int interrupted;	/* SIGINT, SIGTERM or SIGHUP reached us; the group was killed */
+	int interrupted;	/* the signal, SIGINT, SIGTERM or SIGHUP, that reached
+				 * us (0: none); the group was killed */
 	int leftovers;		/* processes left when the command ended were stopped */
 	int exec_err;		/* errno of a failed exec (0: it ran) */
 };
 
+/* What a command gets besides its arguments. */
+struct mc_proc_in {
+	char *const *envp;	/* its environment; NULL: this process's */
+	const char *data;	/* written to its stdin, which is then closed;
+				 * NULL: stdin is /dev/null */
+	size_t len;
+};
+
 /*
  * Run the program at path (no PATH search, no shell) with arguments argv
- * (argv[0] is the name it sees) and stdin on /dev/null, in a new session
+ * (argv[0] is the name it sees), the environment and stdin of in (NULL:
+ * ours, and /dev/null; data the command does not read is dropped when it
+ * ends, SIGPIPE ignored meanwhile), in a new session
  * (so a new process group, and no controlling terminal), its signal
  * dispositions reset to the defaults.
  * stdout goes to out; stderr to err, or to out as well when err is NULL.
@@ -27,8 +38,8 @@ struct mc_proc {
  * Children this process had before are left alone. Returns 0, or -1 with
  * errno when the command could not be started at all.
  */
-int mc_proc_run(const char *path, char *const argv[], unsigned timeout_s, struct mc_clip *out,
-    struct mc_clip *err, struct mc_proc *r);
+int mc_proc_run(const char *path, char *const argv[], const struct mc_proc_in *in,
+    unsigned timeout_s, struct mc_clip *out, struct mc_clip *err, struct mc_proc *r);
 
 /* The first executable NAME in $PATH, malloc'ed, or NULL. */
 char *mc_proc_which(const char *name);

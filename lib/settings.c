@@ -1,6 +1,7 @@
 /* settings.c: MC_HOME resolution and a checked load of settings.json. */
 #include <errno.h>
 #include <limits.h>
+#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,9 +12,10 @@
 #include "json.h"
 #include "settings.h"
 
-/* K_UINT: a whole number from 1 up; K_STRMAP: an object of strings. */
+/* K_UINT: a whole number from 1 up; K_STRMAP: an object of strings;
+ * K_ERE: a string that is a POSIX extended regular expression. */
 enum kind { K_STR, K_STR_NULL, K_BOOL, K_NUM, K_UINT, K_STRS, K_STRMAP, K_ENUM, K_OBJ, K_MAP,
-	K_LIST };
+	K_LIST, K_ERE };
 
 struct field {
 	const char *key;
@@ -75,7 +77,7 @@ static const struct field tools_fields[] = {
 	{ NULL, 0, NULL, NULL }
 };
 static const struct field hook_fields[] = {
-	{ "match", K_STR, NULL, NULL },
+	{ "match", K_ERE, NULL, NULL },
 	{ "command", K_STR, NULL, NULL },
 	{ "timeout_s", K_UINT, NULL, NULL },
 	{ NULL, 0, NULL, NULL }
@@ -169,10 +171,22 @@ check_value(struct check *c, const cJSON *v, const struct field *f, const char *
 	char sub[512], msg[256];
 	const cJSON *e;
 	int i = 0, k;
+	regex_t re;
 
 	switch (f->kind) {
 	case K_STR:
 		return cJSON_IsString(v) ? 0 : fail(c, at, "expected a string");
+	case K_ERE:
+		if (!cJSON_IsString(v))
+			return fail(c, at, "expected a string");
+		/* As the driver compiles it (hooks' match, on a tool's name). */
+		if ((k = regcomp(&re, v->valuestring, REG_EXTENDED | REG_NOSUB)) != 0) {
+			snprintf(msg, sizeof msg, "not a regular expression (POSIX ERE): ");
+			regerror(k, &re, msg + strlen(msg), sizeof msg - strlen(msg));
+			return fail(c, at, msg);
+		}
+		regfree(&re);
+		return 0;
 	case K_STR_NULL:
 		return cJSON_IsString(v) || cJSON_IsNull(v) ? 0 :
 		    fail(c, at, "expected a string or null");

@@ -76,14 +76,6 @@ tree() {
 		tree "$p"
 	done
 }
-# alive PID...: those still running (zombies are not)
-alive() {
-	local p
-	for p in "$@"; do
-		[ -d "/proc/$p" ] && [ "$(awk '{print $3}' "/proc/$p/stat" 2>/dev/null)" != Z ] && echo "$p"
-	done
-	return 0
-}
 # run_tool_then SIG: start a run whose bash call sleeps; once the sleep runs,
 # send SIG to the driver; sets pid, procs (the driver's tree then), status.
 run_tool_then() {

@@ -48,3 +48,12 @@ unprivileged() {
 	setpriv --reuid=65534 --regid=65534 --clear-groups \
 		env PATH="$PATH" HOME="$HOME" MC_HOME="$MC_HOME" LC_ALL=C "$@"
 }
+
+# alive PID...: those still running (zombies are not)
+alive() {
+	local p
+	for p in "$@"; do
+		[ -d "/proc/$p" ] && [ "$(awk '{print $3}' "/proc/$p/stat" 2>/dev/null)" != Z ] && echo "$p"
+	done
+	return 0
+}

@@ -11,28 +11,6 @@
 #include "proc.h"
 #include "toolenv.h"
 
-extern char **environ;
-
-/*
- * Run the command with env as its environment. mc_proc_run passes ours
- * on, so ours is env while it runs; one call is all an mc-tool process
- * makes, and nothing else reads the environment meanwhile.
- */
-static int
-run_with_env(char *const env[], char *const argv[], unsigned timeout, struct mc_clip *out,
-    struct mc_proc *r)
-{
-	char **saved = environ;
-	int rc, e;
-
-	environ = (char **)env;
-	rc = mc_proc_run("/bin/sh", argv, timeout, out, NULL, r);
-	e = errno;
-	environ = saved;
-	errno = e;
-	return rc;
-}
-
 void
 tool_bash(struct call *c)
 {
@@ -51,7 +29,8 @@ tool_bash(struct call *c)
 		return;
 	}
 	mc_clip_init(&out, MC_CLIP_MAX - 512);
-	rc = run_with_env(env, argv, (unsigned)timeout, &out, &r);
+	rc = mc_proc_run("/bin/sh", argv, &(struct mc_proc_in){ .envp = env }, (unsigned)timeout,
+	    &out, NULL, &r);
 	mc_env_free(env);
 	if (rc == -1) {
 		mc_clip_free(&out);

@@ -71,7 +71,7 @@ tool_grep(struct call *c)
 		argv[n++] = (char *)path;
 	argv[n] = NULL;
 	mc_clip_init(&out, MC_CLIP_MAX - 512);
-	if (mc_proc_run(prog, argv, (unsigned)timeout, &out, NULL, &r) == -1) {
+	if (mc_proc_run(prog, argv, NULL, (unsigned)timeout, &out, NULL, &r) == -1) {
 		say(c, "error: cannot run %s: %s\n", prog, strerror(errno));
 		mc_clip_free(&out);
 		goto out;

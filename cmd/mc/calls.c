@@ -125,16 +125,25 @@ call_run(struct driver *d, const cJSON *call, struct mc_buf *touched)
 {
 	const char *name = mc_json_str(call, "name"), *cid = mc_json_str(call, "call_id");
 	const char *why = NULL, *type, *ocid, *by;
+	char *denial = NULL;
 	cJSON *item;
 	int ok, st;
 
 	if (name == NULL)
 		name = "";
-	ok = approve(d, name, call, &why, &by);
+	/* hooks.c: the pre_tool hooks come first; one that denies the call
+	 * (exit 2) is its refusal, by "hook", and its message the output. */
+	by = "hook";
+	if ((ok = hooks_pre_tool(d, call, &denial)) == 1)
+		ok = approve(d, name, call, &why, &by);
+	else if (ok == 0)
+		why = denial;
 	approval_event(d, cid, name, ok, by);
 	if (ok <= 0) {
-		if (call_output(d, call, ok == 0 ? why :
-		    "error: the user interrupted before this call ran.") == -1)
+		st = call_output(d, call, ok == 0 ? why :
+		    "error: the user interrupted before this call ran.");
+		free(denial);
+		if (st == -1)
 			return MC_EXIT_FAIL;
 		return ok == 0 ? MC_EXIT_OK : MC_EXIT_INTR;
 	}
@@ -152,7 +161,23 @@ call_run(struct driver *d, const cJSON *call, struct mc_buf *touched)
 			return MC_EXIT_FAIL;
 		return interrupted ? MC_EXIT_INTR : MC_EXIT_OK;
 	}
+	hooks_post_tool(d, call, item);	/* hooks.c: exit 2 adds to the output */
 	return output_item(d, name, item) == 0 ? MC_EXIT_OK : MC_EXIT_FAIL;
+}
+
+/* A user message <Context File=FILE>CONTENT</Context> into the session:
+ * a guide, or what a session_start hook said (FILE hook:N). */
+int
+context_add(struct driver *d, const char *file, const char *content)
+{
+	struct mc_buf b = {0};
+	int r;
+
+	mc_buf_printf(&b, "<Context File=%s>\n%s%s</Context>", file, content,
+	    *content && content[strlen(content) - 1] == '\n' ? "" : "\n");
+	r = session_add(d, mc_item_message("user", b.data));
+	mc_buf_free(&b);
+	return r;
 }
 
 /*
@@ -184,17 +209,11 @@ guides_inject(struct driver *d, struct mc_buf *touched)
 	if (n > 0 && (doc = stages_guides(paths, n)) != NULL) {
 		cJSON_ArrayForEach(e, mc_json_arr(doc, "instructions")) {
 			const char *path = mc_json_str(e, "path"), *content = mc_json_str(e, "content");
-			struct mc_buf b = {0};
 
 			if (path == NULL || content == NULL || guide_known(d, path))
 				continue;
-			mc_buf_printf(&b, "<Context File=%s>\n%s%s</Context>", path, content,
-			    *content && content[strlen(content) - 1] == '\n' ? "" : "\n");
-			if (session_add(d, mc_item_message("user", b.data)) == -1) {
-				mc_buf_free(&b);
+			if (context_add(d, path, content) == -1)
 				break;
-			}
-			mc_buf_free(&b);
 			guide_remember(d, path, strlen(path));
 		}
 		cJSON_Delete(doc);

@@ -51,7 +51,9 @@ static const char usage[] =
     "Exit status: 0 done, 1 failed, 2 usage, 3 incomplete (--max-steps or the\n"
     "output limit; `mc -c` goes on), 130 interrupted.\n"
     "\n"
-    "Settings: $MC_HOME/settings.json (MC_HOME defaults to ~/.magi-code).\n"
+    "Settings: $MC_HOME/settings.json (MC_HOME defaults to ~/.magi-code); its \"hooks\"\n"
+    "run commands of yours before and after tool calls, when a session starts and\n"
+    "when the model is done (HOOKS in mc(1)).\n"
     "Environment: MC_HOME; MC_PROVIDER, MC_MODEL and MC_BASE_URL (over the settings);\n"
     "the provider's key variable: OPENAI_API_KEY (openai), OPENROUTER_API_KEY\n"
     "(openrouter), or the \"api_key_env\" a provider's settings name; NO_COLOR.\n"
@@ -218,6 +220,7 @@ cleanup(struct driver *d)
 	sandbox_told(d);
 	send_stop(d, 0);
 	mcp_stop(d);
+	hooks_free(d);
 	cJSON_Delete(d->mcp.names);
 	mc_buf_free(&d->send.out.buf);
 	session_forget(d);
@@ -419,6 +422,12 @@ main(int argc, char *argv[])
 	/* Without SA_RESTART, Ctrl-C interrupts the read of the line or of
 	 * the answer. */
 	sigemptyset(&sa.sa_mask);
+	/* hooks.c: a session's hooks, checked before anything runs or is sent */
+	if (!sessions_cmd && !prompt_cmd && hooks_load(&d) == -1) {
+		cleanup(&d);
+		free(session_id);
+		return MC_EXIT_FAIL;
+	}
 
 	if (!d.c.json && (sessions_cmd || prompt_cmd || (argc == 0 && isatty(STDIN_FILENO))))
 		settings_warnings(&d);

@@ -13,6 +13,8 @@
  *              guides of the paths it touched
  *   approve.c  before write, edit, bash and MCP tools: what the call will
  *              do, shown on the terminal, and the user's answer
+ *   hooks.c    the settings' hooks: before and after tool calls, when a
+ *              session starts, when the model is done
  *   mcp.c      the MCP tools, through one mc-mcp serve for the session
  *   session.c  the session file: created, resumed, appended to
  *   repl.c     the interactive session: line editing, slash commands
@@ -116,6 +118,7 @@ struct sandbox {
 
 struct driver {
 	struct conf c;
+	struct hooks *hooks;	/* the settings' hooks, compiled: hooks.c's own */
 	struct ses s;
 	struct term t;
 	struct sender send;
@@ -167,6 +170,15 @@ enum outcome { OUT_STOP, OUT_MAX_STEPS, OUT_LENGTH, OUT_REFUSAL, OUT_ERROR, OUT_
 enum outcome turn(struct driver *d, const char *text, struct request *first);
 int outcome_status(enum outcome o);
 
+/* hooks.c */
+int hooks_load(struct driver *d);
+void hooks_free(struct driver *d);
+int hooks_pre_tool(struct driver *d, const cJSON *call, char **denial);
+void hooks_post_tool(struct driver *d, const cJSON *call, cJSON *item);
+int hooks_session_start(struct driver *d);
+int hooks_stop(struct driver *d, enum outcome *o);
+void hooks_show(const struct driver *d, struct mc_buf *out);
+
 /* events.c */
 cJSON *ev_new(const char *type);
 void ev_emit(struct driver *d, cJSON *ev);
@@ -180,6 +192,7 @@ int sessions_list(struct driver *d, int all);
 /* calls.c */
 int call_run(struct driver *d, const cJSON *call, struct mc_buf *touched);
 int call_output(struct driver *d, const cJSON *call, const char *output);
+int context_add(struct driver *d, const char *file, const char *content);
 void guides_inject(struct driver *d, struct mc_buf *touched);
 
 /* approve.c */

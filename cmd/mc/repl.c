@@ -19,7 +19,7 @@ static const char help_text[] =
     "  /help         this list\n"
     "  /prompt       show the system prompt\n"
     "  /skills       list the skills\n"
-    "  /context      instruction files, prompt size and session\n"
+    "  /context      instruction files, hooks, prompt size and session\n"
     "  /model [ID]   show or change the model\n"
     "  /usage        the session's tokens\n"
     "  /new          start a new session\n"
@@ -226,6 +226,7 @@ show_context(struct driver *d)
 		mc_buf_printf(&b, "  %s: %s: %s\n", mc_json_str(e, "severity"),
 		    mc_json_str(e, "path") ? mc_json_str(e, "path") : "-",
 		    mc_json_str(e, "message"));
+	hooks_show(d, &b);	/* hooks.c */
 	show(d, b.data, b.len);
 	mc_buf_free(&b);
 

@@ -359,14 +359,20 @@ turn(struct driver *d, const char *text, struct request *first)
 	cJSON *calls, *c;
 	int st;
 
-	if (session_begin(d) == -1 || session_add(d, mc_item_message("user", text)) == -1) {
+	/* hooks.c: a new session's session_start hooks, before its first message */
+	if (session_begin(d) == -1 || hooks_session_start(d) == -1 ||
+	    session_add(d, mc_item_message("user", text)) == -1) {
 		if (first != NULL)
 			request_free(first);
 		return OUT_ERROR;
 	}
 	calls = mc_json_new_arr();
 	o = step(d, first ? first : &r, calls);
-	for (n = 1; o == OUT_STOP && cJSON_GetArraySize(calls) > 0; n++) {
+	/* An answer without calls ends the loop, unless a stop hook (hooks.c)
+	 * sends the model back to work: then the loop runs no call and sends
+	 * again, a step like any other. */
+	for (n = 1; o == OUT_STOP && (cJSON_GetArraySize(calls) > 0 || hooks_stop(d, &o) == 1);
+	    n++) {
 		touched.len = 0;
 		st = MC_EXIT_OK;
 		cJSON_ArrayForEach(c, calls) {

@@ -22,7 +22,7 @@ run(const char *script, int err_too, char **err, struct mc_proc *r)
 
 	mc_clip_init(&out, 4096);
 	mc_clip_init(&e, 4096);
-	if (mc_proc_run("/bin/sh", argv, 10, &out, err_too ? &e : NULL, r) == -1) {
+	if (mc_proc_run("/bin/sh", argv, NULL, 10, &out, err_too ? &e : NULL, r) == -1) {
 		printf("proc: %s: could not run: %s\n", script, strerror(errno));
 		failures++;
 	}
@@ -86,9 +86,52 @@ main(void)
 	expect("merged", out, "out\nerr\n");
 	free(out);
 
+	/* The environment and stdin given: a whole MiB read back, more than a
+	 * pipe holds, so it is written while the output is read. */
+	{
+		char *envp[] = { "ONLY=this", NULL }, *sh[] = { "sh", "-c", NULL, NULL }, want[64];
+		struct mc_buf big = {0};
+		size_t k;
+
+		for (k = 0; k < (1u << 20) / 16; k++)
+			mc_buf_adds(&big, "0123456789abcde\n");
+		sh[2] = "echo \"$ONLY ${HOME:-nohome}\"; wc -c";
+		mc_clip_init(&c, 4096);
+		if (mc_proc_run("/bin/sh", sh, &(struct mc_proc_in){ envp, big.data, big.len }, 10,
+		    &c, NULL, &r) == -1)
+			failures++;
+		out = mc_clip_finish(&c, NULL);
+		snprintf(want, sizeof want, "this nohome\n%zu\n", big.len);
+		expect("envp and a MiB of stdin", out, want);
+		free(out);
+
+		/* A command that reads none of it ends at once, and the rest
+		 * is dropped: no SIGPIPE here, no hang. */
+		sh[2] = "exit 2";
+		mc_clip_init(&c, 4096);
+		if (mc_proc_run("/bin/sh", sh, &(struct mc_proc_in){ NULL, big.data, big.len }, 10,
+		    &c, NULL, &r) == -1 || !r.reaped || !WIFEXITED(r.status) ||
+		    WEXITSTATUS(r.status) != 2 || r.timed_out) {
+			printf("proc: unread stdin: not exit 2 in time\n");
+			failures++;
+		}
+		mc_clip_free(&c);
+		mc_buf_free(&big);
+
+		/* Empty data: stdin is at its end. */
+		sh[2] = "cat; echo end";
+		mc_clip_init(&c, 4096);
+		if (mc_proc_run("/bin/sh", sh, &(struct mc_proc_in){ NULL, "", 0 }, 10, &c, NULL,
+		    &r) == -1)
+			failures++;
+		out = mc_clip_finish(&c, NULL);
+		expect("empty stdin", out, "end\n");
+		free(out);
+	}
+
 	/* A program that cannot be run: -1 with errno, and exec_err. */
 	mc_clip_init(&c, 4096);
-	if (mc_proc_run("/nonexistent/missing", argv, 10, &c, NULL, &r) != -1 ||
+	if (mc_proc_run("/nonexistent/missing", argv, NULL, 10, &c, NULL, &r) != -1 ||
 	    errno != ENOENT || r.exec_err != ENOENT) {
 		printf("proc: a missing program: not -1 with ENOENT\n");
 		failures++;
