@@ -376,6 +376,36 @@ entries() {
 	assert_equal "$(fake_count)" 3
 }
 
+@test "a cache that cannot be used is a warning: the answer is out, the status unchanged" {
+	fake_start "$(texts first second third fourth)"
+	use_fake
+	envelope "hello"
+	# the directory is a file
+	printf 'not a directory' > "$MC_HOME/cache"
+	send --cache
+	assert_success
+	assert_output first
+	assert_equal "$stderr" "mc-send: warning: cache: $MC_HOME/cache: Not a directory; asking fake
+mc-send: warning: cache: $MC_HOME/cache: Not a directory; the answer is not kept"
+	rm "$MC_HOME/cache"
+	# an entry that is a symbolic link is not followed, and is replaced
+	send --cache
+	e=$(entry)
+	mv "$e" "$T/elsewhere"
+	ln -s "$T/elsewhere" "$e"
+	send --cache
+	assert_success
+	assert_output third
+	assert_regex "$stderr" "^mc-send: warning: cache: $e: symbolic link refused.*; asking fake\$"
+	[ -f "$e" ] && [ ! -L "$e" ]
+	# no home at all: said once, and sent
+	HOME= MC_HOME= run --separate-stderr mc-send --cache < "$T/env.json"
+	assert_success
+	assert_output fourth
+	assert_equal "$stderr" "mc-send: warning: neither MC_HOME nor HOME is set: answers are not cached"
+	assert_equal "$(fake_count)" 4
+}
+
 # --- the driver ---
 
 # use_fake_mc: settings for the driver: provider fake, no key

@@ -109,9 +109,14 @@ cache_find(struct sender *sd, const struct envelope *env, cJSON **events)
 		return 0;
 	if ((r = mc_cache_get(&sd->cache, env->cache_key, &b, err, sizeof err)) == -1)
 		mc_warn("cache: %s; asking %s", err, env->provider);
-	if (r == 1 && (*events = entry_events(b.data, b.len, err, sizeof err)) == NULL)
+	if (r == 1 && (*events = entry_events(b.data, b.len, err, sizeof err)) == NULL) {
 		mc_warn("cache: %s/%s: %s; asking %s again", sd->cache.dir, env->cache_key, err,
 		    env->provider);
+		/* Of no use: gone, so that it is said once even when the new
+		 * answer is not kept. */
+		if (mc_cache_drop(&sd->cache, env->cache_key, err, sizeof err) == -1)
+			mc_warn("cache: %s", err);
+	}
 	mc_buf_free(&b);
 	return *events != NULL;
 }
