@@ -10,9 +10,10 @@ PKGS = libcjson libcurl libbsd
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 # libbsd and libmd (a few small functions) are linked in: loading two more
 # shared libraries cost each program about 0.4 ms of its start here, and a
-# pipeline starts four or five of them.
-PKG_LIBS := $(shell pkg-config --libs libcjson libcurl 2>/dev/null) \
-	-Wl,-Bstatic -lbsd -lmd -Wl,-Bdynamic -lm
+# pipeline starts four or five of them. libcurl is not linked: lib/http.c
+# opens it (dlopen) when mc-send first needs it; its headers are enough.
+PKG_LIBS := $(shell pkg-config --libs libcjson 2>/dev/null) \
+	-Wl,-Bstatic -lbsd -lmd -Wl,-Bdynamic -lm -ldl
 
 CFLAGS ?= -O2 -g
 override CFLAGS := -std=c17 -D_GNU_SOURCE -Wall -Wextra -Wshadow -Wstrict-prototypes \

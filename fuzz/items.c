@@ -22,8 +22,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	cJSON_Delete(mc_request_envelope(&p, &r));
 	p.api = "responses";
 	b = mc_request_body(&p, &r);
+	mc_request_cache_key(p.name, p.base_url, b, key);
 	cJSON_Delete(b);
-	mc_request_cache_key(&p, &r, key);
 	cJSON_Delete(items);
 	return 0;
 }

@@ -12,12 +12,84 @@
 #include <time.h>
 #include <unistd.h>
 
+/* Plain declarations: the calls go through the pointers below (gcc's
+ * checks of setopt's argument types wrap the name a pointer replaces). */
+#define CURL_DISABLE_TYPECHECK
 #include <curl/curl.h>
+#include <dlfcn.h>
 
 #include "diag.h"
 #include "buf.h"
 #include "http.h"
 #include "json.h"
+
+#ifndef MC_LIBCURL
+#define MC_LIBCURL "libcurl.so.4"
+#endif
+
+/*
+ * libcurl is opened when first needed, not when the program starts:
+ * loading it and the libraries it brings costs about 4 ms, which an
+ * answer from the cache does not need. Each function is called through
+ * a pointer of its own type, set once for the process.
+ */
+#define CURL_FUNCS(X) \
+	X(curl_easy_cleanup) X(curl_easy_getinfo) X(curl_easy_init) X(curl_easy_reset) \
+	X(curl_easy_setopt) X(curl_easy_strerror) X(curl_free) X(curl_getdate) \
+	X(curl_global_init) X(curl_multi_add_handle) X(curl_multi_cleanup) \
+	X(curl_multi_info_read) X(curl_multi_init) X(curl_multi_perform) X(curl_multi_poll) \
+	X(curl_multi_remove_handle) X(curl_slist_append) X(curl_slist_free_all) X(curl_url) \
+	X(curl_url_cleanup) X(curl_url_get) X(curl_url_set)
+#define CURL_PTR(f) static __typeof__(f) *p_##f;
+CURL_FUNCS(CURL_PTR)
+
+/* 0 once libcurl is there; -1 with the reason in err. */
+static int
+curl_load(char *err, size_t errsz)
+{
+	static int loaded;
+	void *lib;
+
+	if (loaded)
+		return 0;
+	if ((lib = dlopen(MC_LIBCURL, RTLD_LAZY | RTLD_LOCAL)) == NULL) {
+		snprintf(err, errsz, "cannot load libcurl: %s", dlerror());
+		return -1;
+	}
+#define CURL_SYM(f) if ((*(void **)&p_##f = dlsym(lib, #f)) == NULL) goto bad;
+	CURL_FUNCS(CURL_SYM)
+	loaded = 1;
+	return 0;
+bad:
+	snprintf(err, errsz, "cannot load libcurl: %s", dlerror());
+	dlclose(lib);
+	return -1;
+}
+
+#undef curl_easy_getinfo	/* curl.h's own pass-through macros */
+#undef curl_easy_setopt
+#define curl_easy_cleanup (*p_curl_easy_cleanup)
+#define curl_easy_getinfo (*p_curl_easy_getinfo)
+#define curl_easy_init (*p_curl_easy_init)
+#define curl_easy_reset (*p_curl_easy_reset)
+#define curl_easy_setopt (*p_curl_easy_setopt)
+#define curl_easy_strerror (*p_curl_easy_strerror)
+#define curl_free (*p_curl_free)
+#define curl_getdate (*p_curl_getdate)
+#define curl_global_init (*p_curl_global_init)
+#define curl_multi_add_handle (*p_curl_multi_add_handle)
+#define curl_multi_cleanup (*p_curl_multi_cleanup)
+#define curl_multi_info_read (*p_curl_multi_info_read)
+#define curl_multi_init (*p_curl_multi_init)
+#define curl_multi_perform (*p_curl_multi_perform)
+#define curl_multi_poll (*p_curl_multi_poll)
+#define curl_multi_remove_handle (*p_curl_multi_remove_handle)
+#define curl_slist_append (*p_curl_slist_append)
+#define curl_slist_free_all (*p_curl_slist_free_all)
+#define curl_url (*p_curl_url)
+#define curl_url_cleanup (*p_curl_url_cleanup)
+#define curl_url_get (*p_curl_url_get)
+#define curl_url_set (*p_curl_url_set)
 
 /* How long the rest of a body is awaited after its answer ended. */
 #define TAIL_MS 250
@@ -158,16 +230,21 @@ on_progress(void *arg, curl_off_t dt, curl_off_t dn, curl_off_t ut, curl_off_t u
 }
 
 struct mc_http *
-mc_http_new(void)
+mc_http_new(char *err, size_t errsz)
 {
 	struct mc_http *h;
 
-	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
+	if (curl_load(err, errsz) == -1)
 		return NULL;
+	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
+		snprintf(err, errsz, "cannot start libcurl");
+		return NULL;
+	}
 	if ((h = calloc(1, sizeof *h)) == NULL)
 		mc_oom();
 	if ((h->m = curl_multi_init()) == NULL || (h->h = curl_easy_init()) == NULL) {
 		mc_http_free(h);
+		snprintf(err, errsz, "cannot start libcurl");
 		return NULL;
 	}
 	return h;
@@ -333,13 +410,15 @@ mc_http_post(struct mc_http *http, const struct mc_http_req *req, struct mc_http
 int
 mc_http_loopback(const char *url)
 {
-	CURLU *u = curl_url();
 	struct in_addr a4;
 	struct in6_addr a6;
-	char *host = NULL, v6[INET6_ADDRSTRLEN + 8];
+	char *host = NULL, v6[INET6_ADDRSTRLEN + 8], err[512];
+	CURLU *u;
 	int r = 0;
 
-	if (u == NULL)
+	if (curl_load(err, sizeof err) == -1)
+		return 0;	/* nothing is sent without it anyway */
+	if ((u = curl_url()) == NULL)
 		mc_oom();
 	if (curl_url_set(u, CURLUPART_URL, url, 0) == CURLUE_OK &&
 	    curl_url_get(u, CURLUPART_HOST, &host, 0) == CURLUE_OK)
@@ -364,6 +443,7 @@ mc_http_retry_after(const char *v, time_t now)
 {
 	const char *p;
 	long long secs = 0;
+	char err[512];
 	time_t t;
 
 	while (*v == ' ' || *v == '\t')
@@ -380,7 +460,7 @@ mc_http_retry_after(const char *v, time_t now)
 			return -1;
 		return (long)(secs * 1000);
 	}
-	if ((t = curl_getdate(v, NULL)) == -1)
+	if (curl_load(err, sizeof err) == -1 || (t = curl_getdate(v, NULL)) == -1)
 		return -1;
 	if (t <= now)
 		return 0;

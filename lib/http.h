@@ -60,10 +60,11 @@ struct mc_http_res {
  * open. An answer that ends before its body does (the stream's last event
  * came) is followed a short while for the body's end, so that the
  * connection stays usable; a server that does not end the body then loses
- * it. NULL when libcurl cannot start.
+ * it. libcurl itself is loaded (dlopen) by the first call, not when the
+ * program starts. NULL, with the reason in err, when it cannot start.
  */
 struct mc_http;
-struct mc_http *mc_http_new(void);
+struct mc_http *mc_http_new(char *err, size_t errsz);
 void mc_http_free(struct mc_http *h);
 /* POST req->body to req->url. The result is in res (free with
  * mc_http_res_free). Returns -1 only when libcurl could not be set up. */

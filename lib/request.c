@@ -308,11 +308,12 @@ add_schema(cJSON *b, const struct mc_request *r, int chat)
 	mc_json_add(f, "strict", cJSON_CreateTrue());
 }
 
-cJSON *
-mc_request_body(const struct mc_provider *p, const struct mc_request *r)
+/* The body but for the members that only say how it is sent. */
+static cJSON *
+body_answer(const struct mc_provider *p, const struct mc_request *r)
 {
 	int chat = strcmp(p->api, "chat") == 0;
-	cJSON *b = mc_json_new_obj(), *tools, *so;
+	cJSON *b = mc_json_new_obj(), *tools;
 	const cJSON *t;
 
 	mc_json_add_str(b, "model", p->model);
@@ -334,13 +335,30 @@ mc_request_body(const struct mc_provider *p, const struct mc_request *r)
 		    (double)r->max_output_tokens);
 	if (!chat)
 		mc_json_add(b, "store", cJSON_CreateFalse());
-	if (r->stream) {
-		mc_json_add(b, "stream", cJSON_CreateTrue());
-		if (chat) {
-			so = mc_json_add(b, "stream_options", mc_json_new_obj());
-			mc_json_add(so, "include_usage", cJSON_CreateTrue());
-		}
+	return b;
+}
+
+/* How the answer comes: streamed or whole. */
+static void
+add_stream(cJSON *b, const struct mc_provider *p, const struct mc_request *r)
+{
+	cJSON *so;
+
+	if (!r->stream)
+		return;
+	mc_json_add(b, "stream", cJSON_CreateTrue());
+	if (strcmp(p->api, "chat") == 0) {
+		so = mc_json_add(b, "stream_options", mc_json_new_obj());
+		mc_json_add(so, "include_usage", cJSON_CreateTrue());
 	}
+}
+
+cJSON *
+mc_request_body(const struct mc_provider *p, const struct mc_request *r)
+{
+	cJSON *b = body_answer(p, r);
+
+	add_stream(b, p, r);
 	return b;
 }
 
@@ -359,51 +377,26 @@ field(SHA2_CTX *ctx, const char *s)
 }
 
 void
-mc_request_cache_key(const struct mc_provider *p, const struct mc_request *r, char hex[65])
+mc_request_cache_key(const char *provider, const char *url, const cJSON *body, char hex[65])
 {
-	static const char *const members[] = {
-		"role", "content", "call_id", "name", "arguments", "output"
-	};
-	const cJSON *it, *v;
-	char count[32];
-	const cJSON *items = r->items;
 	SHA2_CTX ctx;
-	size_t i;
-	char *sc;
+	char *b;
 
+	if ((b = mc_json_compact(body, NULL)) == NULL)
+		mc_oom();
 	SHA256Init(&ctx);
-	field(&ctx, "mc-request cache key 1");
-	field(&ctx, p->name);
-	field(&ctx, p->model);
-	field(&ctx, r->system);
-	snprintf(count, sizeof count, "%d", cJSON_GetArraySize(items));
-	field(&ctx, count);
-	/* Each item: its type, then each member it has, as name and value. */
-	cJSON_ArrayForEach(it, items) {
-		field(&ctx, mc_json_str(it, "type"));
-		for (i = 0; i < sizeof members / sizeof members[0]; i++)
-			if ((v = cJSON_GetObjectItemCaseSensitive(it, members[i])) != NULL) {
-				field(&ctx, members[i]);
-				field(&ctx, cJSON_IsString(v) ? v->valuestring : "");
-			}
-		field(&ctx, "");
-	}
-	/* A schema asks for another answer; without one, keys stay as they were. */
-	if (r->schema != NULL) {
-		if ((sc = mc_json_compact(r->schema, NULL)) == NULL)
-			mc_oom();
-		field(&ctx, "schema");
-		field(&ctx, r->schema_name);
-		field(&ctx, sc);
-		free(sc);
-	}
+	field(&ctx, "mc-request cache key 2");
+	field(&ctx, provider);
+	field(&ctx, url);
+	field(&ctx, b);
 	SHA256End(&ctx, hex);
+	free(b);
 }
 
 cJSON *
 mc_request_envelope(const struct mc_provider *p, const struct mc_request *r)
 {
-	cJSON *e = mc_json_new_obj();
+	cJSON *e = mc_json_new_obj(), *body = body_answer(p, r);
 	char key[65], *url;
 	size_t n;
 
@@ -412,7 +405,9 @@ mc_request_envelope(const struct mc_provider *p, const struct mc_request *r)
 		mc_oom();
 	snprintf(url, n, "%s/%s", p->base_url,
 	    strcmp(p->api, "chat") == 0 ? "chat/completions" : "responses");
-	mc_request_cache_key(p, r, key);
+	/* The same answer whether it is streamed or not. */
+	mc_request_cache_key(p->name, url, body, key);
+	add_stream(body, p, r);
 	mc_json_add_num(e, "version", 1);
 	mc_json_add_str(e, "provider", p->name);
 	mc_json_add_str(e, "api", p->api);
@@ -422,7 +417,7 @@ mc_request_envelope(const struct mc_provider *p, const struct mc_request *r)
 	if (p->api_key_env != NULL && p->api_key_optional)
 		mc_json_add(e, "api_key_optional", cJSON_CreateTrue());
 	mc_json_add_str(e, "cache_key", key);
-	mc_json_add(e, "body", mc_request_body(p, r));
+	mc_json_add(e, "body", body);
 	free(url);
 	return e;
 }

@@ -470,37 +470,53 @@ key() {
 
 @test "the cache key follows the documented serialization" {
 	items '{"type":"message","role":"user","content":"résumé"}' "$C1" "$O1"
+	tools
 	printf 'You are mc.\n' > "$T/sysk"
-	got=$(key -p vllm -m qwen --items "$T/items.jsonl" "next")
-	want=$(python3 - "$T/items.jsonl" "$T/sysk" <<'PY'
+	for api in chat responses; do
+		mc-request -p vllm --api $api -m qwen --items "$T/items.jsonl" --tools "$T/tools.json" \
+			--max-output-tokens 77 "next" < "$T/sysk" > "$T/env.json"
+		want=$(python3 - "$T/env.json" <<'PY'
 import hashlib, json, sys
 def f(s):
     b = s.encode("utf-8")
     return len(b).to_bytes(8, "big") + b
-items = [json.loads(l) for l in open(sys.argv[1], encoding="utf-8")]
-items.append({"type": "message", "role": "user", "content": "next"})
-data = f("mc-request cache key 1") + f("vllm") + f("qwen")
-data += f(open(sys.argv[2], encoding="utf-8").read()) + f(str(len(items)))
-for it in items:
-    data += f(it["type"])
-    for k in ("role", "content", "call_id", "name", "arguments", "output"):
-        if k in it:
-            data += f(k) + f(it[k])
-    data += f("")
+env = json.load(open(sys.argv[1], encoding="utf-8"))
+body = env["body"]
+assert body["stream"] is True
+body.pop("stream")
+body.pop("stream_options", None)
+data = f("mc-request cache key 2") + f(env["provider"]) + f(env["url"])
+data += f(json.dumps(body, ensure_ascii=False, separators=(",", ":")))
 print(hashlib.sha256(data).hexdigest())
 PY
 )
-	assert_equal "$got" "$want"
+		assert_equal "$(jq -r .cache_key "$T/env.json")" "$want"
+	done
 }
 
-@test "the cache key ignores what is not conversation: stream, tools, --body" {
+@test "the cache key covers the tools, the output limit and the URL, not how the answer is sent" {
 	items "$U"
 	tools
 	printf 'sys' > "$T/sysk"
 	base=$(key -m m --items "$T/items.jsonl")
-	assert_equal "$(key -m m --items "$T/items.jsonl" --no-stream --tools "$T/tools.json")" "$base"
+	# Streamed or not, the answer is the same; unknown members are not sent.
+	assert_equal "$(key -m m --items "$T/items.jsonl" --no-stream)" "$base"
 	items '{"type":"message","role":"user","content":"read a.c","ts":1}'
 	assert_equal "$(key -m m --items "$T/items.jsonl")" "$base"
+	# What the model is given, or may answer with, is part of it.
+	withtools=$(key -m m --items "$T/items.jsonl" --tools "$T/tools.json")
+	refute [ "$withtools" = "$base" ]
+	jq -c '.[0].description = "Read a file!"' "$T/tools.json" > "$T/tools2.json"
+	refute [ "$(key -m m --items "$T/items.jsonl" --tools "$T/tools2.json")" = "$withtools" ]
+	settings '{"tools":{"disabled":["read"]}}'
+	refute [ "$(key -m m --items "$T/items.jsonl" --tools "$T/tools.json")" = "$withtools" ]
+	rm "$MC_HOME/settings.json"
+	refute [ "$(key -m m --items "$T/items.jsonl" --max-output-tokens 100)" = "$base" ]
+	refute [ "$(key -m m --items "$T/items.jsonl" --max-output-tokens 100)" = \
+		"$(key -m m --items "$T/items.jsonl" --max-output-tokens 101)" ]
+	refute [ "$(key -m m --api chat --items "$T/items.jsonl")" = \
+		"$(key -m m --api responses --items "$T/items.jsonl")" ]
+	refute [ "$(OPENAI_BASE_URL=http://127.0.0.1:9/v1 key -m m --items "$T/items.jsonl")" = "$base" ]
 }
 
 # --- invalid items -------------------------------------------------------

@@ -79,6 +79,7 @@ envelope_read(cJSON *doc, struct envelope *e, char *err, size_t errsz)
 	if (!cJSON_IsString(v) || v->valuestring[0] == '\0' ||
 	    strspn(v->valuestring, "0123456789abcdefABCDEF") != strlen(v->valuestring))
 		return bad(err, errsz, "cache_key", "must be a hex string");
+	e->cache_key = v->valuestring;
 	if ((v = cJSON_GetObjectItemCaseSensitive(doc, "body")) == NULL)
 		return bad(err, errsz, "body", "missing");
 	if (!cJSON_IsObject(v))

@@ -129,9 +129,8 @@ on_body(const char *p, size_t n, void *arg)
 	return r;
 }
 
-/* The status of an answer that came whole; a cut one's note on stderr. */
-static int
-outcome(struct out *o)
+int
+answer_end(struct out *o)
 {
 	spin_clear(o);
 	if (o->sd->mode == TEXT && o->wrote && !o->last_nl) {
@@ -235,5 +234,5 @@ exchange(struct sender *sd, const struct envelope *env, const char *auth, struct
 		report(o);
 		return MC_EXIT_FAIL;
 	}
-	return outcome(o);
+	return answer_end(o);
 }

@@ -14,10 +14,11 @@
 #include "mc-send.h"
 
 static const char usage[] =
-    "usage: mc-send [-q] [--events | --items] [--items-out FILE] [--connect-timeout S]\n"
-    "               [--idle-timeout S] [--retries N] [--retry-max-wait S] < ENVELOPE\n"
-    "       mc-send --serve [-q] [--connect-timeout S] [--idle-timeout S] [--retries N]\n"
-    "               [--retry-max-wait S] < ENVELOPES\n"
+    "usage: mc-send [-q] [--events | --items] [--items-out FILE] [--cache | --refresh]\n"
+    "               [--connect-timeout S] [--idle-timeout S] [--retries N]\n"
+    "               [--retry-max-wait S] < ENVELOPE\n"
+    "       mc-send --serve [-q] [--cache | --refresh] [--connect-timeout S]\n"
+    "               [--idle-timeout S] [--retries N] [--retry-max-wait S] < ENVELOPES\n"
     "\n"
     "Send the request envelope on stdin and write the answer as it arrives.\n"
     "\n"
@@ -26,6 +27,9 @@ static const char usage[] =
     "  --items-out FILE     also write those items to FILE at the end\n"
     "  --serve              answer one envelope per line, as events, until the end\n"
     "                       of input, over one connection kept open\n"
+    "  --cache              answer from $MC_HOME/cache when it holds the answer,\n"
+    "                       else send and keep the answer there when whole\n"
+    "  --refresh            send even so, and keep the new answer\n"
     "  --connect-timeout S  give up connecting after S seconds (default 10)\n"
     "  --idle-timeout S     give up when nothing arrives for S seconds (default 120;\n"
     "                       600 for ollama, llamacpp and vllm)\n"
@@ -36,8 +40,10 @@ static const char usage[] =
     "  --version            show the version\n"
     "\n"
     "The timeouts default to providers.NAME.connect_timeout_s and idle_timeout_s\n"
-    "in $MC_HOME/settings.json for the envelope's provider. Exit status: 0 done,\n"
-    "1 failed, 2 usage, 3 the answer was cut by the output limit, 130 interrupted.\n";
+    "in $MC_HOME/settings.json for the envelope's provider. MC_CACHE=1 (or the\n"
+    "setting cache.enabled) caches as --cache does; MC_CACHE=0 does not.\n"
+    "Exit status: 0 done, 1 failed, 2 usage, 3 the answer was cut by the output\n"
+    "limit, 130 interrupted.\n";
 
 /* Set by the SIGINT handler; wake_pipe[1] wakes a waiting poll. */
 volatile sig_atomic_t got_sigint;
@@ -104,6 +110,49 @@ items(struct out *o, int status, FILE *itf)
 	return status;
 }
 
+/* The "Authorization: Bearer KEY" header's key, for its redaction. */
+static const char *
+auth_key(const char *auth)
+{
+	return auth != NULL ? auth + strlen("Authorization: Bearer ") : NULL;
+}
+
+static void
+auth_free(char *auth)
+{
+	if (auth != NULL) {
+		explicit_bzero(auth, strlen(auth));
+		free(auth);
+	}
+}
+
+/*
+ * Answer env into o (which the caller frees): the kept answer's events
+ * when there are some, else the provider's answer, itself kept when keep
+ * is set and it came whole. libcurl starts with the first answer sent.
+ */
+static int
+answer(struct sender *sd, const struct envelope *env, const cJSON *kept, int keep,
+    const char *auth, struct out *o)
+{
+	char err[600];
+	int status;
+
+	out_init(o, sd, env->provider, auth_key(auth));
+	if (kept != NULL)
+		return cache_replay(o, kept);
+	if (sd->http == NULL && (sd->http = mc_http_new(err, sizeof err)) == NULL) {
+		set_error(o, err, NULL, 0, 1);
+		report(o);
+		return MC_EXIT_FAIL;
+	}
+	o->recording = keep;
+	status = exchange(sd, env, auth, o, wake_pipe[0]);
+	if (keep)
+		cache_keep(sd, env, o, status);
+	return status;
+}
+
 /* One envelope on stdin, as before --serve. */
 static int
 one(struct sender *sd)
@@ -112,8 +161,8 @@ one(struct sender *sd)
 	struct out o;
 	char err[1024], *auth = NULL;
 	FILE *itf = NULL;
-	cJSON *doc;
-	int empty, status = MC_EXIT_FAIL;
+	cJSON *doc, *kept = NULL;
+	int empty, keep, status = MC_EXIT_FAIL;
 
 	if ((doc = mc_json_read_fd(STDIN_FILENO, &empty, err, sizeof err)) == NULL) {
 		if (empty)
@@ -126,7 +175,9 @@ one(struct sender *sd)
 		mc_err("envelope: %s", err);
 		goto out;
 	}
-	if (envelope_auth(&env, &auth, err, sizeof err) == -1) {
+	/* A kept answer needs no key. */
+	if ((keep = cache_find(sd, &env, &kept)) != 1 &&
+	    envelope_auth(&env, &auth, err, sizeof err) == -1) {
 		mc_err("%s", err);
 		goto out;
 	}
@@ -134,8 +185,7 @@ one(struct sender *sd)
 		mc_err("%s: %s", sd->items_out, strerror(errno));
 		goto out;
 	}
-	out_init(&o, sd, env.provider, auth ? auth + strlen("Authorization: Bearer ") : NULL);
-	status = exchange(sd, &env, auth, &o, wake_pipe[0]);
+	status = answer(sd, &env, kept, keep == 0, auth, &o);
 	if (status != MC_EXIT_INTR && !sd->broken)
 		status = items(&o, status, itf);
 	out_free(&o);
@@ -144,10 +194,8 @@ one(struct sender *sd)
 		status = MC_EXIT_FAIL;
 	}
 out:
-	if (auth != NULL) {
-		explicit_bzero(auth, strlen(auth));
-		free(auth);
-	}
+	auth_free(auth);
+	cJSON_Delete(kept);
 	cJSON_Delete(doc);
 	return status;
 }
@@ -230,8 +278,8 @@ serve(struct sender *sd)
 	const char *p;
 	char err[1024], why[1100], *auth;
 	size_t n, i, lineno = 0;
-	cJSON *doc;
-	int over, r = 0, status = MC_EXIT_OK;
+	cJSON *doc, *kept;
+	int over, keep, r = 0, status = MC_EXIT_OK;
 
 	while (!sd->broken && (r = next_line(&l, &p, &n, &over)) == 1) {
 		lineno++;
@@ -253,18 +301,17 @@ serve(struct sender *sd)
 			cJSON_Delete(doc);
 			continue;
 		}
-		if (envelope_auth(&env, &auth, err, sizeof err) == -1) {
+		auth = NULL;
+		if ((keep = cache_find(sd, &env, &kept)) != 1 &&
+		    envelope_auth(&env, &auth, err, sizeof err) == -1) {
 			bad_line(sd, lineno, err);
 			cJSON_Delete(doc);
 			continue;
 		}
-		out_init(&o, sd, env.provider, auth ? auth + strlen("Authorization: Bearer ") : NULL);
-		status = exchange(sd, &env, auth, &o, wake_pipe[0]);
+		status = answer(sd, &env, kept, keep == 0, auth, &o);
 		out_free(&o);
-		if (auth != NULL) {
-			explicit_bzero(auth, strlen(auth));
-			free(auth);
-		}
+		auth_free(auth);
+		cJSON_Delete(kept);
 		cJSON_Delete(doc);
 		if (status == MC_EXIT_INTR)
 			break;
@@ -283,13 +330,15 @@ int
 main(int argc, char *argv[])
 {
 	enum { OPT_EVENTS = 256, OPT_ITEMS, OPT_ITEMS_OUT, OPT_SERVE, OPT_CONNECT, OPT_IDLE,
-	    OPT_RETRIES, OPT_MAXWAIT };
+	    OPT_RETRIES, OPT_MAXWAIT, OPT_CACHE, OPT_REFRESH };
 	static const struct option longopts[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "events", no_argument, NULL, OPT_EVENTS },
 		{ "items", no_argument, NULL, OPT_ITEMS },
 		{ "items-out", required_argument, NULL, OPT_ITEMS_OUT },
 		{ "serve", no_argument, NULL, OPT_SERVE },
+		{ "cache", no_argument, NULL, OPT_CACHE },
+		{ "refresh", no_argument, NULL, OPT_REFRESH },
 		{ "connect-timeout", required_argument, NULL, OPT_CONNECT },
 		{ "idle-timeout", required_argument, NULL, OPT_IDLE },
 		{ "retries", required_argument, NULL, OPT_RETRIES },
@@ -299,7 +348,9 @@ main(int argc, char *argv[])
 	};
 	struct sender sd = { .mode = TEXT, .retries = 3, .maxwait = 60, .base_ms = 500 };
 	struct sigaction sa = {0};
+	enum caching caching = CACHE_OFF;
 	const char *k, *e = NULL;
+	char err[600];
 	int c, bad = 0, status;
 
 	mc_init("mc-send", argv);
@@ -321,6 +372,12 @@ main(int argc, char *argv[])
 			break;
 		case OPT_SERVE:
 			sd.serve = 1;
+			break;
+		case OPT_CACHE:
+		case OPT_REFRESH:
+			if (caching != CACHE_OFF && caching != (c == OPT_CACHE ? CACHE_ON : CACHE_REFRESH))
+				return mc_usage_error("--cache and --refresh cannot be used together");
+			caching = c == OPT_CACHE ? CACHE_ON : CACHE_REFRESH;
 			break;
 		case OPT_CONNECT:
 			sd.connect = num_opt("--connect-timeout", optarg, 1, 86400, &bad);
@@ -365,6 +422,10 @@ main(int argc, char *argv[])
 	}
 	if (load_settings(&sd) == -1)
 		return MC_EXIT_FAIL;
+	if (cache_setup(&sd, caching) == -1) {
+		mc_settings_free(&sd.settings);
+		return MC_EXIT_FAIL;
+	}
 
 	/* Room for a whole piece of the body's text: one write(2) per flush
 	 * (glibc ignores the size when it allocates the buffer itself). */
@@ -378,13 +439,17 @@ main(int argc, char *argv[])
 	sa.sa_handler = on_sigint;
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
-	if ((sd.http = mc_http_new()) == NULL) {
-		mc_err("cannot start libcurl");
+	/* libcurl's start (about 4 ms), while the envelope is on its way;
+	 * with a cache that may hold the answer, only once it does not: a
+	 * hit, the usual case there, does without. */
+	if (sd.caching == CACHE_OFF && (sd.http = mc_http_new(err, sizeof err)) == NULL) {
+		mc_err("%s", err);
 		return MC_EXIT_FAIL;
 	}
 
 	status = sd.serve ? serve(&sd) : one(&sd);
 	mc_http_free(sd.http);
+	mc_cache_free(&sd.cache);
 	mc_settings_free(&sd.settings);
 	if (status == MC_EXIT_INTR) {
 		/* Nothing more is printed: leave without flushing stdout. */

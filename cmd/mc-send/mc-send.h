@@ -1,4 +1,4 @@
-/* mc-send.h: mc-send's parts: the envelope, the output of one answer, the exchange with its retries. */
+/* mc-send.h: mc-send's parts: the envelope, the output of one answer, the exchange with its retries, the answer cache. */
 #ifndef MC_SEND_H
 #define MC_SEND_H
 
@@ -9,6 +9,7 @@
 #include <cJSON.h>
 
 #include "buf.h"
+#include "cache.h"
 #include "http.h"
 #include "settings.h"
 #include "sse.h"
@@ -16,6 +17,7 @@
 #define MC_EXIT_INCOMPLETE 3	/* the answer was cut by the output limit */
 
 enum mode { TEXT, EVENTS, ITEMS };
+enum caching { CACHE_OFF, CACHE_ON, CACHE_REFRESH };
 
 /* What the whole run shares: options, settings, the connection. */
 struct sender {
@@ -26,7 +28,10 @@ struct sender {
 	long retries, maxwait, base_ms;
 	struct mc_settings settings;
 	int have_settings;
-	struct mc_http *http;
+	struct mc_http *http;	/* NULL until the first answer not in the cache */
+	enum caching caching;	/* --cache, --refresh, MC_CACHE, cache.enabled */
+	struct mc_cache cache;	/* its directory, when caching */
+	int cache_said;		/* the reason answers are not cached was given */
 	int tty;		/* stderr is a terminal: the spinner */
 	int broken;		/* stdout failed: the errno (EPIPE: stop quietly) */
 };
@@ -36,6 +41,7 @@ struct envelope {
 	const char *provider, *url, *key_env;
 	int key_optional;	/* api_key_optional: no key when the variable is unset */
 	enum mc_api api;
+	const char *cache_key;
 	cJSON *body;
 	int stream;
 };
@@ -55,6 +61,8 @@ struct out {
 	struct mc_buf refusal;	/* its refusal, likewise */
 	cJSON *calls;		/* function_call items */
 	int want_items;
+	int recording;		/* the events are kept in record, for the cache */
+	struct mc_buf record;	/* as --events writes them */
 	int wrote;		/* any byte of this answer written to stdout */
 	int last_nl;		/* the text written so far ends in a newline */
 	int done;
@@ -85,6 +93,9 @@ void report(struct out *o);
 cJSON *answer_message(struct out *o, int whole);
 /* Write the new items: msg and, for a whole answer, its function_calls. */
 int write_items(struct out *o, const cJSON *msg, FILE *fp, int whole);
+/* The event of a line as --events writes it (strings pointing into j),
+ * for a replay; -1 with the reason in err when it is not one. */
+int event_read(const cJSON *j, struct mc_event *ev, char *err, size_t errsz);
 
 /* exchange.c */
 /* Send one envelope and write its answer. Returns MC_EXIT_OK,
@@ -92,5 +103,25 @@ int write_items(struct out *o, const cJSON *msg, FILE *fp, int whole);
  * MC_EXIT_INTR; o holds what the answer was. */
 int exchange(struct sender *sd, const struct envelope *env, const char *auth, struct out *o,
     int wake_fd);
+/* The end of a whole answer, live or replayed: text mode's last newline;
+ * MC_EXIT_INCOMPLETE, said, when it was cut by the output limit. */
+int answer_end(struct out *o);
+
+/* cache.c */
+/* How answers are cached, from --cache or --refresh (opt), MC_CACHE and
+ * cache.enabled; -1 after saying why when MC_CACHE is not 0 or 1. */
+int cache_setup(struct sender *sd, enum caching opt);
+/* The kept answer for env: 1 and its events in *events (checked; the
+ * caller deletes them); 0 when there is none (or --refresh) and the live
+ * answer is to be kept; -1 when answers are not cached: off, or no home
+ * or no good cache_key (said once). A kept answer that is not one is
+ * said and asked again. */
+int cache_find(struct sender *sd, const struct envelope *env, cJSON **events);
+/* Write a kept answer through the output of a live one. A status as
+ * exchange's. */
+int cache_replay(struct out *o, const cJSON *events);
+/* After a live answer of this status, recorded: keep it when whole (done
+ * with stop or tool_calls). A failure to keep it is a warning. */
+void cache_keep(struct sender *sd, const struct envelope *env, struct out *o, int status);
 
 #endif

@@ -1,4 +1,4 @@
-/* output.c: mc-send's output of one answer: text, events or items, the error line, the spinner. */
+/* output.c: mc-send's output of one answer: text, events or items, the error line, the spinner; events kept and read back for the cache. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,6 +33,7 @@ out_free(struct out *o)
 	o->stream = NULL;
 	cJSON_Delete(o->calls);
 	o->calls = NULL;
+	mc_buf_free(&o->record);
 	mc_buf_free(&o->text);
 	mc_buf_free(&o->refusal);
 }
@@ -143,25 +144,129 @@ put_json(struct out *o, cJSON *ev)
 	return 0;
 }
 
+/* The event as --events writes it, and as the cache keeps it. */
 static cJSON *
-call_event(const struct mc_event *ev)
+event_json(const struct mc_event *ev)
 {
-	cJSON *it = mc_json_new_obj();
+	cJSON *j = mc_json_new_obj();
 
-	mc_json_add_str(it, "type", "tool_call");
-	mc_json_add_str(it, "call_id", ev->call_id);
-	mc_json_add_str(it, "name", ev->name);
-	mc_json_add_str(it, "arguments", ev->arguments);
-	return it;
+	switch (ev->type) {
+	case MC_EVENT_TEXT:
+	case MC_EVENT_REFUSAL:
+		mc_json_add_str(j, "type", ev->type == MC_EVENT_TEXT ? "text" : "refusal");
+		mc_json_add_str(j, "delta", ev->text);
+		break;
+	case MC_EVENT_TOOL_CALL:
+		mc_json_add_str(j, "type", "tool_call");
+		mc_json_add_str(j, "call_id", ev->call_id);
+		mc_json_add_str(j, "name", ev->name);
+		mc_json_add_str(j, "arguments", ev->arguments);
+		break;
+	case MC_EVENT_USAGE:
+		mc_json_add_str(j, "type", "usage");
+		mc_json_add_num(j, "input_tokens", (double)ev->input_tokens);
+		mc_json_add_num(j, "output_tokens", (double)ev->output_tokens);
+		mc_json_add_num(j, "cached_tokens", (double)ev->cached_tokens);
+		break;
+	case MC_EVENT_DONE:
+		mc_json_add_str(j, "type", "done");
+		mc_json_add_str(j, "finish_reason", ev->finish_reason);
+		break;
+	case MC_EVENT_ERROR:	/* written by put_error, never kept */
+		break;
+	}
+	return j;
+}
+
+static int
+bad_event(char *err, size_t errsz, const char *what)
+{
+	snprintf(err, errsz, "%s", what);
+	return -1;
+}
+
+/* A whole number of tokens in j's member key. */
+static int
+tokens(const cJSON *j, const char *key, long long *n)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, key);
+
+	if (!cJSON_IsNumber(v) || v->valuedouble < 0 || v->valuedouble > 1e15 ||
+	    v->valuedouble != (double)(long long)v->valuedouble)
+		return -1;
+	*n = (long long)v->valuedouble;
+	return 0;
+}
+
+int
+event_read(const cJSON *j, struct mc_event *ev, char *err, size_t errsz)
+{
+	const char *type = mc_json_str(j, "type");
+
+	*ev = (struct mc_event){0};
+	if (type == NULL)
+		return bad_event(err, errsz, "not an event");
+	if (strcmp(type, "text") == 0 || strcmp(type, "refusal") == 0) {
+		ev->type = type[0] == 't' ? MC_EVENT_TEXT : MC_EVENT_REFUSAL;
+		if ((ev->text = mc_json_str(j, "delta")) == NULL || ev->text[0] == '\0')
+			return bad_event(err, errsz, "delta: expected a non-empty string");
+		ev->len = strlen(ev->text);
+	} else if (strcmp(type, "tool_call") == 0) {
+		ev->type = MC_EVENT_TOOL_CALL;
+		if ((ev->call_id = mc_json_str(j, "call_id")) == NULL ||
+		    (ev->name = mc_json_str(j, "name")) == NULL ||
+		    (ev->arguments = mc_json_str(j, "arguments")) == NULL)
+			return bad_event(err, errsz, "tool_call: call_id, name and arguments "
+			    "must be strings");
+	} else if (strcmp(type, "usage") == 0) {
+		ev->type = MC_EVENT_USAGE;
+		if (tokens(j, "input_tokens", &ev->input_tokens) == -1 ||
+		    tokens(j, "output_tokens", &ev->output_tokens) == -1 ||
+		    tokens(j, "cached_tokens", &ev->cached_tokens) == -1)
+			return bad_event(err, errsz, "usage: token counts must be whole numbers");
+	} else if (strcmp(type, "done") == 0) {
+		ev->type = MC_EVENT_DONE;
+		if ((ev->finish_reason = mc_json_str(j, "finish_reason")) == NULL)
+			return bad_event(err, errsz, "done: finish_reason must be a string");
+	} else
+		return bad_event(err, errsz, "not an event of a whole answer");
+	return 0;
+}
+
+/*
+ * The event out: on stdout in --events, and into the record when the
+ * answer is being kept; the same bytes in both.
+ */
+static int
+emit(struct out *o, const struct mc_event *ev)
+{
+	size_t n, at = o->record.len;
+	cJSON *j;
+	char *s;
+
+	if (!o->recording)
+		return o->sd->mode == EVENTS ? put_json(o, event_json(ev)) : 0;
+	j = event_json(ev);
+	if ((s = mc_json_compact(j, &n)) == NULL)
+		mc_oom();
+	cJSON_Delete(j);
+	mc_buf_add(&o->record, s, n);
+	mc_buf_addc(&o->record, '\n');
+	free(s);
+	if (o->sd->mode != EVENTS)
+		return 0;
+	o->wrote = 1;
+	errno = 0;
+	if (fwrite(o->record.data + at, 1, n + 1, stdout) != n + 1)
+		return out_fail(o->sd);
+	return 0;
 }
 
 /* A piece of text or refusal: kept for the items, shown in text mode, an
  * event in --events. A refusal is shown as text is: the user reads it. */
 static int
-on_piece(struct out *o, const struct mc_event *ev, const char *type, struct mc_buf *keep)
+on_piece(struct out *o, const struct mc_event *ev, struct mc_buf *keep)
 {
-	cJSON *j;
-
 	spin_clear(o);
 	if (o->want_items)
 		mc_buf_add(keep, ev->text, ev->len);
@@ -171,57 +276,34 @@ on_piece(struct out *o, const struct mc_event *ev, const char *type, struct mc_b
 		errno = 0;
 		if (fwrite(ev->text, 1, ev->len, stdout) != ev->len)
 			return out_fail(o->sd);
-		return 0;
 	}
-	if (o->sd->mode != EVENTS)
-		return 0;
-	j = mc_json_new_obj();
-	mc_json_add_str(j, "type", type);
-	mc_json_add_str(j, "delta", ev->text);
-	return put_json(o, j);
+	return emit(o, ev);
 }
 
 int
 on_event(const struct mc_event *ev, void *arg)
 {
 	struct out *o = arg;
-	cJSON *j;
 
 	if (got_sigint)
 		return -1;
 	switch (ev->type) {
 	case MC_EVENT_TEXT:
-		return on_piece(o, ev, "text", &o->text);
+		return on_piece(o, ev, &o->text);
 	case MC_EVENT_REFUSAL:
-		return on_piece(o, ev, "refusal", &o->refusal);
+		return on_piece(o, ev, &o->refusal);
 	case MC_EVENT_TOOL_CALL:
 		spin_clear(o);
 		if (o->want_items)
 			mc_json_push(o->calls, mc_item_call(ev->call_id, ev->name, ev->arguments));
-		if (o->sd->mode == EVENTS)
-			return put_json(o, call_event(ev));
-		return 0;
+		return emit(o, ev);
 	case MC_EVENT_USAGE:
-		if (o->sd->mode == EVENTS) {
-			j = mc_json_new_obj();
-			mc_json_add_str(j, "type", "usage");
-			mc_json_add_num(j, "input_tokens", (double)ev->input_tokens);
-			mc_json_add_num(j, "output_tokens", (double)ev->output_tokens);
-			mc_json_add_num(j, "cached_tokens", (double)ev->cached_tokens);
-			return put_json(o, j);
-		}
-		return 0;
+		return emit(o, ev);
 	case MC_EVENT_DONE:
 		spin_clear(o);
 		o->done = 1;
 		snprintf(o->finish, sizeof o->finish, "%s", ev->finish_reason);
-		if (o->sd->mode == EVENTS) {
-			j = mc_json_new_obj();
-			mc_json_add_str(j, "type", "done");
-			mc_json_add_str(j, "finish_reason", ev->finish_reason);
-			return put_json(o, j);
-		}
-		return 0;
+		return emit(o, ev);
 	case MC_EVENT_ERROR:
 		set_error(o, ev->message, ev->code, ev->status, ev->local);
 		return 0;

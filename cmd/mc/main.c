@@ -22,7 +22,7 @@
 static const char usage[] =
     "usage: mc [-c | --session ID|FILE] [-p NAME] [-m ID] [--agent ID] [-y] [--max-steps N]\n"
     "          [--json] [--no-session] [--schema FILE] [--max-output-tokens N]\n"
-    "          [--keep-going] [PROMPT ...]\n"
+    "          [--keep-going] [--cache | --refresh] [PROMPT ...]\n"
     "       mc [-c | --session ID|FILE] [-p NAME] [-m ID] [--agent ID] --dry-run PROMPT ...\n"
     "       mc prompt [-m ID] [--agent ID] [--stats]\n"
     "       mc sessions [--all] [--json]\n"
@@ -42,6 +42,9 @@ static const char usage[] =
     "  --schema FILE     the answer must be JSON matching the JSON Schema in FILE\n"
     "  --max-output-tokens N  cap each answer at N tokens\n"
     "  --keep-going      go on when an instruction file is refused (over a cap, ...)\n"
+    "  --cache           one-shot: answers kept in $MC_HOME/cache are reused, new\n"
+    "                    ones kept (MC_CACHE=1 or the setting cache.enabled too)\n"
+    "  --refresh         one-shot: as --cache, but ask the model again\n"
     "  --dry-run         print the request envelope instead of sending it\n"
     "  --stats           with prompt: a table of the prompt's sections\n"
     "  --all             with sessions: every directory's\n"
@@ -271,7 +274,8 @@ int
 main(int argc, char *argv[])
 {
 	enum { OPT_SESSION = 256, OPT_AGENT, OPT_DRY, OPT_STATS, OPT_MAX_STEPS, OPT_JSON,
-	    OPT_NO_SESSION, OPT_SCHEMA, OPT_MAX_OUTPUT, OPT_ALL, OPT_KEEP_GOING };
+	    OPT_NO_SESSION, OPT_SCHEMA, OPT_MAX_OUTPUT, OPT_ALL, OPT_KEEP_GOING,
+	    OPT_CACHE, OPT_REFRESH };
 	static const struct option longopts[] = {
 		{ "continue", no_argument, NULL, 'c' },
 		{ "session", required_argument, NULL, OPT_SESSION },
@@ -288,6 +292,8 @@ main(int argc, char *argv[])
 		{ "max-output-tokens", required_argument, NULL, OPT_MAX_OUTPUT },
 		{ "all", no_argument, NULL, OPT_ALL },
 		{ "keep-going", no_argument, NULL, OPT_KEEP_GOING },
+		{ "cache", no_argument, NULL, OPT_CACHE },
+		{ "refresh", no_argument, NULL, OPT_REFRESH },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, MC_OPT_VERSION },
 		{ NULL, 0, NULL, 0 }
@@ -297,7 +303,7 @@ main(int argc, char *argv[])
 	int c, status, prompt_cmd = 0, sessions_cmd = 0, steps_set = 0, all = 0;
 	enum outcome o;
 	char err[1024], *text, *session_id = NULL;
-	const char *nc, *errstr;
+	const char *nc, *errstr, *flag;
 
 	mc_init("mc", argv);
 	/* Characters, for the line editor and the terminal's widths; messages
@@ -361,6 +367,13 @@ main(int argc, char *argv[])
 		case OPT_KEEP_GOING:
 			d.c.keep_going = 1;
 			break;
+		case OPT_CACHE:	/* mc-send's own options, passed on */
+		case OPT_REFRESH:
+			flag = c == OPT_CACHE ? "--cache" : "--refresh";
+			if (d.c.cache != NULL && strcmp(d.c.cache, flag) != 0)
+				return mc_usage_error("--cache and --refresh cannot be used together");
+			d.c.cache = flag;
+			break;
 		default:	/* -h, --version or a bad option */
 			return mc_opt_exit(c, usage);
 		}
@@ -384,12 +397,16 @@ main(int argc, char *argv[])
 	if (all && !sessions_cmd)
 		return mc_usage_error("--all goes with `mc sessions`");
 	if (sessions_cmd && (d.c.cont || d.c.session || d.c.dry || d.c.provider || d.c.model ||
-	    d.c.yes || d.c.no_session || d.c.schema || d.c.max_output || d.c.agent || steps_set))
+	    d.c.yes || d.c.no_session || d.c.schema || d.c.max_output || d.c.agent || steps_set ||
+	    d.c.cache))
 		return mc_usage_error("`mc sessions` takes only --all and --json");
 	if (!sessions_cmd && (d.c.json || d.c.no_session) && (prompt_cmd || d.c.dry ||
 	    (argc == 0 && isatty(STDIN_FILENO))))
 		return mc_usage_error("%s is for one-shot runs (mc %s PROMPT)",
 		    d.c.json ? "--json" : "--no-session", d.c.json ? "--json" : "--no-session");
+	if (d.c.cache != NULL && (prompt_cmd || sessions_cmd || d.c.dry ||
+	    (argc == 0 && isatty(STDIN_FILENO))))
+		return mc_usage_error("%s is for one-shot runs (mc %s PROMPT)", d.c.cache, d.c.cache);
 
 	if (mc_settings_load(&d.c.set, err, sizeof err) == -1) {
 		mc_err("%s", err);

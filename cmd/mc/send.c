@@ -25,7 +25,8 @@
 int
 send_start(struct driver *d)
 {
-	char *argv[] = { "mc-send", "--serve", NULL }, err[256], **env;
+	/* --cache or --refresh: each envelope of the session looked up alone. */
+	char *argv[] = { "mc-send", "--serve", (char *)d->c.cache, NULL }, err[256], **env;
 	struct mc_child c = { .argv = argv, .fd = { -1, -1, -1 },
 	    .flags = MC_CHILD_SUITE | MC_CHILD_PGROUP | MC_CHILD_PDEATH };
 	int in[2], out[2];

@@ -1,0 +1,267 @@
+/* cache.c: the answer cache's files: an entry read (its time refreshed), written whole and renamed, the oldest evicted past the bound. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cache.h"
+#include "diag.h"
+#include "fsread.h"
+
+#define KEY_LEN 64
+#define TMP_SUFFIX ".XXXXXX"
+#define LEFTOVER_S 3600	/* a temporary file this old lost its writer */
+
+int
+mc_cache_key_valid(const char *key)
+{
+	return strlen(key) == KEY_LEN && strspn(key, "0123456789abcdef") == KEY_LEN;
+}
+
+/* KEY.XXXXXX: an entry being written. */
+static int
+temp_name(const char *name)
+{
+	char key[KEY_LEN + 1];
+
+	if (strlen(name) != KEY_LEN + sizeof TMP_SUFFIX - 1 || name[KEY_LEN] != '.')
+		return 0;
+	memcpy(key, name, KEY_LEN);
+	key[KEY_LEN] = '\0';
+	return mc_cache_key_valid(key);
+}
+
+void
+mc_cache_init(struct mc_cache *c, const char *home, unsigned long long max)
+{
+	if ((c->dir = mc_path_join(home, "cache")) == NULL)
+		mc_oom();
+	c->fd = -1;
+	c->max = max;
+}
+
+void
+mc_cache_free(struct mc_cache *c)
+{
+	if (c->dir == NULL)	/* never set up */
+		return;
+	if (c->fd >= 0)
+		close(c->fd);
+	c->fd = -1;
+	free(c->dir);
+	c->dir = NULL;
+}
+
+/* Open the directory, making it (and the home above it) when create is
+ * set. 0; 1 when it is missing and create is not set; -1 with err. */
+static int
+open_dir(struct mc_cache *c, int create, char *err, size_t errsz)
+{
+	char *home;
+
+	if (c->fd >= 0)
+		return 0;
+	if (create) {
+		if ((home = strdup(c->dir)) == NULL)
+			mc_oom();
+		*strrchr(home, '/') = '\0';
+		if (*home != '\0' && mkdir(home, 0700) == -1 && errno != EEXIST) {
+			snprintf(err, errsz, "%s: %s", home, strerror(errno));
+			free(home);
+			return -1;
+		}
+		free(home);
+		if (mkdir(c->dir, 0700) == -1 && errno != EEXIST) {
+			snprintf(err, errsz, "%s: %s", c->dir, strerror(errno));
+			return -1;
+		}
+	}
+	/* The directory may be a link the user made (to a bigger disk, say);
+	 * the entries in it never are. */
+	if ((c->fd = open(c->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1) {
+		if (errno == ENOENT && !create)
+			return 1;
+		snprintf(err, errsz, "%s: %s", c->dir, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+int
+mc_cache_get(struct mc_cache *c, const char *key, struct mc_buf *out, char *err, size_t errsz)
+{
+	struct mc_read r;
+	int o;
+
+	if ((o = open_dir(c, 0, err, errsz)) != 0)
+		return o == 1 ? 0 : -1;
+	mc_file_readat(c->fd, key, MC_CACHE_ENTRY_MAX, 1, &r);
+	if (r.status == MC_READ_MISSING)
+		return 0;
+	if (r.status != MC_READ_OK) {
+		snprintf(err, errsz, "%s/%s: %s", c->dir, key, mc_read_strerror(&r,
+		    MC_CACHE_ENTRY_MAX));
+		free(r.data);
+		return -1;
+	}
+	/* Used now: the last to go. A cache the user may only read still
+	 * answers. */
+	(void)utimensat(c->fd, key, NULL, AT_SYMLINK_NOFOLLOW);
+	mc_buf_add(out, r.data, r.len);
+	free(r.data);
+	return 1;
+}
+
+struct entry {
+	char name[KEY_LEN + 1];
+	struct timespec mtime;
+	unsigned long long size;
+};
+
+static int
+older(const void *a, const void *b)
+{
+	const struct entry *x = a, *y = b;
+
+	if (x->mtime.tv_sec != y->mtime.tv_sec)
+		return x->mtime.tv_sec < y->mtime.tv_sec ? -1 : 1;
+	if (x->mtime.tv_nsec != y->mtime.tv_nsec)
+		return x->mtime.tv_nsec < y->mtime.tv_nsec ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+/* Remove name unless another process did first. */
+static int
+remove_entry(struct mc_cache *c, const char *name, char *err, size_t errsz)
+{
+	if (unlinkat(c->fd, name, 0) == -1 && errno != ENOENT) {
+		snprintf(err, errsz, "%s/%s: %s", c->dir, name, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* The entries other than keep (whose size is in *total), the oldest
+ * first; leftover temporary files removed on the way. */
+static struct entry *
+entries(struct mc_cache *c, const char *keep, size_t *n, unsigned long long *total,
+    char *err, size_t errsz)
+{
+	struct entry *v = NULL, *nv;
+	struct dirent *de;
+	struct stat st;
+	size_t cap = 0;
+	time_t now = time(NULL);
+	DIR *d;
+	int fd;
+
+	*n = 0;
+	if ((fd = dup(c->fd)) == -1 || (d = fdopendir(fd)) == NULL) {
+		snprintf(err, errsz, "%s: %s", c->dir, strerror(errno));
+		if (fd != -1)
+			close(fd);
+		return NULL;
+	}
+	rewinddir(d);
+	while ((de = readdir(d)) != NULL) {
+		if (!mc_cache_key_valid(de->d_name) && !temp_name(de->d_name))
+			continue;
+		if (fstatat(c->fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) == -1 ||
+		    !S_ISREG(st.st_mode))
+			continue;	/* gone meanwhile, or not ours */
+		if (temp_name(de->d_name)) {
+			if (now - st.st_mtim.tv_sec > LEFTOVER_S)
+				(void)unlinkat(c->fd, de->d_name, 0);
+			continue;
+		}
+		*total += (unsigned long long)st.st_size;
+		if (strcmp(de->d_name, keep) == 0)
+			continue;
+		if (*n == cap) {
+			cap = cap ? cap * 2 : 64;
+			if ((nv = reallocarray(v, cap, sizeof *v)) == NULL)
+				mc_oom();
+			v = nv;
+		}
+		memcpy(v[*n].name, de->d_name, KEY_LEN + 1);
+		v[*n].mtime = st.st_mtim;
+		v[*n].size = (unsigned long long)st.st_size;
+		(*n)++;
+	}
+	closedir(d);
+	if (*n > 1)
+		qsort(v, *n, sizeof *v, older);
+	if (v == NULL && (v = malloc(sizeof *v)) == NULL)
+		mc_oom();
+	return v;
+}
+
+/* Remove the oldest entries but keep until the rest fit in c->max. */
+static int
+evict(struct mc_cache *c, const char *keep, char *err, size_t errsz)
+{
+	unsigned long long total = 0;
+	struct entry *v;
+	size_t n, i;
+	int rc = 0;
+
+	if ((v = entries(c, keep, &n, &total, err, errsz)) == NULL)
+		return -1;
+	for (i = 0; i < n && total > c->max && rc == 0; i++) {
+		rc = remove_entry(c, v[i].name, err, errsz);
+		total -= v[i].size;
+	}
+	free(v);
+	return rc;
+}
+
+int
+mc_cache_put(struct mc_cache *c, const char *key, const char *data, size_t n, char *err,
+    size_t errsz)
+{
+	char *tmp;
+	int fd, e;
+
+	if (n > c->max || n > MC_CACHE_ENTRY_MAX)
+		return 1;
+	if (open_dir(c, 1, err, errsz) == -1)
+		return -1;
+	if (asprintf(&tmp, "%s/%s" TMP_SUFFIX, c->dir, key) == -1)
+		mc_oom();
+	if ((fd = mkostemp(tmp, O_CLOEXEC)) == -1) {
+		snprintf(err, errsz, "%s: %s", c->dir, strerror(errno));
+		free(tmp);
+		return -1;
+	}
+	if (fchmod(fd, 0600) == -1 || mc_write_all(fd, data, n) == -1) {
+		e = errno;
+		close(fd);
+		goto fail;
+	}
+	if (close(fd) == -1 || renameat(c->fd, strrchr(tmp, '/') + 1, c->fd, key) == -1) {
+		e = errno;
+		goto fail;
+	}
+	free(tmp);
+	return evict(c, key, err, errsz);
+fail:
+	unlink(tmp);
+	snprintf(err, errsz, "%s/%s: %s", c->dir, key, strerror(e));
+	free(tmp);
+	return -1;
+}
+
+int
+mc_cache_drop(struct mc_cache *c, const char *key, char *err, size_t errsz)
+{
+	int o;
+
+	if ((o = open_dir(c, 0, err, errsz)) != 0)
+		return o == 1 ? 0 : -1;
+	return remove_entry(c, key, err, errsz);
+}
