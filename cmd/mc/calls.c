@@ -130,6 +130,11 @@ call_run(struct driver *d, const cJSON *call, struct mc_buf *touched)
 
 	if (name == NULL)
 		name = "";
+	/* subagents.c: a tool this subagent's profiles disable is not run. */
+	if (subagents_blocked(d, name))
+		return call_output(d, call, "error: this tool is disabled for this subagent "
+		    "(disabled_tools of its profile); use the tools you were given.") == -1 ?
+		    MC_EXIT_FAIL : MC_EXIT_OK;
 	ok = approve(d, name, call, &why, &by);
 	approval_event(d, cid, name, ok, by);
 	if (ok <= 0) {
@@ -138,6 +143,8 @@ call_run(struct driver *d, const cJSON *call, struct mc_buf *touched)
 			return MC_EXIT_FAIL;
 		return ok == 0 ? MC_EXIT_OK : MC_EXIT_INTR;
 	}
+	if (subagents_has(d, name))	/* subagents.c: children run, their answers the output */
+		return subagents_call(d, call);
 	item = mcp_has(d, name) ? mcp_call(d, call) : tool_call(call, touched, &st);
 	type = mc_json_str(item, "type");
 	ocid = mc_json_str(item, "call_id");

@@ -19,6 +19,8 @@
  *   show.c     what the driver itself writes on the terminal
  *   events.c   mc --json: the run as JSON Lines events on stdout
  *   sessions.c mc sessions: the sessions there are
+ *   subagents.c the subagents tool: child mc runs in parallel, their
+ *              progress and their answers; a child's own limits
  */
 #ifndef MC_DRIVER_H
 #define MC_DRIVER_H
@@ -42,6 +44,7 @@
 #define DOC_CAP (64u << 20)		/* a context document */
 #define ENVELOPE_CAP (MC_SESSION_MAX + PROMPT_CAP)
 #define EVENT_CAP (65u << 20)		/* one event line of mc-send */
+#define MC_SUBAGENT_DEPTH 3		/* nested subagents below the top session */
 
 /* What the command line, the environment and the settings say: fixed
  * for the run. */
@@ -54,6 +57,12 @@ struct conf {
 	int cont, dry, stats, yes, json, no_session, keep_going;
 	long long max_steps;
 	char **keys;		/* provider keys, out of our environment: mc-send's alone */
+	/* A child run (subagents.c): --subagent, ancestors first, --parent,
+	 * --allow (what the parent may run without asking). */
+	const char *subagent[MC_SUBAGENT_DEPTH];
+	int depth;		/* how many --subagent: 0 in a top session */
+	const char *parent;
+	cJSON *allow;		/* tool names, or NULL */
 };
 
 /* Tokens, as the provider counts them: cached ones are part of input. */
@@ -105,12 +114,19 @@ struct mcp {
 	cJSON *names;		/* its tools' names (keys) */
 };
 
+/* subagents.c: the profiles of this run's children, and its own. */
+struct subagents {
+	cJSON *tool;		/* the subagents tool's definition when offered, or NULL */
+	cJSON *disabled;	/* tools this child's profiles disable (keys), or NULL */
+};
+
 struct driver {
 	struct conf c;
 	struct ses s;
 	struct term t;
 	struct sender send;
 	struct mcp mcp;
+	struct subagents sub;
 };
 
 /* Set by SIGINT, SIGTERM and SIGHUP: the work in flight stops; for the
@@ -134,6 +150,8 @@ int request_start(struct driver *d, struct request *r, int tools);
 int request_finish(struct driver *d, struct request *r);
 void request_free(struct request *r);
 cJSON *stages_guides(char **paths, size_t n);
+cJSON *tools_get(struct driver *d);
+void tools_put(struct driver *d, cJSON *all);
 int stages_stats(struct driver *d, const char *doc, struct mc_buf *out);
 
 /* send.c */
@@ -184,6 +202,14 @@ void session_resolve(struct driver *d);
 void session_record(struct driver *d);
 void guide_remember(struct driver *d, const char *path, size_t n);
 int guide_known(const struct driver *d, const char *path);
+
+/* subagents.c */
+int subagents_prepare(struct driver *d);
+int subagents_tools(struct driver *d);
+int subagents_blocked(const struct driver *d, const char *name);
+int subagents_has(const struct driver *d, const char *name);
+int subagents_call(struct driver *d, const cJSON *call);
+void subagents_free(struct driver *d);
 
 /* repl.c */
 int interactive(struct driver *d);
