@@ -114,7 +114,8 @@ session_of() {
 	done
 	first=$(fake_request 1 '.body.messages[0].content')
 	[[ $first == *$'<Your-Role Persona=Boss>\nPRIMARY-BODY\n</Your-Role>'* ]]
-	explorer=$(for n in 2 3; do fake_request $n '.body.messages[0].content' | grep -q 'Persona=Explorer' && echo $n; done)
+	explorer=2
+	fake_request 2 '.body.messages[0].content' | grep -q 'Persona=Explorer' || explorer=3
 	assert_equal "$(fake_request "$explorer" '.body.messages[1].content')" 'find the entry point'
 	# the parent's next request holds the aggregate as the call's output
 	out=$(fake_request 4 '.body.messages[-1] | select(.role == "tool") | .content')
@@ -330,4 +331,185 @@ Role $a. SUBAGENT-ROLE
 	t2=$(fake_request 2 .time)
 	t3=$(fake_request 3 .time)
 	awk -v a="$t2" -v b="$t3" 'BEGIN { exit !(b - a >= 1) }'
+}
+
+@test "depth: a child may call subagents down to the third level, which is not offered the tool" {
+	for a in a b c; do profile "$a" "---
+name: $(tr a-z A-Z <<< "$a")
+---
+Role $a. SUBAGENT-ROLE
+"; done
+	fake_start "[$(parent_calls "$(subagents_call s1 "[$(task a 'go a')]")"),
+	  $(jq -nc --argjson c "[$(subagents_call s2 "[$(task b 'go b')]")]" '{when:"Persona=A", unless:["Persona=B","## task 1"], answer:{api:"chat",calls:$c}}'),
+	  $(jq -nc --argjson c "[$(subagents_call s3 "[$(task c 'go c')]")]" '{when:["Persona=A","Persona=B"], unless:["Persona=C","## task 1"], answer:{api:"chat",calls:$c}}'),
+	  $(child_text 'Persona=C' 'deep answer'),
+	  $(jq -nc '{when:["Persona=B","## task 1: c"], unless:"Persona=C", answer:{api:"chat",text:"b passes it on"}}'),
+	  $(jq -nc '{when:["Persona=A","## task 1: b"], unless:"Persona=B", answer:{api:"chat",text:"a passes it on"}}'),
+	  $(parent_text 'top answer' '## task 1: a')]"
+	use_fake
+	run --separate-stderr mc --json 'go deep'
+	assert_success
+	assert_equal "$(fake_count)" 7
+	assert_equal "$(printf '%s\n' "$output" | jq -r 'select(.type == "text") | .delta' | tr -d '\n')" 'top answer'
+	# each level's request: its tools, its roles in order
+	for f in "$FAKE_LOG"/*.json; do
+		roles=$(jq -r '[.body.messages[0].content | scan("<Your-Role Persona=([A-Z])>")[]] | join("")' "$f")
+		tools=$(jq -r '[.body.tools[].function.name] | index("subagents") != null' "$f")
+		echo "$roles $tools"
+	done | sort -u > levels
+	assert_equal "$(cat levels)" "$(printf '%s\n' ' true' 'A true' 'AB true' 'ABC false')"
+	# the deepest child's session names its parent, the second level's session
+	ids=$(jq -r 'select(.type == "session" and .agent != null) | "\(.agent) \(.id) \(.parent)"' "$MC_HOME"/sessions/*.jsonl)
+	b=$(awk '$1 == "b" {print $2}' <<< "$ids")
+	assert_equal "$(awk '$1 == "c" {print $3}' <<< "$ids")" "$b"
+	# the top run's stream tells of its own children only
+	assert_equal "$(printf '%s\n' "$output" | jq -r 'select(.type == "subagent") | .agent' | sort -u)" a
+	# and no level deeper than three
+	run --separate-stderr mc --dry-run --subagent a --subagent b --subagent c --subagent a 'x'
+	assert_failure 2
+	assert_equal "${stderr_lines[0]}" 'mc: --subagent: at most 3 levels of subagents'
+}
+
+@test "a profile's model is the child's; a failed child says why; the others still answer" {
+	profile explorer $'---\nname: Explorer\nmodel: small-model\n---\nExplore. SUBAGENT-ROLE\n'
+	profile planner $'---\nname: Planner\n---\nPlan. SUBAGENT-ROLE\n'
+	fake_start "[$(parent_calls "$(subagents_call s1 "[$(task explorer one),$(task planner two)]")"),
+	  $(child_text 'Persona=Explorer' 'small answer'),
+	  {\"when\":\"Persona=Planner\",\"status\":400,\"json\":{\"error\":{\"message\":\"context too long\"}}},
+	  $(parent_text 'ok' '## task 1')]"
+	use_fake
+	run --separate-stderr mc --json 'go'
+	assert_success
+	for n in 2 3; do
+		if fake_request $n '.body.messages[0].content' | grep -q Persona=Explorer; then
+			assert_equal "$(fake_request $n .body.model)" small-model
+		else
+			assert_equal "$(fake_request $n .body.model)" fake-model
+		fi
+	done
+	assert_equal "$(fake_request 1 .body.model)" fake-model
+	out=$(printf '%s\n' "$output" | jq -r 'select(.type == "tool_output") | .output')
+	printf '%s\n' "$out" | grep -q '^## task 1: explorer — done, 1 step'
+	printf '%s\n' "$out" | grep -q '^## task 2: planner — failed, 1 step, 0 tokens, session '
+	printf '%s\n' "$out" | grep -qx '(error: HTTP 400 from fake: context too long)'
+	assert_equal "$(printf '%s\n' "$output" | jq -r 'select(.type == "subagent" and .event == "start" and .task == 1) | .model')" small-model
+}
+
+@test "Ctrl-C cancels every child: their processes end, their sessions keep what they did, the parent's too" {
+	two_profiles
+	fake_start "[$(parent_calls "$(subagents_call s1 "[$(task explorer one),$(task planner two),$(task explorer three)]")"),
+	  $(child_text 'Persona=Explorer' 'explorer words then a pause' '{"stall_after":700,"stall":60,"times":2}'),
+	  $(child_text 'Persona=Planner' 'planner words then a pause' '{"stall_after":700,"stall":60}')]"
+	settings "{\"provider\":\"fake\",\"model\":\"fake-model\",\"subagents\":{\"max_parallel\":2},
+	  \"providers\":{\"fake\":{\"base_url\":\"$FAKE_URL\",\"api\":\"chat\",\"api_key_env\":null}}}"
+	mc --json 'go' </dev/null >out 2>err &
+	pid=$!
+	# both running children have a step under way (their text is coming)
+	for ((i = 0; i < 200; i++)); do
+		[ "$(jq -r 'select(.type == "subagent" and .event == "step") | .task' out 2>/dev/null | sort -u | wc -l)" -ge 2 ] && break
+		sleep 0.05
+	done
+	procs=$(tree "$pid")
+	[ "$(printf '%s\n' "$procs" | wc -l)" -ge 5 ]	# mc, its mc-send, two children and theirs
+	kill -INT "$pid"
+	status=0
+	wait "$pid" || status=$?
+	assert_equal "$status" 130
+	for ((i = 0; i < 100; i++)); do
+		[ -z "$(alive $procs)" ] && break
+		sleep 0.05
+	done
+	assert_equal "$(alive $procs)" ""
+	assert_equal "$(tail -1 out | jq -r '.type + " " + .reason')" 'done cancelled'
+	assert_equal "$(jq -r 'select(.type == "subagent" and .event == "done") | "\(.task) \(.status)"' out | sort | tr '\n' ' ')" \
+		'1 cancelled 2 cancelled 3 cancelled '
+	# the third never started
+	assert_equal "$(jq -r 'select(.type == "subagent" and .event == "start") | .task' out | sort | tr '\n' ' ')" '1 2 '
+	assert_equal "$(fake_count)" 3
+	whole_lines
+	parent=$(head -1 out | jq -r .id)
+	aggregate=$(jq -r 'select(.type == "function_call_output") | .output' "$(session_of "$parent")")
+	assert_equal "$(printf '%s\n' "$aggregate" | grep -c '^## task .* cancelled, ')" 3
+	printf '%s\n' "$aggregate" | grep -q '^explorer words'
+	# each child's session holds its prompt and the words it had, marked cut short
+	for id in $(jq -r 'select(.type == "subagent" and .event == "done" and .session != null) | .session' out); do
+		f=$(session_of "$id")
+		assert_equal "$(jq -r 'select(.type == "message") | .role' "$f" | tr '\n' ' ')" 'user assistant '
+		assert_equal "$(tail -1 "$f" | jq -r .status)" incomplete
+	done
+}
+
+@test "usage errors: --subagent, --parent, --allow" {
+	profile explorer $'Explore.\n'
+	run --separate-stderr mc --subagent Explorer 'x'
+	assert_failure 2
+	assert_equal "${stderr_lines[0]}" "mc: --subagent: invalid profile id \"Explorer\" (1 to 64 lower-case letters, digits and '-')"
+	run --separate-stderr mc --parent 20250101-000000-abcdef 'x'
+	assert_failure 2
+	assert_equal "${stderr_lines[0]}" 'mc: --parent goes with --subagent'
+	run --separate-stderr mc --parent '../x' --subagent explorer 'x'
+	assert_failure 2
+	assert_equal "${stderr_lines[0]}" 'mc: --parent: not a session id: ../x'
+	run --separate-stderr mc --subagent explorer --agent boss 'x'
+	assert_failure 2
+	assert_equal "${stderr_lines[0]}" "mc: --agent is the main session's role, --subagent a child's: not both"
+	run --separate-stderr mc --subagent explorer -c 'x'
+	assert_failure 2
+	assert_equal "${stderr_lines[0]}" 'mc: --subagent starts a session of its own: not with -c or --session'
+	run --separate-stderr mc --allow '' 'x'
+	assert_failure 2
+	assert_equal "${stderr_lines[0]}" 'mc: --allow: an empty tool name'
+	run --separate-stderr mc sessions --allow bash
+	assert_failure 2
+	# a profile that is gone is the child's runtime failure, named
+	settings '{"provider":"openai","model":"m"}'
+	run --separate-stderr mc --dry-run --subagent ghost 'x'
+	assert_failure 1
+	assert_equal "$stderr" "mc: --subagent ghost: no such profile: $MC_HOME/subagents/ghost.md"
+	# `mc prompt` shows a child's prompt
+	run --separate-stderr mc prompt --subagent explorer
+	assert_success
+	assert_equal "$(printf '%s\n' "$output" | tail -3)" $'<Your-Role Persona=explorer>\nExplore.\n</Your-Role>'
+}
+
+# tree PID: PID and its descendants; alive PID...: those still running
+tree() {
+	local p
+	echo "$1"
+	for p in $(pgrep -P "$1"); do
+		tree "$p"
+	done
+}
+alive() {
+	local p
+	for p in "$@"; do
+		[ -d "/proc/$p" ] && [ "$(awk '{print $3}' "/proc/$p/stat" 2>/dev/null)" != Z ] && echo "$p"
+	done
+	return 0
+}
+
+@test "on a terminal: one status line per child, redrawn in place; an \"always\" answer is the children's leave" {
+	two_profiles
+	fake_start "[$(parent_calls "$(call c1 bash '{"command":"echo top > top.txt"}')"),
+	  $(parent_calls "$(subagents_call s1 "[$(task explorer 'make child.txt'),$(task planner 'wait')]")"),
+	  $(child_calls 'Persona=Explorer' "$(call b1 bash '{"command":"echo child > child.txt"}')"),
+	  $(child_text 'Persona=Explorer' 'made it' '{"when":["Persona=Explorer","b1"]}'),
+	  $(child_text 'Persona=Planner' 'waited' '{"delay":1}'),
+	  $(parent_text 'all done' '## task 1')]"
+	use_fake
+	on_tty mc
+	wait_for 'mc>'
+	keys 'go' Enter
+	wait_for 'allow bash?'
+	keys a Enter
+	wait_for 'all done'
+	wait_prompt 2
+	keys C-d
+	assert_equal "$(wait_status)" 0
+	assert_equal "$(cat top.txt)" top
+	assert_equal "$(cat child.txt)" child
+	assert_equal "$(pane | grep -c 'subagent 1 explorer')" 1
+	assert_equal "$(pane | grep -c 'subagent 2 planner')" 1
+	pane | grep -qx '  subagent 1 explorer: done, 2 steps, 44 tokens'
+	pane | grep -qx '  subagent 2 planner: done, 1 step, 22 tokens'
 }

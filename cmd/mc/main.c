@@ -391,7 +391,7 @@ main(int argc, char *argv[])
 			d.c.keep_going = 1;
 			break;
 		case OPT_SUBAGENT:	/* a child run of subagents.c */
-			if (subagent_opt(&d.c, optarg) == -1)
+			if (subagent_opt(&d.c, optarg) != 0)
 				return MC_EXIT_USAGE;
 			break;
 		case OPT_PARENT:
@@ -432,7 +432,7 @@ main(int argc, char *argv[])
 	    d.c.yes || d.c.no_session || d.c.schema || d.c.max_output || d.c.agent || steps_set ||
 	    d.c.depth || d.c.parent || d.c.allow))
 		return mc_usage_error("`mc sessions` takes only --all and --json");
-	if (child_usage(&d.c, prompt_cmd, sessions_cmd, argc) == -1)
+	if (child_usage(&d.c, prompt_cmd, sessions_cmd, argc) != 0)
 		return MC_EXIT_USAGE;
 	if (!sessions_cmd && (d.c.json || d.c.no_session) && (prompt_cmd || d.c.dry ||
 	    (argc == 0 && isatty(STDIN_FILENO))))
