@@ -95,7 +95,7 @@ session_of() {
 	two_profiles
 	mkdir -p "$MC_HOME/agents"
 	printf -- '---\nname: Boss\n---\nPRIMARY-BODY\n' > "$MC_HOME/agents/boss.md"
-	fake_start "[$(parent_calls "$(subagents_call s1 "[$(task explorer 'find the entry point'),$(task planner 'plan the refactor')]")"),
+	fake_start "[$(parent_calls "$(subagents_call s1 "[$(task explorer 'find the entry point'),$(task planner '--help: plan the refactor')]")"),
 	  $(child_text 'Persona=Explorer' 'The entry point is main.c.'),
 	  $(child_text 'Persona=Planner' 'Step one: split the file.'),
 	  $(parent_text 'Both done.' '## task 1')]"
@@ -117,6 +117,8 @@ session_of() {
 	explorer=2
 	fake_request 2 '.body.messages[0].content' | grep -q 'Persona=Explorer' || explorer=3
 	assert_equal "$(fake_request "$explorer" '.body.messages[1].content')" 'find the entry point'
+	# a prompt that looks like an option is still the prompt
+	assert_equal "$(fake_request $((5 - explorer)) '.body.messages[1].content')" '--help: plan the refactor'
 	# the parent's next request holds the aggregate as the call's output
 	out=$(fake_request 4 '.body.messages[-1] | select(.role == "tool") | .content')
 	assert_equal "$(printf '%s\n' "$out" | grep -c '^## task ')" 2
