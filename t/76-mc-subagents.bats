@@ -515,3 +515,16 @@ alive() {
 	pane | grep -qx '  subagent 1 explorer: done, 2 steps, 44 tokens'
 	pane | grep -qx '  subagent 2 planner: done, 1 step, 22 tokens'
 }
+
+@test "--no-session: the children keep no session either" {
+	two_profiles
+	fake_start "[$(parent_calls "$(subagents_call s1 "[$(task explorer one)]")"),
+	  $(child_text 'Persona=Explorer' 'e'),
+	  $(parent_text 'ok' '## task 1')]"
+	use_fake
+	run --separate-stderr mc --no-session --json 'go'
+	assert_success
+	assert_equal "$(session_files)" ""
+	printf '%s\n' "$output" | jq -r 'select(.type == "tool_output") | .output' | grep -qx '## task 1: explorer — done, 1 step, 22 tokens, session none'
+	assert_equal "$(printf '%s\n' "$output" | jq -c 'select(.type == "subagent" and .event == "done") | .session')" null
+}

@@ -461,7 +461,7 @@ approve(struct driver *d, const char *name, const cJSON *call, const char **why,
     const char **by)
 {
 	const cJSON *e;
-	int tool = guarded(d, name), r;
+	int tool = guarded(d, name), r, i;
 
 	*by = tool == -1 ? "policy" : "yes";
 	if (tool == -1 || d->c.yes) {
@@ -475,8 +475,8 @@ approve(struct driver *d, const char *name, const cJSON *call, const char **why,
 			return 1;
 		}
 	/* --allow: granted beforehand (for a subagent, by its parent). */
-	cJSON_ArrayForEach(e, d->c.allow)
-		if (strcmp(e->valuestring, name) == 0) {
+	for (i = 0; i < d->c.nallow; i++)
+		if (strcmp(d->c.allow[i], name) == 0) {
 			announce(d, name, call);
 			return 1;
 		}

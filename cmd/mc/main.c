@@ -266,7 +266,6 @@ cleanup(struct driver *d)
 	free(d->c.cwd);
 	mc_env_free(d->c.keys);
 	mc_settings_free(&d->c.set);
-	cJSON_Delete(d->c.allow);	/* subagents.c */
 	subagents_free(d);
 }
 
@@ -402,9 +401,9 @@ main(int argc, char *argv[])
 		case OPT_ALLOW:
 			if (*optarg == '\0')
 				return mc_usage_error("--allow: an empty tool name");
-			if (d.c.allow == NULL)
-				d.c.allow = mc_json_new_arr();
-			mc_json_push(d.c.allow, mc_json_new_str(optarg));
+			if (d.c.nallow == MC_ALLOW_MAX)
+				return mc_usage_error("--allow: at most %d tools", MC_ALLOW_MAX);
+			d.c.allow[d.c.nallow++] = optarg;
 			break;
 		default:	/* -h, --version or a bad option */
 			return mc_opt_exit(c, usage);
@@ -422,7 +421,7 @@ main(int argc, char *argv[])
 	if (d.c.stats && !prompt_cmd)
 		return mc_usage_error("--stats goes with `mc prompt`");
 	if (prompt_cmd && (d.c.cont || d.c.session || d.c.dry || d.c.provider || d.c.yes ||
-	    steps_set || d.c.parent || d.c.allow))
+	    steps_set || d.c.parent || d.c.nallow))
 		return mc_usage_error("`mc prompt` takes only -m, --agent, --subagent and --stats");
 	if (d.c.dry && argc == 0 && isatty(STDIN_FILENO))
 		return mc_usage_error("--dry-run needs a PROMPT");
@@ -430,7 +429,7 @@ main(int argc, char *argv[])
 		return mc_usage_error("--all goes with `mc sessions`");
 	if (sessions_cmd && (d.c.cont || d.c.session || d.c.dry || d.c.provider || d.c.model ||
 	    d.c.yes || d.c.no_session || d.c.schema || d.c.max_output || d.c.agent || steps_set ||
-	    d.c.depth || d.c.parent || d.c.allow))
+	    d.c.depth || d.c.parent || d.c.nallow))
 		return mc_usage_error("`mc sessions` takes only --all and --json");
 	if (child_usage(&d.c, prompt_cmd, sessions_cmd, argc) != 0)
 		return MC_EXIT_USAGE;

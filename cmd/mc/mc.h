@@ -45,6 +45,7 @@
 #define ENVELOPE_CAP (MC_SESSION_MAX + PROMPT_CAP)
 #define EVENT_CAP (65u << 20)		/* one event line of mc-send */
 #define MC_SUBAGENT_DEPTH 3		/* nested subagents below the top session */
+#define MC_ALLOW_MAX 64			/* --allow options */
 
 /* What the command line, the environment and the settings say: fixed
  * for the run. */
@@ -62,7 +63,8 @@ struct conf {
 	const char *subagent[MC_SUBAGENT_DEPTH];
 	int depth;		/* how many --subagent: 0 in a top session */
 	const char *parent;
-	cJSON *allow;		/* tool names, or NULL */
+	const char *allow[MC_ALLOW_MAX];	/* tool names */
+	int nallow;
 };
 
 /* Tokens, as the provider counts them: cached ones are part of input. */

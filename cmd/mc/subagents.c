@@ -440,11 +440,15 @@ child_argv(const struct driver *d, const struct task *t, char *steps, size_t ste
 	}
 	if (d->c.yes)
 		push(&v, &n, "--yes");
-	cJSON_ArrayForEach(e, d->s.always) {
+	/* what this run may do without asking; past what a child takes, the
+	 * rest are refused to it, never allowed */
+	for (i = 0; i < d->c.nallow; i++) {
 		push(&v, &n, "--allow");
-		push(&v, &n, e->valuestring);
+		push(&v, &n, d->c.allow[i]);
 	}
-	cJSON_ArrayForEach(e, d->c.allow) {
+	cJSON_ArrayForEach(e, d->s.always) {
+		if (i++ == MC_ALLOW_MAX)
+			break;
 		push(&v, &n, "--allow");
 		push(&v, &n, e->valuestring);
 	}
