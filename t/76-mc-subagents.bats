@@ -144,7 +144,7 @@ session_of() {
 	# the subagent events, per task: start, steps, done
 	ev=$(printf '%s\n' "$output" | jq -c 'select(.type == "subagent")')
 	assert_equal "$(jq -c 'select(.task == 1) | [.event, .step, .tool, .status]' <<< "$ev" | tr '\n' ' ')" \
-		'["start",null,null,null] ["step",1,null,null] ["step",1,"read",null] ["step",2,"read",null] ["done",null,null,"done"] '
+		'["start",null,null,null] ["step",1,"read",null] ["step",2,"read",null] ["done",null,null,"done"] '
 	assert_equal "$(jq -c 'select(.task == 2) | .event' <<< "$ev" | tr '\n' ' ')" '"start" "step" "done" '
 	assert_equal "$(jq -c 'select(.event == "done" and .task == 1) | [.agent, .steps, .usage]' <<< "$ev")" \
 		'["explorer",2,{"input_tokens":40,"output_tokens":4,"cached_tokens":0}]'

@@ -181,6 +181,7 @@ void ev_emit(struct driver *d, cJSON *ev);
 void ev_session(struct driver *d);
 void ev_done(struct driver *d, enum outcome o);
 void ev_json_mode(struct driver *d);
+cJSON *ev_usage(const struct usage *u);
 
 /* sessions.c */
 int sessions_list(struct driver *d, int all);

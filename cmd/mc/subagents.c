@@ -289,16 +289,6 @@ parse_tasks(struct run *R, const cJSON *call, struct mc_buf *why)
 
 /* ---- progress ---- */
 
-static void
-json_usage(cJSON *o, const struct usage *u)
-{
-	cJSON *j = mc_json_add(o, "usage", mc_json_new_obj());
-
-	mc_json_add_num(j, "input_tokens", (double)u->input);
-	mc_json_add_num(j, "output_tokens", (double)u->output);
-	mc_json_add_num(j, "cached_tokens", (double)u->cached);
-}
-
 /* What a task came to: done, failed, max_steps or cancelled. */
 static const char *
 outcome_of(const struct task *t)
@@ -335,7 +325,7 @@ event(struct run *R, struct task *t, const char *what)
 	if (strcmp(what, "done") == 0) {
 		mc_json_add_str(ev, "status", outcome_of(t));
 		mc_json_add_num(ev, "steps", (double)t->steps);
-		json_usage(ev, &t->used);
+		mc_json_add(ev, "usage", ev_usage(&t->used));
 	}
 	ev_emit(R->d, ev);
 }
@@ -540,16 +530,18 @@ task_start(struct run *R, struct task *t)
 	R->running++;
 }
 
-/* A new step of the child: an answer begins. */
+/* A new step of the child when an answer begins: said, unless a tool
+ * call, which says it, begins it. */
 static void
-step_seen(struct run *R, struct task *t)
+step_seen(struct run *R, struct task *t, int say)
 {
 	if (t->in_answer)
 		return;
 	t->in_answer = 1;
 	t->steps++;
 	R->dirty = 1;
-	event(R, t, "step");
+	if (say)
+		event(R, t, "step");
 }
 
 static long long
@@ -591,11 +583,11 @@ task_event(struct run *R, struct task *t, const cJSON *ev)
 		t->started = 1;
 		event(R, t, "start");
 	} else if (strcmp(type, "text") == 0 || strcmp(type, "refusal") == 0) {
-		step_seen(R, t);
+		step_seen(R, t, 1);
 		if (strcmp(type, "text") == 0 && (s = mc_json_str(ev, "delta")) != NULL)
 			answer_text(t, s);
 	} else if (strcmp(type, "tool_call") == 0) {
-		step_seen(R, t);
+		step_seen(R, t, 0);
 		free(t->tool);
 		t->tool = mc_strdup((s = mc_json_str(ev, "name")) ? s : "?");
 		t->fresh = 1;
@@ -795,7 +787,8 @@ notes(const struct task *t, struct mc_buf *b)
 	if (strcmp(o, "cancelled") == 0)
 		mc_buf_adds(b, "(cancelled by the user)\n");
 	else if (strcmp(o, "max_steps") == 0)
-		mc_buf_printf(b, "(stopped by --max-steps after %lld steps)\n", t->steps);
+		mc_buf_printf(b, "(stopped by --max-steps after %lld step%s)\n", t->steps,
+		    t->steps == 1 ? "" : "s");
 	else if (strcmp(t->reason, "length") == 0)
 		mc_buf_adds(b, "(the answer was cut by the output limit)\n");
 	if (strcmp(o, "failed") != 0)
