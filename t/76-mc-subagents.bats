@@ -528,3 +528,17 @@ alive() {
 	printf '%s\n' "$output" | jq -r 'select(.type == "tool_output") | .output' | grep -qx '## task 1: explorer — done, 1 step, 22 tokens, session none'
 	assert_equal "$(printf '%s\n' "$output" | jq -c 'select(.type == "subagent" and .event == "done") | .session')" null
 }
+
+@test "the parent's --max-steps goes to its children: a child stopped by it says so" {
+	two_profiles
+	fake_start "[$(parent_calls "$(subagents_call s1 "[$(task explorer one)]")"),
+	  $(child_calls 'Persona=Explorer' "$(call r1 read '{"path":"notes.txt"}')")]"
+	use_fake
+	echo hi > notes.txt
+	run --separate-stderr mc --json --max-steps 1 'go'
+	assert_failure 3
+	out=$(printf '%s\n' "$output" | jq -r 'select(.type == "tool_output") | .output')
+	printf '%s\n' "$out" | grep -q '^## task 1: explorer — max_steps, 1 step, 22 tokens, session '
+	printf '%s\n' "$out" | grep -qx '(stopped by --max-steps after 1 step)'
+	assert_equal "$(printf '%s\n' "$output" | tail -1 | jq -r .reason)" max_steps
+}
