@@ -524,7 +524,9 @@ mc_session_latest(const char *home, const char *cwd, char **id, char *err, size_
 		if ((h = read_header(dirfd(d), e->d_name)) == NULL)
 			continue;
 		hc = mc_json_str(h, "cwd");
-		if (hc != NULL && strcmp(hc, want) == 0) {
+		/* A subagent's session is its parent's part, not one to go on with. */
+		if (hc != NULL && strcmp(hc, want) == 0 &&
+		    cJSON_GetObjectItemCaseSensitive(h, "parent") == NULL) {
 			free(*id);
 			*id = mc_strdup(name);
 			best = st.st_mtim;

@@ -539,15 +539,47 @@ No AGENTS.md instruction files were discovered.
 	assert_output --partial $'<Your-Role Persona=child>\nC.\n</Your-Role>\n<Your-Role Persona=Parent>'
 }
 
-@test "profiles: an unterminated frontmatter warns and keeps the whole text" {
+@test "profiles: an unterminated frontmatter is an error naming the file, not a body" {
 	plain_fragments
 	profile agents odd $'---\nname: Odd\nbody\n'
 	render --agent odd
+	assert_failure 1
+	assert_equal "$output" ""
+	assert_equal "$stderr" "mc-render: $MC_HOME/agents/odd.md: unterminated frontmatter (no closing --- line)"
+	profile subagents odd $'---\nname: Odd\n'
+	render --subagent odd
+	assert_failure 1
+	assert_equal "$output" ""
+	# the identities section warned before the role failed
+	assert_equal "${stderr_lines[1]}" "mc-render: $MC_HOME/subagents/odd.md: unterminated frontmatter (no closing --- line)"
+	rm "$MC_HOME/subagents/odd.md"
+	# in the identities it is a warning, and the profile is left out
+	profile subagents odd $'---\nname: Odd\n'
+	profile subagents fine $'---\nname: Fine\n---\n'
+	render
 	assert_success
-	assert_output --partial $'<Your-Role Persona=odd>\n---\nname: Odd\nbody\n</Your-Role>'
-	assert_equal "$stderr" "mc-render: warning: $MC_HOME/agents/odd.md: unterminated frontmatter"
-	render -q --agent odd
-	assert_equal "$stderr" ""
+	assert_output --partial $'<Subagent-Identities>\n- fine (Fine)\n</Subagent-Identities>'
+	assert_equal "$stderr" "mc-render: warning: $MC_HOME/subagents/odd.md: unterminated frontmatter (no closing --- line); skipped"
+}
+
+@test "profiles: a subagent id is lower-case letters, digits and '-'" {
+	plain_fragments
+	for id in Upper a_b a.b; do
+		run --separate-stderr mc-render --subagent "$id" < /dev/null
+		assert_failure 2
+		assert_equal "${stderr_lines[0]}" "mc-render: --subagent: invalid profile id \"$id\" (1 to 64 lower-case letters, digits and '-')"
+	done
+	profile subagents Upper 'x'
+	profile subagents ok-2 'y'
+	render
+	assert_success
+	assert_output --partial $'<Subagent-Identities>\n- ok-2\n</Subagent-Identities>'
+	stderr_has "$MC_HOME/subagents/Upper.md: not a valid profile id (1 to 64 lower-case letters, digits and '-'); skipped"
+	# an agent's id may still hold capitals, '.' and '_'
+	profile agents Re.view_er 'z'
+	render --agent Re.view_er
+	assert_success
+	assert_output --partial '<Your-Role Persona=Re.view_er>'
 }
 
 @test "profiles: a missing profile is exit 1 naming it" {
@@ -656,14 +688,25 @@ No AGENTS.md instruction files were discovered.
 	assert_equal "$(jqo '.diagnostics | length')" 4
 }
 
-@test "subagent identities: a symlinked subagents directory is not scanned" {
+@test "subagent identities: a symlinked subagents directory is followed, for the identities and --subagent alike" {
+	plain_fragments
 	mkdir -p "$BATS_TEST_TMPDIR/real"
-	printf -- '---\nname: R\n---\n' > "$BATS_TEST_TMPDIR/real/r.md"
+	printf -- '---\nname: R\n---\nReal.\n' > "$BATS_TEST_TMPDIR/real/r.md"
+	printf 'secret\n' > "$BATS_TEST_TMPDIR/secret.md"
+	ln -s "$BATS_TEST_TMPDIR/secret.md" "$BATS_TEST_TMPDIR/real/s.md"
 	ln -s "$BATS_TEST_TMPDIR/real" "$MC_HOME/subagents"
 	render --json
 	assert_success
-	assert_equal "$(sections)" "system tools context"
-	stderr_has "$MC_HOME/subagents: symbolic link to a directory, not scanned"
+	assert_equal "$(sections)" "system tools subagents context"
+	jqo -j .system_prompt | grep -qx -- '- r (R)'
+	# a profile in it is still never read through a link
+	stderr_has "$MC_HOME/subagents/s.md: symbolic link refused"
+	render --subagent r
+	assert_success
+	assert_output --partial $'<Your-Role Persona=R>\nReal.\n</Your-Role>'
+	render --subagent s
+	assert_failure 1
+	stderr_has "mc-render: $MC_HOME/subagents/s.md: symbolic link refused"
 }
 
 @test "subagent identities: no section without profiles" {

@@ -23,6 +23,11 @@ The script is a JSON array; entry i answers request i+1. Once it is used
 up, requests get 500 {"error":{"message":"fake provider: no scripted
 answer for request N"}}. An entry is an object:
 
+  when          a string, or a list of strings: the entry answers only a
+                request whose body (the raw text) holds every one; a
+                request takes the first entry left that it matches, so
+                that concurrent clients (subagents) get their own answers
+  unless        the same, for strings the body must not hold
   status        HTTP status (200)
   headers       extra response headers, {"Retry-After": "1", ...}
   times         serve this entry for this many requests (1)
@@ -79,6 +84,19 @@ TLS = None
 
 def touch():
     STATE["last"] = time.monotonic()
+
+
+def needles(v):
+    return [v] if isinstance(v, str) else list(v or [])
+
+
+def take(text):
+    """The first entry left whose when/unless the request body meets (under LOCK)."""
+    for i, e in enumerate(STATE["queue"]):
+        if all(w in text for w in needles(e.get("when"))) and \
+                not any(u in text for u in needles(e.get("unless"))):
+            return STATE["queue"].pop(i)
+    return None
 
 
 def sse_event(data, name=None):
@@ -296,10 +314,11 @@ class Handler(BaseHTTPRequestHandler):
         touch()
         n_len = int(self.headers.get("Content-Length") or 0)
         raw = self.rfile.read(n_len) if n_len else b""
+        text = raw.decode("utf-8", "replace")
         with LOCK:
             STATE["n"] += 1
             n = STATE["n"]
-            entry = STATE["queue"].pop(0) if STATE["queue"] else None
+            entry = take(text)
         try:
             body = json.loads(raw.decode("utf-8"))
         except ValueError:

@@ -88,10 +88,10 @@ render(struct render *R, const char *model, int mode, int pretty)
 	build_skills(R);
 	build_context(R);
 	R->sec[S_ROLE].source = "generated";
-	if (agent != NULL && add_role(R, "agents", "--agent", agent) == -1)
+	if (agent != NULL && add_role(R, MC_PROFILE_AGENT, "--agent", agent) == -1)
 		return -1;
 	for (i = 0; i < nsubagents; i++)
-		if (add_role(R, "subagents", "--subagent", subagents[i]) == -1)
+		if (add_role(R, MC_PROFILE_SUBAGENT, "--subagent", subagents[i]) == -1)
 			return -1;
 	if (R->override != NULL && apply_override(R) == -1)
 		return -1;
@@ -157,12 +157,11 @@ render_free(struct render *R)
 }
 
 static int
-check_id(const char *opt, const char *id)
+check_id(const char *opt, enum mc_profile_kind k, const char *id)
 {
-	if (safe_id(id, strlen(id)))
+	if (mc_profile_id_valid(k, id, strlen(id)))
 		return 0;
-	return mc_usage_error("%s: invalid profile id \"%s\" (letters, digits, '.', '_' and '-', "
-	    "not starting with '.', at most %d)", opt, id, ID_MAX);
+	return mc_usage_error("%s: invalid profile id \"%s\" (%s)", opt, id, mc_profile_id_rule(k));
 }
 
 int
@@ -192,12 +191,12 @@ main(int argc, char *argv[])
 	while ((c = getopt_long(argc, argv, "+hm:q", longopts, NULL)) != -1) {
 		switch (c) {
 		case OPT_AGENT:
-			if (check_id("--agent", optarg) != 0)
+			if (check_id("--agent", MC_PROFILE_AGENT, optarg) != 0)
 				return MC_EXIT_USAGE;
 			agent = optarg;
 			break;
 		case OPT_SUBAGENT:
-			if (check_id("--subagent", optarg) != 0)
+			if (check_id("--subagent", MC_PROFILE_SUBAGENT, optarg) != 0)
 				return MC_EXIT_USAGE;
 			if (nsubagents == MAX_SUBAGENTS)
 				return mc_usage_error("--subagent: at most %d profiles", MAX_SUBAGENTS);

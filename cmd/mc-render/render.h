@@ -17,12 +17,11 @@
 
 #include "buf.h"
 #include "json.h"
+#include "profile.h"
 #include "settings.h"
 #include "template.h"
 
 #define FRAGMENT_CAP (256u << 10)
-#define PROFILE_CAP (256u << 10)
-#define ID_MAX 64		/* profile ids and skill names */
 #define DESC_MAX 1024		/* characters of a description */
 #define TERM_MAX 64		/* characters of each terminal variable */
 #define RG_TIMEOUT_MS 1000
@@ -68,7 +67,6 @@ struct render {
 };
 
 /* text.c */
-int safe_id(const char *id, size_t n);
 void trim(struct mc_buf *b);
 char *one_line(const char *s, size_t max);
 
@@ -88,7 +86,7 @@ void runtime_facts(struct render *R, unsigned used);
 
 /* profiles.c */
 void build_subagents(struct render *R);
-int add_role(struct render *R, const char *dirname, const char *opt, const char *id);
+int add_role(struct render *R, enum mc_profile_kind k, const char *opt, const char *id);
 
 /* sections.c */
 void take_skill(cJSON *e, size_t i, void *arg);

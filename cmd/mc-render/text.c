@@ -1,28 +1,10 @@
-/* mc-render/text.c: text that reaches the prompt: trimmed, on one line, plain ids. */
+/* mc-render/text.c: text that reaches the prompt: trimmed, on one line. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "buf.h"
 #include "utf8.h"
 #include "render.h"
-
-/* Profile ids become file names and prompt text: keep them plain. */
-int
-safe_id(const char *id, size_t n)
-{
-	size_t i;
-	char c;
-
-	if (n == 0 || n > ID_MAX || id[0] == '.')
-		return 0;
-	for (i = 0; i < n; i++) {
-		c = id[i];
-		if (!(c >= 'a' && c <= 'z') && !(c >= 'A' && c <= 'Z') &&
-		    !(c >= '0' && c <= '9') && c != '.' && c != '_' && c != '-')
-			return 0;
-	}
-	return 1;
-}
 
 static int
 is_space(char c)

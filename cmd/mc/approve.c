@@ -452,8 +452,8 @@ ask(struct driver *d, const char *name, const cJSON *call)
 /*
  * May this call run? 1 yes; 0 no, with *why the output the model gets;
  * -1 when the user interrupted the question. *by says who decided:
- * "policy" (a tool that needs no asking, or a one-shot run without
- * --yes), "yes", "always" or "user". Every call is announced on the way,
+ * "policy" (a tool that needs no asking, or a one-shot run or subagent
+ * without leave), "yes", "always" (answered so, or --allow) or "user". Every call is announced on the way,
  * unless its question shows it whole.
  */
 int
@@ -461,7 +461,7 @@ approve(struct driver *d, const char *name, const cJSON *call, const char **why,
     const char **by)
 {
 	const cJSON *e;
-	int tool = guarded(d, name), r;
+	int tool = guarded(d, name), r, i;
 
 	*by = tool == -1 ? "policy" : "yes";
 	if (tool == -1 || d->c.yes) {
@@ -474,7 +474,22 @@ approve(struct driver *d, const char *name, const cJSON *call, const char **why,
 			announce(d, name, call);
 			return 1;
 		}
+	/* --allow: granted beforehand (for a subagent, by its parent). */
+	for (i = 0; i < d->c.nallow; i++)
+		if (strcmp(d->c.allow[i], name) == 0) {
+			announce(d, name, call);
+			return 1;
+		}
 	*by = "policy";
+	if (d->c.depth > 0) {
+		/* A subagent never asks: the parent did not allow it. */
+		announce(d, name, call);
+		*why = "refused: a subagent may run write, edit, bash and MCP tools only where "
+		    "its parent session would without asking (mc --yes, or \"always\" "
+		    "answered for the tool), and this one may not. Do without it, and say "
+		    "in your answer what you would have done.";
+		return 0;
+	}
 	if (d->t.el == NULL) {
 		announce(d, name, call);
 		/* Said, not an error of the run: the model reads why. */

@@ -131,6 +131,11 @@ call_run(struct driver *d, const cJSON *call, struct mc_buf *touched)
 
 	if (name == NULL)
 		name = "";
+	/* subagents.c: a tool this subagent's profiles disable is not run. */
+	if (subagents_blocked(d, name))
+		return call_output(d, call, "error: this tool is disabled for this subagent "
+		    "(disabled_tools of its profile); use the tools you were given.") == -1 ?
+		    MC_EXIT_FAIL : MC_EXIT_OK;
 	/* hooks.c: the pre_tool hooks come first; one that denies the call
 	 * (exit 2) is its refusal, by "hook", and its message the output. */
 	by = "hook";
@@ -147,6 +152,8 @@ call_run(struct driver *d, const cJSON *call, struct mc_buf *touched)
 			return MC_EXIT_FAIL;
 		return ok == 0 ? MC_EXIT_OK : MC_EXIT_INTR;
 	}
+	if (subagents_has(d, name))	/* subagents.c: children run, their answers the output */
+		return subagents_call(d, call);
 	item = mcp_has(d, name) ? mcp_call(d, call) : tool_call(call, touched, &st);
 	type = mc_json_str(item, "type");
 	ocid = mc_json_str(item, "call_id");

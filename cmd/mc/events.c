@@ -56,8 +56,10 @@ ev_json_mode(struct driver *d)
 	mc_diag_hook = on_diag;
 }
 
-static cJSON *
-usage_obj(const struct usage *u)
+/* {input_tokens, output_tokens, cached_tokens}: the done event's, a
+ * subagent's (subagents.c). */
+cJSON *
+ev_usage(const struct usage *u)
 {
 	cJSON *o = mc_json_new_obj();
 
@@ -92,6 +94,6 @@ ev_done(struct driver *d, enum outcome o)
 
 	mc_json_add_str(ev, "reason", reasons[o]);
 	mc_json_add_num(ev, "steps", (double)d->s.steps);
-	mc_json_add(ev, "usage", usage_obj(&d->s.run));
+	mc_json_add(ev, "usage", ev_usage(&d->s.run));
 	ev_emit(d, ev);
 }

@@ -16,6 +16,7 @@
 #include "fsread.h"
 #include "json.h"
 #include "mc.h"
+#include "profile.h"
 #include "toolenv.h"
 #include "utf8.h"
 
@@ -23,8 +24,9 @@ static const char usage[] =
     "usage: mc [-c | --session ID|FILE] [-p NAME] [-m ID] [--agent ID] [-y] [--max-steps N]\n"
     "          [--json] [--no-session] [--schema FILE] [--max-output-tokens N]\n"
     "          [--keep-going] [--cache | --refresh] [PROMPT ...]\n"
+    "       mc --subagent ID ... [--parent SESSION] [--allow TOOL ...] [options] PROMPT ...\n"
     "       mc [-c | --session ID|FILE] [-p NAME] [-m ID] [--agent ID] --dry-run PROMPT ...\n"
-    "       mc prompt [-m ID] [--agent ID] [--stats]\n"
+    "       mc prompt [-m ID] [--agent ID | --subagent ID ...] [--stats]\n"
     "       mc sessions [--all] [--json]\n"
     "\n"
     "Ask the model; with no PROMPT on a terminal, start an interactive session.\n"
@@ -45,6 +47,11 @@ static const char usage[] =
     "  --cache           one-shot: answers kept in $MC_HOME/cache are reused, new\n"
     "                    ones kept (MC_CACHE=1 or the setting cache.enabled too)\n"
     "  --refresh         one-shot: as --cache, but ask the model again\n"
+    "  --subagent ID     run as the subagent $MC_HOME/subagents/ID.md (repeat, ancestors\n"
+    "                    first; the subagents tool starts such runs)\n"
+    "  --parent SESSION  a subagent run: the session that started it, for its header\n"
+    "  --allow TOOL      allow TOOL (write, edit, bash, an MCP tool) without asking;\n"
+    "                    repeatable\n"
     "  --dry-run         print the request envelope instead of sending it\n"
     "  --stats           with prompt: a table of the prompt's sections\n"
     "  --all             with sessions: every directory's\n"
@@ -213,6 +220,38 @@ session_arg(const char *arg, const char *home)
 	return id;
 }
 
+/* --subagent ID: a child run's profile, after its ancestors'. */
+static int
+subagent_opt(struct conf *c, const char *id)
+{
+	if (!mc_profile_id_valid(MC_PROFILE_SUBAGENT, id, strlen(id)))
+		return mc_usage_error("--subagent: invalid profile id \"%s\" (%s)", id,
+		    mc_profile_id_rule(MC_PROFILE_SUBAGENT));
+	if (c->depth == MC_SUBAGENT_DEPTH)
+		return mc_usage_error("--subagent: at most %d levels of subagents",
+		    MC_SUBAGENT_DEPTH);
+	c->subagent[c->depth++] = id;
+	return 0;
+}
+
+/* --subagent starts a new one-shot session (or, with `mc prompt`, shows
+ * a child's prompt). */
+static int
+child_usage(const struct conf *c, int prompt_cmd, int sessions_cmd, int argc)
+{
+	if (sessions_cmd)
+		return 0;	/* said above */
+	if (c->depth && c->agent)
+		return mc_usage_error("--agent is the main session's role, --subagent a child's: not both");
+	if (c->parent && !c->depth)
+		return mc_usage_error("--parent goes with --subagent");
+	if (c->depth && (c->cont || c->session))
+		return mc_usage_error("--subagent starts a session of its own: not with -c or --session");
+	if (c->depth && !prompt_cmd && argc == 0 && isatty(STDIN_FILENO) && !c->dry)
+		return mc_usage_error("--subagent is for one-shot runs (mc --subagent ID PROMPT)");
+	return 0;
+}
+
 static void
 cleanup(struct driver *d)
 {
@@ -234,6 +273,7 @@ cleanup(struct driver *d)
 	free(d->c.cwd);
 	mc_env_free(d->c.keys);
 	mc_settings_free(&d->c.set);
+	subagents_free(d);
 }
 
 /* The settings' unknown keys, said once for the run (the stages are
@@ -275,7 +315,7 @@ main(int argc, char *argv[])
 {
 	enum { OPT_SESSION = 256, OPT_AGENT, OPT_DRY, OPT_STATS, OPT_MAX_STEPS, OPT_JSON,
 	    OPT_NO_SESSION, OPT_SCHEMA, OPT_MAX_OUTPUT, OPT_ALL, OPT_KEEP_GOING,
-	    OPT_CACHE, OPT_REFRESH };
+	    OPT_CACHE, OPT_REFRESH, OPT_SUBAGENT, OPT_PARENT, OPT_ALLOW };
 	static const struct option longopts[] = {
 		{ "continue", no_argument, NULL, 'c' },
 		{ "session", required_argument, NULL, OPT_SESSION },
@@ -294,6 +334,9 @@ main(int argc, char *argv[])
 		{ "keep-going", no_argument, NULL, OPT_KEEP_GOING },
 		{ "cache", no_argument, NULL, OPT_CACHE },
 		{ "refresh", no_argument, NULL, OPT_REFRESH },
+		{ "subagent", required_argument, NULL, OPT_SUBAGENT },
+		{ "parent", required_argument, NULL, OPT_PARENT },
+		{ "allow", required_argument, NULL, OPT_ALLOW },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, MC_OPT_VERSION },
 		{ NULL, 0, NULL, 0 }
@@ -374,6 +417,22 @@ main(int argc, char *argv[])
 				return mc_usage_error("--cache and --refresh cannot be used together");
 			d.c.cache = flag;
 			break;
+		case OPT_SUBAGENT:	/* a child run of subagents.c */
+			if (subagent_opt(&d.c, optarg) != 0)
+				return MC_EXIT_USAGE;
+			break;
+		case OPT_PARENT:
+			if (!mc_session_id_valid(optarg))
+				return mc_usage_error("--parent: not a session id: %s", optarg);
+			d.c.parent = optarg;
+			break;
+		case OPT_ALLOW:
+			if (*optarg == '\0')
+				return mc_usage_error("--allow: an empty tool name");
+			if (d.c.nallow == MC_ALLOW_MAX)
+				return mc_usage_error("--allow: at most %d tools", MC_ALLOW_MAX);
+			d.c.allow[d.c.nallow++] = optarg;
+			break;
 		default:	/* -h, --version or a bad option */
 			return mc_opt_exit(c, usage);
 		}
@@ -390,16 +449,18 @@ main(int argc, char *argv[])
 	if (d.c.stats && !prompt_cmd)
 		return mc_usage_error("--stats goes with `mc prompt`");
 	if (prompt_cmd && (d.c.cont || d.c.session || d.c.dry || d.c.provider || d.c.yes ||
-	    steps_set))
-		return mc_usage_error("`mc prompt` takes only -m, --agent and --stats");
+	    steps_set || d.c.parent || d.c.nallow))
+		return mc_usage_error("`mc prompt` takes only -m, --agent, --subagent and --stats");
 	if (d.c.dry && argc == 0 && isatty(STDIN_FILENO))
 		return mc_usage_error("--dry-run needs a PROMPT");
 	if (all && !sessions_cmd)
 		return mc_usage_error("--all goes with `mc sessions`");
 	if (sessions_cmd && (d.c.cont || d.c.session || d.c.dry || d.c.provider || d.c.model ||
 	    d.c.yes || d.c.no_session || d.c.schema || d.c.max_output || d.c.agent || steps_set ||
-	    d.c.cache))
+	    d.c.cache || d.c.depth || d.c.parent || d.c.nallow))
 		return mc_usage_error("`mc sessions` takes only --all and --json");
+	if (child_usage(&d.c, prompt_cmd, sessions_cmd, argc) != 0)
+		return MC_EXIT_USAGE;
 	if (!sessions_cmd && (d.c.json || d.c.no_session) && (prompt_cmd || d.c.dry ||
 	    (argc == 0 && isatty(STDIN_FILENO))))
 		return mc_usage_error("%s is for one-shot runs (mc %s PROMPT)",

@@ -21,6 +21,8 @@
  *   show.c     what the driver itself writes on the terminal
  *   events.c   mc --json: the run as JSON Lines events on stdout
  *   sessions.c mc sessions: the sessions there are
+ *   subagents.c the subagents tool: child mc runs in parallel, their
+ *              progress and their answers; a child's own limits
  */
 #ifndef MC_DRIVER_H
 #define MC_DRIVER_H
@@ -44,6 +46,8 @@
 #define DOC_CAP (64u << 20)		/* a context document */
 #define ENVELOPE_CAP (MC_SESSION_MAX + PROMPT_CAP)
 #define EVENT_CAP (65u << 20)		/* one event line of mc-send */
+#define MC_SUBAGENT_DEPTH 3		/* nested subagents below the top session */
+#define MC_ALLOW_MAX 64			/* --allow options */
 
 /* What the command line, the environment and the settings say: fixed
  * for the run. */
@@ -57,6 +61,13 @@ struct conf {
 	int cont, dry, stats, yes, json, no_session, keep_going;
 	long long max_steps;
 	char **keys;		/* provider keys, out of our environment: mc-send's alone */
+	/* A child run (subagents.c): --subagent, ancestors first, --parent,
+	 * --allow (what the parent may run without asking). */
+	const char *subagent[MC_SUBAGENT_DEPTH];
+	int depth;		/* how many --subagent: 0 in a top session */
+	const char *parent;
+	const char *allow[MC_ALLOW_MAX];	/* tool names */
+	int nallow;
 };
 
 /* Tokens, as the provider counts them: cached ones are part of input. */
@@ -117,6 +128,12 @@ struct sandbox {
 	struct mc_buf out;
 };
 
+/* subagents.c: the profiles of this run's children, and its own. */
+struct subagents {
+	cJSON *tool;		/* the subagents tool's definition when offered, or NULL */
+	cJSON *disabled;	/* tools this child's profiles disable (keys), or NULL */
+};
+
 struct driver {
 	struct conf c;
 	struct hooks *hooks;	/* the settings' hooks, compiled: hooks.c's own */
@@ -125,6 +142,7 @@ struct driver {
 	struct sender send;
 	struct mcp mcp;
 	struct sandbox sandbox;
+	struct subagents sub;
 };
 
 /* Set by SIGINT, SIGTERM and SIGHUP: the work in flight stops; for the
@@ -150,6 +168,8 @@ void request_free(struct request *r);
 cJSON *stages_guides(char **paths, size_t n);
 void sandbox_ask(struct driver *d);
 void sandbox_told(struct driver *d);
+cJSON *tools_get(struct driver *d);
+void tools_put(struct driver *d, cJSON *all);
 int stages_stats(struct driver *d, const char *doc, struct mc_buf *out);
 
 /* send.c */
@@ -186,6 +206,7 @@ void ev_emit(struct driver *d, cJSON *ev);
 void ev_session(struct driver *d);
 void ev_done(struct driver *d, enum outcome o);
 void ev_json_mode(struct driver *d);
+cJSON *ev_usage(const struct usage *u);
 
 /* sessions.c */
 int sessions_list(struct driver *d, int all);
@@ -210,6 +231,14 @@ void session_resolve(struct driver *d);
 void session_record(struct driver *d);
 void guide_remember(struct driver *d, const char *path, size_t n);
 int guide_known(const struct driver *d, const char *path);
+
+/* subagents.c */
+int subagents_prepare(struct driver *d);
+int subagents_tools(struct driver *d);
+int subagents_blocked(const struct driver *d, const char *name);
+int subagents_has(const struct driver *d, const char *name);
+int subagents_call(struct driver *d, const cJSON *call);
+void subagents_free(struct driver *d);
 
 /* repl.c */
 int interactive(struct driver *d);

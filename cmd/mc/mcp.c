@@ -97,9 +97,7 @@ next(struct driver *d)
 int
 mcp_tools(struct driver *d)
 {
-	char err[256], *text;
 	cJSON *mine, *all, *t, *e;
-	size_t n;
 
 	if (d->mcp.pid <= 0)
 		return 0;
@@ -111,10 +109,7 @@ mcp_tools(struct driver *d)
 		mcp_stop(d);
 		return 0;
 	}
-	all = d->s.tools.len ? mc_json_parse(d->s.tools.data, d->s.tools.len, err, sizeof err) :
-	    mc_json_new_arr();
-	if (all == NULL) {
-		mc_err("mc-tool: its tool list: %s", err);
+	if ((all = tools_get(d)) == NULL) {
 		cJSON_Delete(mine);
 		return -1;
 	}
@@ -125,12 +120,7 @@ mcp_tools(struct driver *d)
 		mc_json_push(all, t);
 	}
 	cJSON_Delete(mine);
-	if ((text = mc_json_compact(all, &n)) == NULL)
-		mc_oom();
-	cJSON_Delete(all);
-	d->s.tools.len = 0;
-	mc_buf_add(&d->s.tools, text, n);
-	free(text);
+	tools_put(d, all);
 	return 0;
 }
 

@@ -105,18 +105,28 @@ int
 session_begin(struct driver *d)
 {
 	char err[512];
+	cJSON *more = NULL;
+	int r = 0;
 
 	if (d->s.open) {
 		session_record(d);
 		return 0;
 	}
+	/* A subagent's session names its parent's and its own profile. */
+	if (d->c.depth > 0) {
+		more = mc_json_new_obj();
+		if (d->c.parent)
+			mc_json_add_str(more, "parent", d->c.parent);
+		mc_json_add_str(more, "agent", d->c.subagent[d->c.depth - 1]);
+	}
 	if (d->c.dry || d->c.no_session)
 		mc_session_memory(&d->s.file);
-	else if (mc_session_create(&d->s.file, d->c.set.home, d->c.cwd, d->s.provider,
-	    d->s.model, NULL, err, sizeof err) == -1) {
+	else if ((r = mc_session_create(&d->s.file, d->c.set.home, d->c.cwd, d->s.provider,
+	    d->s.model, more, err, sizeof err)) == -1)
 		mc_err("%s", err);
+	cJSON_Delete(more);
+	if (r == -1)
 		return -1;
-	}
 	d->s.open = 1;
 	recorded_set(d, d->s.file.header);
 	return 0;

@@ -47,10 +47,16 @@ stage_ok(const char *name, int status)
 static void
 render_args(const struct driver *d, struct args *a, int stats)
 {
+	int i;
+
 	arg(a, "mc-render");
 	if (d->c.agent) {
 		arg(a, "--agent");
 		arg(a, d->c.agent);
+	}
+	for (i = 0; i < d->c.depth; i++) {	/* a subagent: its roles, ancestors first */
+		arg(a, "--subagent");
+		arg(a, d->c.subagent[i]);
 	}
 	if (d->s.model && d->s.tell_model) {
 		arg(a, "--model");
@@ -373,7 +379,8 @@ stages_launch(struct driver *d, struct request *first)
 	struct mc_pipeline p, tp = {0};
 	int rd = -1, trd = -1, in, r;
 
-	if ((!d->c.dry && send_start(d) == -1) || mcp_start(d) == -1)
+	if ((!d->c.dry && send_start(d) == -1) || mcp_start(d) == -1 ||
+	    subagents_prepare(d) == -1)
 		return -1;
 	if ((in = open("/dev/null", O_RDONLY | O_CLOEXEC)) == -1 ||
 	    mc_pipeline_add(&tp, tool_argv, in, -1, &trd, err, sizeof err) == -1) {
@@ -390,8 +397,10 @@ stages_launch(struct driver *d, struct request *first)
 		}
 		return -1;
 	}
-	/* It is told to expect the tools when mc-tool or mc-mcp runs. */
-	if (first != NULL && request_start(d, first, trd != -1 || d->mcp.pid > 0) == -1)
+	/* It is told to expect the tools when mc-tool or mc-mcp runs, or
+	 * the subagents tool is offered. */
+	if (first != NULL && request_start(d, first, trd != -1 || d->mcp.pid > 0 ||
+	    d->sub.tool != NULL) == -1)
 		first = NULL;
 	r = stage_output(rd, PROMPT_CAP, "mc-render", &d->s.prompt);
 	if (r == -1)
@@ -406,9 +415,45 @@ stages_launch(struct driver *d, struct request *first)
 	}
 	if (r == 0 && mcp_tools(d) == -1)
 		r = -1;
+	if (r == 0 && subagents_tools(d) == -1)	/* after mc-tool's and the MCP tools */
+		r = -1;
 	if (r == -1 && first != NULL)
 		request_free(first);
 	return r;
+}
+
+/* The session's tool list (mc-tool list's, then more), as JSON: an empty
+ * array when there is none; NULL after saying why. */
+cJSON *
+tools_get(struct driver *d)
+{
+	char err[256];
+	cJSON *all;
+
+	if (d->s.tools.len == 0)
+		return mc_json_new_arr();
+	if ((all = mc_json_parse(d->s.tools.data, d->s.tools.len, err, sizeof err)) == NULL ||
+	    !cJSON_IsArray(all)) {
+		mc_err("mc-tool: its tool list: %s", all ? "not a JSON array" : err);
+		cJSON_Delete(all);
+		return NULL;
+	}
+	return all;
+}
+
+/* all, which it frees, becomes the session's tool list. */
+void
+tools_put(struct driver *d, cJSON *all)
+{
+	char *text;
+	size_t n;
+
+	if ((text = mc_json_compact(all, &n)) == NULL)
+		mc_oom();
+	cJSON_Delete(all);
+	d->s.tools.len = 0;
+	mc_buf_add(&d->s.tools, text, n);
+	free(text);
 }
 
 /* The guides of the paths a tool call touched, from mc-discover --touched. */
