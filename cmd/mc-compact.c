@@ -98,9 +98,11 @@ add_line(struct session *S, const char *p, size_t n)
 }
 
 /*
- * Read the items on stdin. The session header (line 1) and usage records
- * are set aside and blanked where they stand (they are never written out),
- * so that mc_items_parse checks the rest with the input's line numbers.
+ * Read the items on stdin. The session header (line 1) and the session's
+ * bookkeeping lines (usage records, model lines) are set aside and blanked
+ * where they stand (they are never written out), so that mc_items_parse
+ * checks the rest with the input's line numbers. Only lines that may be
+ * one (they name "usage" or "model") are parsed here.
  */
 static int
 read_session(struct session *S)
@@ -128,7 +130,8 @@ read_session(struct session *S)
 		lineno++;
 		if (strspn(p, " \t\r") >= n)
 			continue;	/* blank, as mc_items_parse has it */
-		if (lineno != 1 && memmem(p, n, "\"usage\"", 7) == NULL) {
+		if (lineno != 1 && memmem(p, n, "\"usage\"", 7) == NULL &&
+		    memmem(p, n, "\"model\"", 7) == NULL) {
 			add_line(S, p, n);
 			continue;
 		}
@@ -140,7 +143,8 @@ read_session(struct session *S)
 		else if ((r = mc_window_usage(doc, &tokens, err, sizeof err)) == 1) {
 			S->usage = tokens;
 			S->usage_at = S->n;
-		}
+		} else if (r == 0 && cJSON_IsObject(doc) && mc_item_bookkeeping(doc))
+			r = 1;
 		cJSON_Delete(doc);
 		if (r == -1) {
 			mc_err("stdin:%zu: %s", lineno, err);
@@ -194,16 +198,23 @@ cmp_ref(const void *a, const void *b)
 	return c != 0 ? c : x->at < y->at ? -1 : x->at > y->at;
 }
 
+/* Where the tail may start, from best to worst. */
+enum { NO_START, START_STEP, START_TURN };
+
 /*
- * Where the tail may start: at a user message that no output after it
- * answers a call before it. A call and its output share a call_id, which
- * is used once (mc_items_parse checked it): sorted by id, each output
- * follows its call, and the items between them are marked.
+ * Where the tail may start: where no call before it waits for an output
+ * after it, at a user message (START_TURN, a turn begins), or else at an
+ * assistant message or a function_call (START_STEP, a step of the agent
+ * begins: an answer, or the first call of a group whose outputs follow);
+ * never at an output. A call and its output share a call_id, which is
+ * used once (mc_items_parse checked it): sorted by id, each output follows
+ * its call, and the items between them are marked.
  */
 static char *
 boundaries(const struct session *S)
 {
 	struct ref *refs;
+	const char *type;
 	char *ok;
 	size_t i, k = 0;
 	long depth = 0;
@@ -224,7 +235,11 @@ boundaries(const struct session *S)
 		}
 	for (i = 0; i < S->n; i++) {
 		depth += span[i];
-		ok[i] = depth == 0 && is_user(&S->lines[i]);
+		type = type_of(&S->lines[i]);
+		if (depth != 0 || strcmp(type, "function_call_output") == 0)
+			ok[i] = NO_START;
+		else
+			ok[i] = is_user(&S->lines[i]) ? START_TURN : START_STEP;
 	}
 	free(refs);
 	free(span);
@@ -232,28 +247,34 @@ boundaries(const struct session *S)
 }
 
 /*
- * The first item of the tail: the earliest boundary from which the rest
- * fits in keep tokens; when none does, the last boundary (the last turn is
- * kept whole). S->n when there is no boundary.
+ * The first item of the tail: the earliest user message from which the
+ * rest fits in keep tokens; when none does (a long last turn: an agent at
+ * work on one request), the earliest step from which it fits; when none
+ * does either, the last turn kept whole. S->n when there is no user
+ * message to start at.
  */
 static size_t
 tail_start(const struct session *S)
 {
 	char *ok = boundaries(S);
-	size_t i, fit = S->n, last = S->n;
+	size_t i, turn = S->n, step = S->n, last = S->n;
 	long long rest = 0;
 
 	for (i = S->n; i-- > 0;) {
 		rest += S->lines[i].tokens;
-		if (!ok[i])
+		if (ok[i] == NO_START)
+			continue;
+		if (rest <= keep)
+			step = i;
+		if (ok[i] != START_TURN)
 			continue;
 		if (last == S->n)
 			last = i;
 		if (rest <= keep)
-			fit = i;
+			turn = i;
 	}
 	free(ok);
-	return fit != S->n ? fit : last;
+	return turn != S->n ? turn : step != S->n ? step : last;
 }
 
 static long long
