@@ -21,6 +21,7 @@
 #include "pipeline.h"
 #include "provider.h"
 #include "settings.h"
+#include "toolenv.h"
 #include "utf8.h"
 #include "window.h"
 
@@ -456,15 +457,17 @@ pump(struct mc_pipeline *P, struct feed *f, size_t nf, int rd, struct mc_buf *ou
 
 /*
  * mc-request (the prompt on its stdin, the items through a pipe it reads
- * as /dev/fd/N) | mc-send --events, whose events go into events.
+ * as /dev/fd/N) | mc-send --events, whose events go into events. The
+ * provider keys (keys) go to mc-send alone.
  */
 static int
-run_request(const struct mc_buf *prompt, const struct mc_buf *items, struct mc_buf *events)
+run_request(const struct mc_buf *prompt, const struct mc_buf *items, char **keys,
+    struct mc_buf *events)
 {
 	struct mc_pipeline P = {0};
 	struct feed f[2];
 	char *req[10], *send[] = { "mc-send", "--events", mc_quiet ? "-q" : NULL, NULL };
-	char path[32], err[256];
+	char path[32], err[256], **env;
 	int pp[2], ip[2], rd = -1, out = -1, r, ok;
 	size_t k = 0;
 
@@ -500,7 +503,9 @@ run_request(const struct mc_buf *prompt, const struct mc_buf *items, struct mc_b
 	close(ip[0]);
 	close(pp[0]);
 	if (r == 0) {
+		P.envp = env = mc_env_merge(NULL, keys);
 		r = mc_pipeline_add(&P, send, rd, -1, &out, err, sizeof err);
+		mc_env_free(env);
 		close(rd);
 	}
 	if (r == -1) {
@@ -643,7 +648,7 @@ write_compacted(const struct session *S, size_t cut, const char *summary)
 
 /* Summarize the items before cut and write the result. */
 static int
-compact(struct session *S, size_t cut, const char *from)
+compact(struct session *S, size_t cut, const char *from, char **keys)
 {
 	struct mc_buf prompt = {0}, items = {0}, events = {0};
 	struct answer A = {0};
@@ -663,7 +668,7 @@ compact(struct session *S, size_t cut, const char *from)
 		    ncut == 1 ? "" : "s");
 		goto out;
 	}
-	ran = run_request(&prompt, &items, &events) == 0;
+	ran = run_request(&prompt, &items, keys, &events) == 0;
 	read_answer(&events, &A);
 	if (check_answer(&A, ran) == -1)
 		goto out;
@@ -774,7 +779,7 @@ main(int argc, char *argv[])
 	struct mc_settings s = {0};
 	struct mc_provider p = {0};
 	struct session S = {0};
-	char err[1024], from[512];
+	char err[1024], from[512], **keys = NULL;
 	int c, bad = 0, status = MC_EXIT_FAIL;
 	size_t cut;
 	cJSON *w;
@@ -822,6 +827,8 @@ main(int argc, char *argv[])
 	}
 	cJSON_ArrayForEach(w, s.warnings)
 		mc_warn("%s: %s", s.path, w->valuestring);
+	/* No stage but mc-send holds a key, nor this process's environ. */
+	keys = mc_keys_take(&s);
 	if (mc_provider_resolve(&s, &popts, &p, err, sizeof err) == -1) {
 		mc_err("%s", err);
 		goto out;
@@ -836,11 +843,12 @@ main(int argc, char *argv[])
 	if (cut == 0 || cut == S.n)
 		status = unchanged(&S, cut) == 0 ? MC_EXIT_OK : MC_EXIT_FAIL;
 	else
-		status = compact(&S, cut, from) == 0 ? MC_EXIT_OK : MC_EXIT_FAIL;
+		status = compact(&S, cut, from, keys) == 0 ? MC_EXIT_OK : MC_EXIT_FAIL;
 out:
 	cJSON_Delete(S.items);
 	free(S.lines);
 	mc_buf_free(&S.in);
+	mc_env_free(keys);
 	mc_provider_free(&p);
 	mc_settings_free(&s);
 	return mc_finish(status);
