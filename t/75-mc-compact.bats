@@ -342,6 +342,25 @@ three_turns() {
 	assert_equal "$(req '.body.input | length')" 5
 }
 
+@test "the provider key goes to mc-send alone, not to mc-render or mc-request" {
+	fake_start "$(answer 'S.')"
+	use_fake '.providers.fake.api_key_env = "FAKE_API_KEY"'
+	three_turns
+	# the suite beside a copy of mc-compact, its mc-request and mc-render
+	# wrapped to record their environment
+	mkdir suite
+	cp "$MC_BIN/mc-compact" "$MC_BIN/mc-send" suite/
+	for p in mc-request mc-render; do
+		printf '#!/bin/sh\nenv > "%s/%s.env"\nexec "%s/%s" "$@"\n' "$PWD" "$p" "$MC_BIN" "$p" > "suite/$p"
+		chmod +x "suite/$p"
+	done
+	FAKE_API_KEY=sk-test-compact run --separate-stderr suite/mc-compact --keep-tokens 150 < "$S"
+	assert_success
+	assert_equal "$(fake_request 1 .headers.authorization)" 'Bearer sk-test-compact'
+	[ -s mc-request.env ] && [ -s mc-render.env ]
+	! grep -q sk-test-compact mc-request.env mc-render.env
+}
+
 @test "-p and -m reach the request" {
 	fake_start "$(answer 'S.')"
 	use_fake '.provider = "openai" | .model = "other" | .providers.other = .providers.fake'
