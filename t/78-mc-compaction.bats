@@ -337,3 +337,24 @@ three_files() {
 		assert_equal "$(fake_request $n '.headers.authorization')" 'Bearer sk-test-compaction'
 	done
 }
+
+@test "the old header's own members carry over; compacted_from names the session just compacted" {
+	fake_start "$(script "$(say 'S.')" "$(say 'fine')")"
+	window '.models["fake-model"].context_window = 10000'
+	mkdir -p "$MC_HOME/sessions"
+	old=20260101-000000-aaaaaa
+	{
+		jq -nc --arg cwd "$(pwd -P)" --arg id $old '{type: "session", id: $id,
+		  created: "2026-01-01T00:00:00Z", cwd: $cwd, provider: "fake", model: "fake-model",
+		  parent: "20251231-000000-bbbbbb", agent: "reviewer", compacted_from: "20251230-000000-cccccc"}'
+		jq -nc --arg c "question $(pad 5000)" '{type: "message", role: "user", content: $c}'
+		jq -nc --arg c "answer $(pad 5000)" '{type: "message", role: "assistant", content: $c}'
+		echo '{"type":"usage","input_tokens":7900,"output_tokens":100,"cached_tokens":0,"provider":"fake","model":"fake-model"}'
+	} > "$MC_HOME/sessions/$old.jsonl"
+	chmod 600 "$MC_HOME/sessions/$old.jsonl"
+	run --separate-stderr mc -c 'next' </dev/null
+	assert_success
+	assert_output fine
+	assert_equal "$(head -n 1 "$(ls -t "$MC_HOME"/sessions/*.jsonl | head -n 1)" | jq -c '{parent, agent, compacted_from, provider, model}')" \
+		"{\"parent\":\"20251231-000000-bbbbbb\",\"agent\":\"reviewer\",\"compacted_from\":\"$old\",\"provider\":\"fake\",\"model\":\"fake-model\"}"
+}

@@ -158,15 +158,27 @@ run_compact(struct driver *d, long long window, const char *focus, struct mc_buf
 	return stage_ok("mc-compact", st) ? 0 : -1;
 }
 
-/* The header members of the new session: where it came from, and the
- * guides injected so far, which the summary stands for (so `mc -c` does
- * not inject them again). */
+/*
+ * The header members of the new session beyond those every session has:
+ * the old header's own (a subagent's parent and agent, ...), where it
+ * came from, and the guides injected so far, which the summary stands
+ * for (so that `mc -c` does not inject them again).
+ */
 static cJSON *
 header_more(const struct driver *d)
 {
+	static const char *const own[] = { "type", "id", "created", "cwd", "provider", "model",
+	    "compacted_from", "guides", NULL };
 	cJSON *more = mc_json_new_obj(), *g;
+	const cJSON *e;
 	size_t i;
 
+	cJSON_ArrayForEach(e, d->s.file.header) {
+		for (i = 0; own[i] != NULL && strcmp(own[i], e->string) != 0; i++)
+			;
+		if (own[i] == NULL)
+			mc_json_add(more, e->string, cJSON_Duplicate(e, 1));
+	}
 	if (d->s.file.id != NULL)
 		mc_json_add_str(more, "compacted_from", d->s.file.id);
 	if (d->s.nguides > 0) {
