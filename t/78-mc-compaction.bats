@@ -358,3 +358,27 @@ three_files() {
 	assert_equal "$(head -n 1 "$(ls -t "$MC_HOME"/sessions/*.jsonl | head -n 1)" | jq -c '{parent, agent, compacted_from, provider, model}')" \
 		"{\"parent\":\"20251231-000000-bbbbbb\",\"agent\":\"reviewer\",\"compacted_from\":\"$old\",\"provider\":\"fake\",\"model\":\"fake-model\"}"
 }
+
+@test "compacted and still past 80% (the prompt alone is): a warning, and no compaction loop" {
+	mkdir -p "$MC_HOME/sessions"
+	printf 'small\n' > f1
+	# a window the system prompt and the tools nearly fill by themselves
+	base=$(( ($(mc prompt | wc -c) + $(mc-tool list | wc -c)) / 4 ))
+	fake_start "$(script "$(say 'S.')" "$(use $base 5 "$(call c1 read '{"path":"f1"}')")" \
+		"$(use $base 5 "$(call c2 read '{"path":"f1"}')")" "$(say 'done')")"
+	window ".models[\"fake-model\"].context_window = $base"
+	{
+		jq -nc --arg cwd "$(pwd -P)" '{type: "session", id: "20260101-000000-aaaaaa",
+		  created: "2026-01-01T00:00:00Z", cwd: $cwd, provider: "fake", model: "fake-model"}'
+		jq -nc --arg c "question $(pad 2000)" '{type: "message", role: "user", content: $c}'
+		jq -nc --arg c "answer $(pad 2000)" '{type: "message", role: "assistant", content: $c}'
+		echo "{\"type\":\"usage\",\"input_tokens\":$base,\"output_tokens\":100,\"cached_tokens\":0}"
+	} > "$MC_HOME/sessions/20260101-000000-aaaaaa.jsonl"
+	run --separate-stderr mc -c 'go on' </dev/null
+	assert_success
+	assert_output done
+	assert_equal "$(fake_count)" 4
+	assert_equal "$(grep -c '^mc-compact: ' <<<"$stderr")" 1
+	stderr_has "mc: warning: the compacted conversation is still about "
+	stderr_has "-token context window (models.fake-model.context_window): no more automatic compaction in this session"
+}
