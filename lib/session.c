@@ -691,11 +691,13 @@ mc_session_close(struct mc_session *s)
 	s->fd = -1;
 }
 
-/* The counts of info from one session file's lines after the header. */
+/* The counts of info from one session file's lines after the header.
+ * Guides and a compacted session's summary are user messages the user
+ * did not type: no turn, no first prompt. */
 static void
 tally(struct mc_session_info *in, const char *data, size_t len)
 {
-	static const char tag[] = "<Context File=";
+	static const char tag[] = "<Context File=", summary[] = "<Conversation-Summary>";
 	const char *line, *nl, *end = data + len, *type, *role, *content;
 	char perr[64];
 	cJSON *item;
@@ -716,7 +718,8 @@ tally(struct mc_session_info *in, const char *data, size_t len)
 			in->cached += (long long)cJSON_GetNumberValue(
 			    cJSON_GetObjectItemCaseSensitive(item, "cached_tokens"));
 		} else if (type && role && content && strcmp(type, "message") == 0 &&
-		    strcmp(role, "user") == 0 && strncmp(content, tag, sizeof tag - 1) != 0) {
+		    strcmp(role, "user") == 0 && strncmp(content, tag, sizeof tag - 1) != 0 &&
+		    strncmp(content, summary, sizeof summary - 1) != 0) {
 			in->turns++;
 			if (in->first == NULL &&
 			    (in->first = strndup(content, strcspn(content, "\n"))) == NULL)

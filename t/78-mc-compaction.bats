@@ -123,6 +123,10 @@ two_big_turns() {
 	assert_equal "$(tail -n 1 "$(new_file)" | jq -r .type)" usage
 	cmp "$(old_file)" "$BATS_TEST_TMPDIR/old.jsonl"
 	assert_equal "$(session_files | wc -l)" 2
+	# mc sessions: the new one first; its summary is no turn, no first prompt
+	run --separate-stderr mc sessions --json
+	assert_equal "$(jqo -s -c '[.[0].id, .[0].turns, .[0].first, .[1].id, .[1].turns]')" \
+		"[\"$new\",2,\"third question\",\"$old\",3]"
 }
 
 @test "a context-overflow error: one compaction, the request sent once more" {
