@@ -21,6 +21,7 @@
 #include "pipeline.h"
 #include "provider.h"
 #include "settings.h"
+#include "toolenv.h"
 #include "utf8.h"
 #include "window.h"
 
@@ -98,9 +99,11 @@ add_line(struct session *S, const char *p, size_t n)
 }
 
 /*
- * Read the items on stdin. The session header (line 1) and usage records
- * are set aside and blanked where they stand (they are never written out),
- * so that mc_items_parse checks the rest with the input's line numbers.
+ * Read the items on stdin. The session header (line 1) and the session's
+ * bookkeeping lines (usage records, model lines) are set aside and blanked
+ * where they stand (they are never written out), so that mc_items_parse
+ * checks the rest with the input's line numbers. Only lines that may be
+ * one (they name "usage" or "model") are parsed here.
  */
 static int
 read_session(struct session *S)
@@ -128,7 +131,8 @@ read_session(struct session *S)
 		lineno++;
 		if (strspn(p, " \t\r") >= n)
 			continue;	/* blank, as mc_items_parse has it */
-		if (lineno != 1 && memmem(p, n, "\"usage\"", 7) == NULL) {
+		if (lineno != 1 && memmem(p, n, "\"usage\"", 7) == NULL &&
+		    memmem(p, n, "\"model\"", 7) == NULL) {
 			add_line(S, p, n);
 			continue;
 		}
@@ -140,7 +144,8 @@ read_session(struct session *S)
 		else if ((r = mc_window_usage(doc, &tokens, err, sizeof err)) == 1) {
 			S->usage = tokens;
 			S->usage_at = S->n;
-		}
+		} else if (r == 0 && cJSON_IsObject(doc) && mc_item_bookkeeping(doc))
+			r = 1;
 		cJSON_Delete(doc);
 		if (r == -1) {
 			mc_err("stdin:%zu: %s", lineno, err);
@@ -194,16 +199,23 @@ cmp_ref(const void *a, const void *b)
 	return c != 0 ? c : x->at < y->at ? -1 : x->at > y->at;
 }
 
+/* Where the tail may start, from best to worst. */
+enum { NO_START, START_STEP, START_TURN };
+
 /*
- * Where the tail may start: at a user message that no output after it
- * answers a call before it. A call and its output share a call_id, which
- * is used once (mc_items_parse checked it): sorted by id, each output
- * follows its call, and the items between them are marked.
+ * Where the tail may start: where no call before it waits for an output
+ * after it, at a user message (START_TURN, a turn begins), or else at an
+ * assistant message or a function_call (START_STEP, a step of the agent
+ * begins: an answer, or the first call of a group whose outputs follow);
+ * never at an output. A call and its output share a call_id, which is
+ * used once (mc_items_parse checked it): sorted by id, each output follows
+ * its call, and the items between them are marked.
  */
 static char *
 boundaries(const struct session *S)
 {
 	struct ref *refs;
+	const char *type;
 	char *ok;
 	size_t i, k = 0;
 	long depth = 0;
@@ -224,7 +236,11 @@ boundaries(const struct session *S)
 		}
 	for (i = 0; i < S->n; i++) {
 		depth += span[i];
-		ok[i] = depth == 0 && is_user(&S->lines[i]);
+		type = type_of(&S->lines[i]);
+		if (depth != 0 || strcmp(type, "function_call_output") == 0)
+			ok[i] = NO_START;
+		else
+			ok[i] = is_user(&S->lines[i]) ? START_TURN : START_STEP;
 	}
 	free(refs);
 	free(span);
@@ -232,28 +248,34 @@ boundaries(const struct session *S)
 }
 
 /*
- * The first item of the tail: the earliest boundary from which the rest
- * fits in keep tokens; when none does, the last boundary (the last turn is
- * kept whole). S->n when there is no boundary.
+ * The first item of the tail: the earliest user message from which the
+ * rest fits in keep tokens; when none does (a long last turn: an agent at
+ * work on one request), the earliest step from which it fits; when none
+ * does either, the last turn kept whole. S->n when there is no user
+ * message to start at.
  */
 static size_t
 tail_start(const struct session *S)
 {
 	char *ok = boundaries(S);
-	size_t i, fit = S->n, last = S->n;
+	size_t i, turn = S->n, step = S->n, last = S->n;
 	long long rest = 0;
 
 	for (i = S->n; i-- > 0;) {
 		rest += S->lines[i].tokens;
-		if (!ok[i])
+		if (ok[i] == NO_START)
+			continue;
+		if (rest <= keep)
+			step = i;
+		if (ok[i] != START_TURN)
 			continue;
 		if (last == S->n)
 			last = i;
 		if (rest <= keep)
-			fit = i;
+			turn = i;
 	}
 	free(ok);
-	return fit != S->n ? fit : last;
+	return turn != S->n ? turn : step != S->n ? step : last;
 }
 
 static long long
@@ -435,15 +457,17 @@ pump(struct mc_pipeline *P, struct feed *f, size_t nf, int rd, struct mc_buf *ou
 
 /*
  * mc-request (the prompt on its stdin, the items through a pipe it reads
- * as /dev/fd/N) | mc-send --events, whose events go into events.
+ * as /dev/fd/N) | mc-send --events, whose events go into events. The
+ * provider keys (keys) go to mc-send alone.
  */
 static int
-run_request(const struct mc_buf *prompt, const struct mc_buf *items, struct mc_buf *events)
+run_request(const struct mc_buf *prompt, const struct mc_buf *items, char **keys,
+    struct mc_buf *events)
 {
 	struct mc_pipeline P = {0};
 	struct feed f[2];
 	char *req[10], *send[] = { "mc-send", "--events", mc_quiet ? "-q" : NULL, NULL };
-	char path[32], err[256];
+	char path[32], err[256], **env;
 	int pp[2], ip[2], rd = -1, out = -1, r, ok;
 	size_t k = 0;
 
@@ -479,7 +503,9 @@ run_request(const struct mc_buf *prompt, const struct mc_buf *items, struct mc_b
 	close(ip[0]);
 	close(pp[0]);
 	if (r == 0) {
+		P.envp = env = mc_env_merge(NULL, keys);
 		r = mc_pipeline_add(&P, send, rd, -1, &out, err, sizeof err);
+		mc_env_free(env);
 		close(rd);
 	}
 	if (r == -1) {
@@ -622,7 +648,7 @@ write_compacted(const struct session *S, size_t cut, const char *summary)
 
 /* Summarize the items before cut and write the result. */
 static int
-compact(struct session *S, size_t cut, const char *from)
+compact(struct session *S, size_t cut, const char *from, char **keys)
 {
 	struct mc_buf prompt = {0}, items = {0}, events = {0};
 	struct answer A = {0};
@@ -642,7 +668,7 @@ compact(struct session *S, size_t cut, const char *from)
 		    ncut == 1 ? "" : "s");
 		goto out;
 	}
-	ran = run_request(&prompt, &items, &events) == 0;
+	ran = run_request(&prompt, &items, keys, &events) == 0;
 	read_answer(&events, &A);
 	if (check_answer(&A, ran) == -1)
 		goto out;
@@ -753,7 +779,7 @@ main(int argc, char *argv[])
 	struct mc_settings s = {0};
 	struct mc_provider p = {0};
 	struct session S = {0};
-	char err[1024], from[512];
+	char err[1024], from[512], **keys = NULL;
 	int c, bad = 0, status = MC_EXIT_FAIL;
 	size_t cut;
 	cJSON *w;
@@ -801,6 +827,8 @@ main(int argc, char *argv[])
 	}
 	cJSON_ArrayForEach(w, s.warnings)
 		mc_warn("%s: %s", s.path, w->valuestring);
+	/* No stage but mc-send holds a key, nor this process's environ. */
+	keys = mc_keys_take(&s);
 	if (mc_provider_resolve(&s, &popts, &p, err, sizeof err) == -1) {
 		mc_err("%s", err);
 		goto out;
@@ -815,11 +843,12 @@ main(int argc, char *argv[])
 	if (cut == 0 || cut == S.n)
 		status = unchanged(&S, cut) == 0 ? MC_EXIT_OK : MC_EXIT_FAIL;
 	else
-		status = compact(&S, cut, from) == 0 ? MC_EXIT_OK : MC_EXIT_FAIL;
+		status = compact(&S, cut, from, keys) == 0 ? MC_EXIT_OK : MC_EXIT_FAIL;
 out:
 	cJSON_Delete(S.items);
 	free(S.lines);
 	mc_buf_free(&S.in);
+	mc_env_free(keys);
 	mc_provider_free(&p);
 	mc_settings_free(&s);
 	return mc_finish(status);

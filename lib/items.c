@@ -216,8 +216,8 @@ static const char *const bookkeeping[] = {
 	NULL
 };
 
-static int
-is_bookkeeping(const cJSON *doc)
+int
+mc_item_bookkeeping(const cJSON *doc)
 {
 	const char *type = mc_json_str(doc, "type");
 	size_t i;
@@ -288,7 +288,7 @@ mc_items_parse(const char *name, const char *s, size_t len, char *err, size_t er
 			cJSON_Delete(doc);
 			continue;
 		}
-		if (cJSON_IsObject(doc) && is_bookkeeping(doc)) {
+		if (cJSON_IsObject(doc) && mc_item_bookkeeping(doc)) {
 			cJSON_Delete(doc);
 			continue;
 		}

@@ -25,6 +25,10 @@
  */
 cJSON *mc_items_parse(const char *name, const char *s, size_t len, char *err, size_t errsz);
 
+/* True when doc is a session's bookkeeping line ({"type":"model",...},
+ * {"type":"usage",...}), which mc_items_parse skips. */
+int mc_item_bookkeeping(const cJSON *doc);
+
 /* Read the file at path (at most MC_ITEMS_MAX bytes) and check it as above. */
 cJSON *mc_items_load(const char *path, char *err, size_t errsz);
 

@@ -14,11 +14,13 @@
 #include "child.h"
 
 /* Start argv[0], one of the suite's programs, with in, out and errfd
- * (-1: ours) as its stdin, stdout and stderr. */
+ * (-1: ours) as its stdin, stdout and stderr, and envp (NULL: ours). */
 static int
-spawn_one(pid_t *pid, char *const argv[], int in, int out, int errfd, char *err, size_t errsz)
+spawn_one(pid_t *pid, char *const argv[], char *const envp[], int in, int out, int errfd,
+    char *err, size_t errsz)
 {
-	struct mc_child sp = { .argv = argv, .fd = { in, out, errfd }, .flags = MC_CHILD_SUITE };
+	struct mc_child sp = { .argv = argv, .envp = envp, .fd = { in, out, errfd },
+	    .flags = MC_CHILD_SUITE };
 
 	return (*pid = mc_child_start(&sp, err, errsz)) == -1 ? -1 : 0;
 }
@@ -40,7 +42,7 @@ mc_pipeline_add(struct mc_pipeline *p, char *const argv[], int in_fd, int out_fd
 		}
 		out_fd = fds[1];
 	}
-	if (spawn_one(&p->pid[p->n], argv, in_fd, out_fd, -1, err, errsz) == -1) {
+	if (spawn_one(&p->pid[p->n], argv, p->envp, in_fd, out_fd, -1, err, errsz) == -1) {
 		if (fds[0] != -1) {
 			close(fds[0]);
 			close(fds[1]);
@@ -171,7 +173,8 @@ int
 mc_filter_start(char *const argv[], struct mc_filter *f, char *err, size_t errsz)
 {
 	int inp[2], outp[2], keep[9];
-	struct mc_child c = { .argv = argv, .flags = MC_CHILD_SUITE, .keep = keep };
+	struct mc_child c = { .argv = argv, .envp = f->envp, .flags = MC_CHILD_SUITE,
+	    .keep = keep };
 	size_t i;
 
 	f->pid = -1;

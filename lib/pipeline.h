@@ -13,6 +13,8 @@ struct mc_pipeline {
 	pid_t pid[MC_PIPELINE_MAX];
 	const char *name[MC_PIPELINE_MAX];	/* argv[0] of each stage */
 	int status[MC_PIPELINE_MAX];	/* wait status once reaped */
+	char *const *envp;		/* the environment of the stages added from
+					 * now on (mc_pipeline_add); NULL: ours */
 };
 
 /*
@@ -89,6 +91,8 @@ struct mc_filter {
 	volatile sig_atomic_t *stop;
 	/* The program's stderr; 0 (never a sensible one): ours. */
 	int err_fd;
+	/* The program's environment; NULL: ours. */
+	char *const *envp;
 	/* set by mc_filter_start */
 	pid_t pid;
 	int inw, outr;

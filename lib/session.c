@@ -216,24 +216,18 @@ mc_session_append(struct mc_session *s, const cJSON *item, char *err, size_t err
 	return r;
 }
 
-int
-mc_session_create(struct mc_session *s, const char *home, const char *cwd,
-    const char *provider, const char *model, const cJSON *more, char *err, size_t errsz)
+/*
+ * Make the file of a new session in dir: a fresh id from the time now
+ * (tm) and random digits, the file created empty with O_EXCL, so the id
+ * is this session's. Fills s->id, s->path and s->fd (appending, locked).
+ */
+static int
+reserve(struct mc_session *s, const char *dir, const struct tm *tm, char *err, size_t errsz)
 {
-	char id[64], created[32], *dir;
-	time_t now = time(NULL);
-	const cJSON *e;
-	struct tm tm;
-	cJSON *h;
+	char id[64];
 
-	memset(s, 0, sizeof *s);
-	s->fd = -1;
-	if ((dir = sessions_dir(home, 1, err, errsz)) == NULL)
-		return -1;
-	gmtime_r(&now, &tm);
-	strftime(created, sizeof created, "%Y-%m-%dT%H:%M:%SZ", &tm);
 	for (;;) {
-		strftime(id, sizeof id, "%Y%m%d-%H%M%S", &tm);
+		strftime(id, sizeof id, "%Y%m%d-%H%M%S", tm);
 		snprintf(id + strlen(id), sizeof id - strlen(id), "-%06x",
 		    arc4random_uniform(0x1000000));
 		s->path = session_path(dir, id);
@@ -242,27 +236,59 @@ mc_session_create(struct mc_session *s, const char *home, const char *cwd,
 			break;
 		free(s->path);
 	}
-	free(dir);
-	/* Nobody else knows the new name yet: this lock cannot be held. */
-	if (s->fd != -1)
-		(void)flock(s->fd, LOCK_EX | LOCK_NB);
 	if (s->fd == -1) {
 		snprintf(err, errsz, "%s: %s", s->path, strerror(errno));
 		free(s->path);
 		s->path = NULL;
 		return -1;
 	}
+	/* Nobody else knows the new name yet: this lock cannot be held. */
+	(void)flock(s->fd, LOCK_EX | LOCK_NB);
 	s->id = mc_strdup(id);
-	h = s->header = mc_json_new_obj();
+	return 0;
+}
+
+/* The header of a new session s, created at tm. */
+static cJSON *
+header_new(const struct mc_session *s, const struct tm *tm, const char *cwd,
+    const char *provider, const char *model, const cJSON *more)
+{
+	char created[32];
+	const cJSON *e;
+	cJSON *h = mc_json_new_obj();
+
+	strftime(created, sizeof created, "%Y-%m-%dT%H:%M:%SZ", tm);
 	mc_json_add_str(h, "type", "session");
-	mc_json_add_str(h, "id", id);
+	mc_json_add(h, "id", s->id ? mc_json_new_str(s->id) : cJSON_CreateNull());
 	mc_json_add_str(h, "created", created);
 	mc_json_add_owned(h, "cwd", mc_session_cwd(cwd));
 	mc_json_add(h, "provider", provider ? mc_json_new_str(provider) : cJSON_CreateNull());
 	mc_json_add(h, "model", model ? mc_json_new_str(model) : cJSON_CreateNull());
 	cJSON_ArrayForEach(e, more)
 		mc_json_add(h, e->string, cJSON_Duplicate(e, 1));
-	if (mc_session_append(s, h, err, errsz) == -1) {
+	return h;
+}
+
+int
+mc_session_create(struct mc_session *s, const char *home, const char *cwd,
+    const char *provider, const char *model, const cJSON *more, char *err, size_t errsz)
+{
+	time_t now = time(NULL);
+	struct tm tm;
+	char *dir;
+	int r;
+
+	memset(s, 0, sizeof *s);
+	s->fd = -1;
+	if ((dir = sessions_dir(home, 1, err, errsz)) == NULL)
+		return -1;
+	gmtime_r(&now, &tm);
+	r = reserve(s, dir, &tm, err, errsz);
+	free(dir);
+	if (r == -1)
+		return -1;
+	s->header = header_new(s, &tm, cwd, provider, model, more);
+	if (mc_session_append(s, s->header, err, errsz) == -1) {
 		unlink(s->path);
 		mc_session_close(s);
 		return -1;
@@ -349,6 +375,100 @@ fail0:
 		free(ids[k]);
 	free(ids);
 	return -1;
+}
+
+/*
+ * Write text whole to a hidden temporary file in dir, flushed to disk,
+ * and give it path's name: the file at path is replaced in one step.
+ * Returns the new file's descriptor (appending, locked), or -1 with err;
+ * nothing is left behind then.
+ */
+static int
+replace_whole(const char *dir, const char *path, const struct mc_buf *text, char *err,
+    size_t errsz)
+{
+	char *tmp = mc_path_join(dir, ".compacting-XXXXXX");
+	int fd;
+
+	if (tmp == NULL)
+		mc_oom();
+	if ((fd = mkostemp(tmp, O_APPEND | O_CLOEXEC)) == -1) {
+		snprintf(err, errsz, "%s: %s", dir, strerror(errno));
+		free(tmp);
+		return -1;
+	}
+	(void)flock(fd, LOCK_EX | LOCK_NB);
+	if (mc_write_all(fd, text->data, text->len) == -1 || fdatasync(fd) == -1 ||
+	    rename(tmp, path) == -1) {
+		snprintf(err, errsz, "%s: %s", path, strerror(errno));
+		close(fd);
+		unlink(tmp);
+		fd = -1;
+	}
+	free(tmp);
+	return fd;
+}
+
+int
+mc_session_create_items(struct mc_session *s, const char *home, const char *cwd,
+    const char *provider, const char *model, const cJSON *more, const char *items, size_t len,
+    char *err, size_t errsz)
+{
+	struct mc_buf b = {0};
+	char *dir = NULL, *text, **open_ids = NULL;
+	size_t nopen = 0, i;
+	time_t now = time(NULL);
+	struct tm tm;
+	int fd, ret = -1;
+	cJSON *h;
+
+	memset(s, 0, sizeof *s);
+	s->fd = -1;
+	gmtime_r(&now, &tm);
+	if (home != NULL && ((dir = sessions_dir(home, 1, err, errsz)) == NULL ||
+	    reserve(s, dir, &tm, err, errsz) == -1)) {
+		free(dir);
+		return -1;
+	}
+	h = header_new(s, &tm, cwd, provider, model, more);
+	if ((text = cJSON_PrintUnformatted(h)) == NULL)
+		mc_oom();
+	cJSON_Delete(h);
+	mc_buf_adds(&b, text);
+	mc_buf_addc(&b, '\n');
+	free(text);
+	mc_buf_add(&b, items, len);
+	if (len > 0 && items[len - 1] != '\n')
+		mc_buf_addc(&b, '\n');
+	if (s->path == NULL)
+		s->path = mc_strdup("the compacted session");	/* for scan's messages */
+	/* The items become the session's, checked as a resumed file's are. */
+	if (scan(s, b.data, b.len, &open_ids, &nopen, err, errsz) == -1)
+		goto out;
+	s->bytes = b.len;
+	if (home == NULL) {
+		free(s->path);
+		s->path = NULL;
+		ret = 0;
+		goto out;
+	}
+	if ((fd = replace_whole(dir, s->path, &b, err, errsz)) == -1)
+		goto out;
+	close(s->fd);
+	s->fd = fd;
+	ret = 0;
+out:
+	if (ret == -1) {
+		if (home != NULL && s->path != NULL)
+			unlink(s->path);
+		mc_session_close(s);
+	}
+	for (i = 0; i < nopen; i++)
+		free(open_ids[i]);
+	free(open_ids);
+	free(dir);
+	mc_buf_free(&b);
+	return ret;
 }
 
 /* Fill in the id and path of session id; nothing is opened. */
@@ -573,11 +693,13 @@ mc_session_close(struct mc_session *s)
 	s->fd = -1;
 }
 
-/* The counts of info from one session file's lines after the header. */
+/* The counts of info from one session file's lines after the header.
+ * Guides and a compacted session's summary are user messages the user
+ * did not type: no turn, no first prompt. */
 static void
 tally(struct mc_session_info *in, const char *data, size_t len)
 {
-	static const char tag[] = "<Context File=";
+	static const char tag[] = "<Context File=", summary[] = "<Conversation-Summary>";
 	const char *line, *nl, *end = data + len, *type, *role, *content;
 	char perr[64];
 	cJSON *item;
@@ -598,7 +720,8 @@ tally(struct mc_session_info *in, const char *data, size_t len)
 			in->cached += (long long)cJSON_GetNumberValue(
 			    cJSON_GetObjectItemCaseSensitive(item, "cached_tokens"));
 		} else if (type && role && content && strcmp(type, "message") == 0 &&
-		    strcmp(role, "user") == 0 && strncmp(content, tag, sizeof tag - 1) != 0) {
+		    strcmp(role, "user") == 0 && strncmp(content, tag, sizeof tag - 1) != 0 &&
+		    strncmp(content, summary, sizeof summary - 1) != 0) {
 			in->turns++;
 			if (in->first == NULL &&
 			    (in->first = strndup(content, strcspn(content, "\n"))) == NULL)

@@ -45,6 +45,19 @@ int mc_session_id_valid(const char *id);
 int mc_session_create(struct mc_session *s, const char *home, const char *cwd,
     const char *provider, const char *model, const cJSON *more, char *err, size_t errsz);
 
+/*
+ * Create a new session as mc_session_create does, holding items (len
+ * bytes of JSON Lines, as in a session file after its header) from the
+ * start. The whole file is written under a hidden temporary name in the
+ * sessions directory, flushed, then renamed over the new session's empty
+ * file, so that a reader (mc -c) sees the session whole or not at all.
+ * With home NULL the session is in memory only (fd -1, no id, no file).
+ * Returns 0, or -1 with a reason in err and no file left behind.
+ */
+int mc_session_create_items(struct mc_session *s, const char *home, const char *cwd,
+    const char *provider, const char *model, const cJSON *more, const char *items, size_t len,
+    char *err, size_t errsz);
+
 /* A directory name as sessions store and match it: valid UTF-8, each
  * invalid byte replaced by U+FFFD. Malloc'ed. */
 char *mc_session_cwd(const char *cwd);

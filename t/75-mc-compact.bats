@@ -105,7 +105,7 @@ three_turns() {
 
 # ---- where the tail starts ----
 
-@test "a session ending in calls and outputs: the tail starts at their user message" {
+@test "a session ending in calls and outputs: the tail starts at a call, never at an output" {
 	fake_start "$(answer 'S.')"
 	use_fake
 	msg user "first $(pad 400)"
@@ -116,12 +116,16 @@ three_turns() {
 	call c2
 	out c2 "$(pad 300)"
 	# 200 tokens would hold the last three items alone: the tail would open
-	# with function_call c2 or its output; it moves back to the user message.
+	# with c1's output, orphaned; it starts at the call c2 instead. No user
+	# message starts a tail that fits: the turn is cut at a step.
 	compact --keep-tokens 200
 	assert_success
-	tail_is 5
-	assert_equal "$(printf '%s\n' "$output" | sed -n 2p | jq -r .content)" 'read a and b'
-	assert_equal "$(req '.body.messages | length')" 4
+	tail_is 2
+	assert_equal "$(printf '%s\n' "$output" | sed -n 2p | jq -r '.type + " " + .call_id')" 'function_call c2'
+	# summarized: the two first messages, the request, c1 and its output
+	assert_equal "$(req '.body.messages | length')" 7
+	assert_equal "$(req '.body.messages[4].tool_calls[0].id')" c1
+	assert_equal "$(req '.body.messages[5].tool_call_id')" c1
 }
 
 @test "a last turn larger than --keep-tokens is kept whole" {
@@ -152,6 +156,78 @@ three_turns() {
 	assert_success
 	tail_is 2
 	assert_equal "$(printf '%s\n' "$output" | sed -n 2p | jq -r .content)" last
+}
+
+@test "one long turn: the tail starts at the first call of a group, and a summary request holds the rest" {
+	fake_start "$(answer 'S.')"
+	use_fake
+	header
+	msg user 'fix the build'
+	for i in 1 2 3 4; do
+		call "c$i"
+		out "c$i" "$(pad 400)"
+	done
+	usage 900 30
+	# one answer with two calls, then their outputs: about 165 tokens
+	call c5
+	call c6
+	out c5 "$(pad 200)"
+	out c6 "$(pad 200)"
+	# 180 tokens would hold a tail from c6 too, but that would leave c5's
+	# output without its call: the group is kept together, from c5.
+	compact --keep-tokens 180
+	assert_success
+	tail_is 4
+	assert_equal "$(printf '%s\n' "$output" | sed -n 2p | jq -r .call_id)" c5
+	# the request: the user's message, four calls and their outputs, the question
+	assert_equal "$(req '.body.messages | length')" 11
+	assert_equal "$(req '.body.messages[1].content')" 'fix the build'
+	assert_equal "$(fake_count)" 1
+}
+
+@test "one long turn: the tail may start at an assistant message" {
+	fake_start "$(answer 'S.')"
+	use_fake
+	msg user 'look around'
+	call c1
+	out c1 "$(pad 2000)"
+	msg assistant 'Halfway: the log says the parser fails.'
+	call c2
+	out c2 "$(pad 100)"
+	compact --keep-tokens 100
+	assert_success
+	tail_is 3
+	assert_equal "$(printf '%s\n' "$output" | sed -n 2p | jq -r .role)" assistant
+}
+
+@test "a user message that fits is preferred to a step further back" {
+	fake_start "$(answer 'S.')"
+	use_fake
+	msg user "first $(pad 400)"
+	call c1
+	out c1 "$(pad 400)"
+	msg assistant 'ok'
+	msg user 'next'
+	msg assistant "sure $(pad 100)"
+	# a step (c1) fits too when keep is large; the user message 'next' is
+	# the earliest turn that fits and wins over a longer tail from c1
+	compact --keep-tokens 250
+	assert_success
+	tail_is 2
+	assert_equal "$(printf '%s\n' "$output" | sed -n 2p | jq -r .content)" next
+}
+
+@test "model lines are bookkeeping: skipped, not written out" {
+	fake_start "$(answer 'S.')"
+	use_fake
+	three_turns
+	printf '{"type":"model","provider":"fake","model":"other-model"}\n' >> "$S"
+	msg user 'and now?'
+	compact --keep-tokens 150
+	assert_success
+	printf '%s\n' "$output" | grep -v -q '"type":"model"'
+	assert_equal "$(printf '%s\n' "$output" | tail -n 1 | jq -r .content)" 'and now?'
+	assert_equal "$(printf '%s\n' "$output" | jq -s 'map(select(.type == "model")) | length')" 0
 }
 
 @test "nothing to compact: the items go out unchanged, no request" {
@@ -264,6 +340,25 @@ three_turns() {
 		"$(printf '<Conversation-Summary>\nSummary over responses.\n</Conversation-Summary>')"
 	assert_equal "$(req .body.instructions)" "$(mc-render --fragment compact)"
 	assert_equal "$(req '.body.input | length')" 5
+}
+
+@test "the provider key goes to mc-send alone, not to mc-render or mc-request" {
+	fake_start "$(answer 'S.')"
+	use_fake '.providers.fake.api_key_env = "FAKE_API_KEY"'
+	three_turns
+	# the suite beside a copy of mc-compact, its mc-request and mc-render
+	# wrapped to record their environment
+	mkdir suite
+	cp "$MC_BIN/mc-compact" "$MC_BIN/mc-send" suite/
+	for p in mc-request mc-render; do
+		printf '#!/bin/sh\nenv > "%s/%s.env"\nexec "%s/%s" "$@"\n' "$PWD" "$p" "$MC_BIN" "$p" > "suite/$p"
+		chmod +x "suite/$p"
+	done
+	FAKE_API_KEY=sk-test-compact run --separate-stderr suite/mc-compact --keep-tokens 150 < "$S"
+	assert_success
+	assert_equal "$(fake_request 1 .headers.authorization)" 'Bearer sk-test-compact'
+	[ -s mc-request.env ] && [ -s mc-render.env ]
+	! grep -q sk-test-compact mc-request.env mc-render.env
 }
 
 @test "-p and -m reach the request" {

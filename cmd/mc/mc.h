@@ -17,6 +17,9 @@
  *              session starts, when the model is done
  *   mcp.c      the MCP tools, through one mc-mcp serve for the session
  *   session.c  the session file: created, resumed, appended to
+ *   compact.c  long sessions: the conversation compacted by mc-compact
+ *              into a new session file, before a request that would pass
+ *              80% of the window, after an overflow, or by /compact
  *   repl.c     the interactive session: line editing, slash commands
  *   show.c     what the driver itself writes on the terminal
  *   events.c   mc --json: the run as JSON Lines events on stdout
@@ -94,6 +97,11 @@ struct ses {
 	int made;		/* the file was made at the start of this run (--json) */
 	long long steps;	/* requests this run */
 	unsigned refused;	/* guarded tools whose one-shot refusal was said */
+	struct {		/* compact.c's */
+		size_t futile;	/* items when there was nothing to compact */
+		int stuck;	/* compacted, still past the threshold: no more */
+		int overflowed;	/* the last answer was a context-overflow error */
+	} cmp;
 };
 
 /* The terminal. */
@@ -229,6 +237,7 @@ void session_usage(struct driver *d, const struct usage *u);
 void session_forget(struct driver *d);
 void session_resolve(struct driver *d);
 void session_record(struct driver *d);
+void session_switch(struct driver *d, struct mc_session *to);
 void guide_remember(struct driver *d, const char *path, size_t n);
 int guide_known(const struct driver *d, const char *path);
 
@@ -239,6 +248,24 @@ int subagents_blocked(const struct driver *d, const char *name);
 int subagents_has(const struct driver *d, const char *name);
 int subagents_call(struct driver *d, const cJSON *call);
 void subagents_free(struct driver *d);
+
+/* compact.c: SPEC 12 */
+enum compact_why { COMPACT_THRESHOLD, COMPACT_OVERFLOW, COMPACT_HAND };
+/* The tokens the next request carries: the last usage line plus a token
+ * per 4 bytes after it; without one, the estimate of everything. */
+long long compact_estimate(const struct driver *d);
+/* Compact the session with mc-compact (focus may be NULL) and go on in
+ * the new session file. 1 compacted, 0 nothing to compact, -1 failed
+ * (said why; the session is as it was). */
+int compact_run(struct driver *d, enum compact_why why, const char *focus);
+/* Before a request: compact past 80% of a known window. 0 to send, -1
+ * when compaction failed (nothing is to be sent). */
+int compact_due(struct driver *d);
+/* An error event of mc-send: whether it says the request did not fit. */
+void compact_seen_error(struct driver *d, const cJSON *ev);
+/* After a failed request: when it did not fit, compact once. True when
+ * the request is to be sent once more. */
+int compact_overflowed(struct driver *d);
 
 /* repl.c */
 int interactive(struct driver *d);

@@ -22,6 +22,8 @@ static const char help_text[] =
     "  /context      instruction files, hooks, prompt size and session\n"
     "  /model [ID]   show or change the model\n"
     "  /usage        the session's tokens\n"
+    "  /compact [FOCUS]\n"
+    "                summarize the older conversation (FOCUS: what matters most)\n"
     "  /new          start a new session\n"
     "  /exit         leave (or Ctrl-D)\n"
     "End a line with \\ to continue it; a line \"\"\" opens and closes a block.\n"
@@ -298,6 +300,10 @@ command(struct driver *d, const char *line)
 		note(d, "session: %lld tokens in (%lld cached), %lld out; this run: %lld in, %lld out",
 		    d->s.used.input, d->s.used.cached, d->s.used.output, d->s.run.input,
 		    d->s.run.output);
+	} else if (IS("/compact")) {	/* compact2: SPEC 12, compact.c */
+		interrupted = 0;
+		compact_run(d, COMPACT_HAND, *argp ? argp : NULL);
+		interrupted = 0;
 	} else if (IS("/new")) {
 		struct mc_buf b = {0};
 

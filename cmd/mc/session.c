@@ -174,8 +174,10 @@ num(const cJSON *o, const char *key)
 }
 
 /* What a resumed session already holds: its guides, so none is injected
- * twice (its user messages that are a <Context File=PATH> block), the
- * provider and model it names last, and the tokens of its usage lines. */
+ * twice (its user messages that are a <Context File=PATH> block, and
+ * those a compacted session's header names: the summary stands for
+ * them), the provider and model it names last, and the tokens of its
+ * usage lines. */
 static void
 recall(struct driver *d)
 {
@@ -183,8 +185,12 @@ recall(struct driver *d)
 	const char *content, *type, *role, *end;
 	char *line = d->s.file.lines.data, *nl, err[64];
 	char *stop = line + d->s.file.lines.len;
+	const cJSON *g;
 	cJSON *item;
 
+	cJSON_ArrayForEach(g, cJSON_GetObjectItemCaseSensitive(d->s.file.header, "guides"))
+		if (cJSON_IsString(g) && !guide_known(d, g->valuestring))
+			guide_remember(d, g->valuestring, strlen(g->valuestring));
 	for (; line != NULL && line < stop; line = nl + 1) {
 		nl = memchr(line, '\n', (size_t)(stop - line));
 		if (nl == NULL)
@@ -267,6 +273,20 @@ session_forget(struct driver *d)
 	memset(&d->s.used, 0, sizeof d->s.used);
 	cJSON_Delete(d->s.recorded);
 	d->s.recorded = NULL;
+	memset(&d->s.cmp, 0, sizeof d->s.cmp);	/* compact.c's state */
+}
+
+/* Go on in the session to (compact.c: the compacted one), which names
+ * the provider and model in use. The old file is closed as it is;
+ * guides, approvals and the session's totals stay: the conversation goes
+ * on. */
+void
+session_switch(struct driver *d, struct mc_session *to)
+{
+	mc_session_close(&d->s.file);
+	d->s.file = *to;
+	memset(&d->s.cmp, 0, sizeof d->s.cmp);
+	recorded_set(d, d->s.file.header);
 }
 
 /* An answer's usage: a bookkeeping line of the session (mc-request skips

@@ -255,6 +255,7 @@ answer(struct driver *d, struct answer *a)
 			snprintf(a->finish, sizeof a->finish, "%s", fr ? fr : "stop");
 			r = 0;
 		} else if (strcmp(type, "error") == 0) {
+			compact_seen_error(d, ev);	/* compact2: an overflow? */
 			if (d->c.json) {
 				ev_emit(d, ev);
 				ev = NULL;
@@ -325,6 +326,34 @@ step(struct driver *d, struct request *r, cJSON *calls)
 	return o;
 }
 
+/*
+ * compact2 (SPEC 12, compact.c): one step, the session compacted first
+ * when the request would pass 80% of a known window; when the provider
+ * answers that it does not fit, compacted once and sent once more, never
+ * again.
+ */
+static enum outcome
+step_fitted(struct driver *d, struct request *r, cJSON *calls)
+{
+	struct request again = {0};
+	enum outcome o;
+
+	if (compact_due(d) == -1) {
+		request_free(r);
+		return interrupted ? OUT_CANCELLED : OUT_ERROR;
+	}
+	d->s.cmp.overflowed = 0;
+	o = step(d, r, calls);
+	if (o == OUT_ERROR && compact_overflowed(d)) {
+		o = step(d, &again, calls);
+		if (o == OUT_ERROR && d->s.cmp.overflowed)
+			mc_err("the request does not fit the model's context window even compacted; "
+			    "it is not sent again");
+	} else if (o == OUT_ERROR && interrupted)
+		o = OUT_CANCELLED;	/* while compacting */
+	return o;
+}
+
 int
 outcome_status(enum outcome o)
 {
@@ -367,7 +396,7 @@ turn(struct driver *d, const char *text, struct request *first)
 		return OUT_ERROR;
 	}
 	calls = mc_json_new_arr();
-	o = step(d, first ? first : &r, calls);
+	o = step_fitted(d, first ? first : &r, calls);	/* compact2 */
 	/* An answer without calls ends the loop, unless a stop hook (hooks.c)
 	 * sends the model back to work: then the loop runs no call and sends
 	 * again, a step like any other. */
@@ -397,7 +426,7 @@ turn(struct driver *d, const char *text, struct request *first)
 			o = OUT_MAX_STEPS;
 			break;
 		}
-		o = step(d, &r, calls);
+		o = step_fitted(d, &r, calls);	/* compact2 */
 	}
 	if (o == OUT_LENGTH)
 		mc_err("the answer was cut by the output limit (--max-output-tokens); "

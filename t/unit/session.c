@@ -37,6 +37,71 @@ add(struct mc_session *s, const char *json)
 	cJSON_Delete(item);
 }
 
+/* Files of the sessions directory (hidden ones too), counted. */
+static int
+files_in(const char *home)
+{
+	char cmd[512];
+	FILE *p;
+	int n = -1;
+
+	snprintf(cmd, sizeof cmd, "ls -A '%s/sessions' | wc -l", home);
+	if ((p = popen(cmd, "r")) != NULL) {
+		if (fscanf(p, "%d", &n) != 1)
+			n = -1;
+		pclose(p);
+	}
+	return n;
+}
+
+/* mc_session_create_items: the compacted session, whole from the start. */
+static void
+created_with_items(const char *home)
+{
+	static const char items[] =
+	    "{\"type\":\"message\",\"role\":\"user\",\"content\":\"<Conversation-Summary>S</Conversation-Summary>\"}\n"
+	    "{\"type\":\"function_call\",\"call_id\":\"k1\",\"name\":\"read\",\"arguments\":\"{}\"}\n"
+	    "{\"type\":\"function_call_output\",\"call_id\":\"k1\",\"output\":\"ok\"}\n";
+	struct mc_session s, r;
+	struct stat st;
+	char err[512], *text;
+	cJSON *more = cJSON_Parse("{\"compacted_from\":\"20260101-000000-abc123\"}");
+	int before = files_in(home);
+
+	CHECK(mc_session_create_items(&s, home, "/repo", "fake", "m", more, items, sizeof items - 1,
+	    err, sizeof err) == 0, err);
+	CHECK(s.fd != -1 && s.items == 3 && mc_session_has_call(&s, "k1"), "items not taken");
+	CHECK(s.lines.len == sizeof items - 1 && memcmp(s.lines.data, items, s.lines.len) == 0,
+	    "lines differ");
+	CHECK(strcmp(mc_json_str(s.header, "compacted_from"), "20260101-000000-abc123") == 0,
+	    "compacted_from not in the header");
+	CHECK(stat(s.path, &st) == 0 && (st.st_mode & 0777) == 0600, "compacted file is not 0600");
+	CHECK(files_in(home) == before + 1, "a temporary file was left behind");
+	text = slurp(s.path);
+	CHECK(strncmp(text, "{\"type\":\"session\",\"id\":\"", 24) == 0 &&
+	    strstr(text, "\"compacted_from\":\"20260101-000000-abc123\"}\n{") != NULL &&
+	    strcmp(strchr(text, '\n') + 1, items) == 0, "file is not header then items");
+	CHECK(mc_session_open(&r, home, s.id, err, sizeof err) == -1 &&
+	    strstr(err, "in use") != NULL, "the new file is not locked");
+	add(&s, "{\"type\":\"message\",\"role\":\"user\",\"content\":\"more\"}");
+	CHECK(s.items == 4 && strstr(slurp(s.path), "\"content\":\"more\"}\n") != NULL,
+	    "append after create_items");
+	mc_session_close(&s);
+
+	/* Bad items: an error naming the line, no file left. */
+	before = files_in(home);
+	CHECK(mc_session_create_items(&s, home, "/repo", NULL, NULL, NULL, "{\"type\":\n", 11,
+	    err, sizeof err) == -1 && strstr(err, ":2: ") != NULL, "bad items accepted");
+	CHECK(files_in(home) == before, "a failed create left a file");
+
+	/* In memory: no file, no id. */
+	CHECK(mc_session_create_items(&s, NULL, "/repo", NULL, NULL, more, items, sizeof items - 1,
+	    err, sizeof err) == 0 && s.fd == -1 && s.path == NULL && s.id == NULL && s.items == 3,
+	    "memory session");
+	mc_session_close(&s);
+	cJSON_Delete(more);
+}
+
 int
 main(void)
 {
@@ -102,6 +167,8 @@ main(void)
 	CHECK(mc_session_peek(&r, home, id, err, sizeof err) == 0 && r.fd == -1 &&
 	    r.header != NULL, "peek");
 	mc_session_close(&r);
+
+	created_with_items(home);
 
 	free(id);
 	free(other);

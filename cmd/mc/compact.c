@@ -1,0 +1,363 @@
+/* compact.c: long sessions: the conversation compacted by mc-compact into a new session file (SPEC 12). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "diag.h"
+#include "items.h"
+#include "json.h"
+#include "mc.h"
+#include "provider.h"
+#include "toolenv.h"
+#include "window.h"
+
+#define THRESHOLD_PERCENT 80	/* of a known window: compacted before sending past it */
+
+/* The context window of the model in use, in tokens (0: unknown), and
+ * the setting that says it in from. */
+static long long
+window_of(const struct driver *d, char *from, size_t fromsz)
+{
+	struct mc_provider_opts o = { .provider = d->s.provider, .model = d->s.model };
+	struct mc_provider p = {0};
+	char err[512];
+	long long w = 0;
+
+	from[0] = '\0';
+	/* An unknown provider is mc-request's to report, when it builds the request. */
+	if (mc_provider_resolve(&d->c.set, &o, &p, err, sizeof err) == 0)
+		w = mc_window_size(&d->c.set, p.name, p.model, from, fromsz);
+	mc_provider_free(&p);
+	return w;
+}
+
+/* The line that ends just before q (at a newline) in [start, q). */
+static const char *
+line_before(const char *start, const char *q)
+{
+	const char *nl = q - 1 > start ? memrchr(start, '\n', (size_t)(q - 1 - start)) : NULL;
+
+	return nl != NULL ? nl + 1 : start;
+}
+
+long long
+compact_estimate(const struct driver *d)
+{
+	const char *start = d->s.file.lines.data, *end = start + d->s.file.lines.len, *p, *q;
+	long long tokens;
+	char err[128];
+	cJSON *item;
+	int r;
+
+	for (q = end; start != NULL && q > start; q = p) {
+		p = line_before(start, q);
+		if (memmem(p, (size_t)(q - p), "\"usage\"", 7) == NULL)
+			continue;
+		item = mc_json_parse(p, (size_t)(q - p), err, sizeof err);
+		r = item != NULL ? mc_window_usage(item, &tokens, err, sizeof err) : 0;
+		cJSON_Delete(item);
+		if (r == 1)
+			return tokens + mc_window_tokens((size_t)(end - q));
+	}
+	return mc_window_tokens(d->s.prompt.len + d->s.tools.len + d->s.file.lines.len);
+}
+
+static int
+collect(void *arg, const char *p, size_t n)
+{
+	struct mc_buf *b = arg;
+
+	mc_buf_add(b, p, n);
+	return b->len > MC_SESSION_MAX ? -1 : 0;
+}
+
+/*
+ * Whether mc-compact gave the conversation back as it came (it had
+ * nothing to compact): out is then the session's lines without its
+ * bookkeeping lines, byte for byte.
+ */
+static int
+unchanged(const struct driver *d, const struct mc_buf *out)
+{
+	const char *p = d->s.file.lines.data, *end = p + d->s.file.lines.len, *nl;
+	size_t at = 0, n;
+	char err[64];
+	cJSON *item;
+	int skip;
+
+	for (; p != NULL && p < end; p = nl + 1) {
+		if ((nl = memchr(p, '\n', (size_t)(end - p))) == NULL)
+			nl = end - 1;	/* never: every line of a session ends in one */
+		n = (size_t)(nl - p) + 1;
+		skip = 0;
+		if (memmem(p, n, "\"usage\"", 7) != NULL || memmem(p, n, "\"model\"", 7) != NULL) {
+			item = mc_json_parse(p, n - 1, err, sizeof err);
+			skip = item != NULL && mc_item_bookkeeping(item);
+			cJSON_Delete(item);
+		}
+		if (skip)
+			continue;
+		if (out->len - at < n || memcmp(out->data + at, p, n) != 0)
+			return 0;
+		at += n;
+	}
+	return at == out->len;
+}
+
+/*
+ * mc-compact over the session's lines, fed through a pipe: the compacted
+ * items in out. Its stderr is ours: its line saying what it did, or why
+ * it could not, reaches the user as it is. The provider keys go with it,
+ * for the mc-send it runs. 0, or -1 after saying why.
+ */
+static int
+run_compact(struct driver *d, long long window, const char *focus, struct mc_buf *out)
+{
+	char *argv[16], keep[32], win[32], err[256], **env;
+	struct mc_filter f = { .in = d->s.file.lines.data, .inlen = d->s.file.lines.len,
+	    .out = collect, .arg = out, .stop = &interrupted };
+	size_t k = 0;
+	int st, r;
+
+	argv[k++] = "mc-compact";
+	argv[k++] = "-q";	/* the driver has said what the settings lack */
+	/* As to the stages: what the environment and settings say, it finds itself. */
+	if (d->s.provider && d->s.tell_provider) {
+		argv[k++] = "-p";
+		argv[k++] = d->s.provider;
+	}
+	if (d->s.model && d->s.tell_model) {
+		argv[k++] = "-m";
+		argv[k++] = d->s.model;
+	}
+	if (window > 0) {
+		snprintf(win, sizeof win, "%lld", window);
+		argv[k++] = "--window";
+		argv[k++] = win;
+	} else {
+		/* No window known: the last fifth of the conversation is kept. */
+		snprintf(keep, sizeof keep, "%lld", mc_window_tokens(d->s.file.lines.len) / 5);
+		argv[k++] = "--keep-tokens";
+		argv[k++] = keep;
+	}
+	if (focus != NULL) {
+		argv[k++] = "--focus";
+		argv[k++] = (char *)focus;
+	}
+	argv[k] = NULL;
+	f.envp = env = mc_env_merge(NULL, d->c.keys);
+	r = mc_filter_run(argv, &f, &st, err, sizeof err);
+	mc_env_free(env);
+	if (r == -1) {
+		mc_err("%s", err);
+		return -1;
+	}
+	if (out->len > MC_SESSION_MAX) {
+		mc_err("mc-compact: output over the %u-byte limit", MC_SESSION_MAX);
+		return -1;
+	}
+	return stage_ok("mc-compact", st) ? 0 : -1;
+}
+
+/*
+ * The header members of the new session beyond those every session has:
+ * the old header's own (a subagent's parent and agent, ...), where it
+ * came from, and the guides injected so far, which the summary stands
+ * for (so that `mc -c` does not inject them again).
+ */
+static cJSON *
+header_more(const struct driver *d)
+{
+	static const char *const own[] = { "type", "id", "created", "cwd", "provider", "model",
+	    "compacted_from", "guides", NULL };
+	cJSON *more = mc_json_new_obj(), *g;
+	const cJSON *e;
+	size_t i;
+
+	cJSON_ArrayForEach(e, d->s.file.header) {
+		for (i = 0; own[i] != NULL && strcmp(own[i], e->string) != 0; i++)
+			;
+		if (own[i] == NULL)
+			mc_json_add(more, e->string, cJSON_Duplicate(e, 1));
+	}
+	if (d->s.file.id != NULL)
+		mc_json_add_str(more, "compacted_from", d->s.file.id);
+	if (d->s.nguides > 0) {
+		g = mc_json_new_arr();
+		for (i = 0; i < d->s.nguides; i++)
+			mc_json_push(g, mc_json_new_str(d->s.guides[i]));
+		mc_json_add(more, "guides", g);
+	}
+	return more;
+}
+
+/*
+ * `mc -c` takes the session of this directory written last: the new
+ * file must be newer than the old one, even within the file system's
+ * clock tick.
+ */
+static void
+newer_than(const struct mc_session *to, const char *old_path)
+{
+	struct stat os, ns;
+	struct timespec t[2];
+
+	if (old_path == NULL || to->fd == -1 || stat(old_path, &os) == -1 ||
+	    fstat(to->fd, &ns) == -1)
+		return;
+	if (ns.st_mtim.tv_sec > os.st_mtim.tv_sec || (ns.st_mtim.tv_sec == os.st_mtim.tv_sec &&
+	    ns.st_mtim.tv_nsec > os.st_mtim.tv_nsec))
+		return;
+	t[0] = ns.st_atim;
+	t[1] = os.st_mtim;
+	if (++t[1].tv_nsec == 1000000000) {
+		t[1].tv_sec++;
+		t[1].tv_nsec = 0;
+	}
+	futimens(to->fd, t);
+}
+
+/*
+ * What the user is told: on stderr, after mc-compact's own line (what it
+ * summarized and kept, the tokens before and after), why it ran and
+ * where the session goes on; with --json, a compaction event.
+ */
+static void
+tell(struct driver *d, enum compact_why why, const char *old, long long window,
+    const char *from, long long before, long long after)
+{
+	char where[256];
+	cJSON *ev;
+
+	if (old != NULL)
+		snprintf(where, sizeof where, "session %s goes on in %s (the old file is kept as "
+		    "it was)", old, d->s.file.id);
+	else
+		snprintf(where, sizeof where, "the session goes on in memory (--no-session)");
+	if (why == COMPACT_THRESHOLD)
+		mc_note("the conversation reached about %lld tokens, over %d%% of the %lld-token "
+		    "context window (%s), and was compacted; %s", before, THRESHOLD_PERCENT, window,
+		    from, where);
+	else if (why == COMPACT_OVERFLOW)
+		mc_note("the request did not fit the model's context window: the conversation was "
+		    "compacted and the request is sent once more; %s", where);
+	else
+		mc_note("%s", where);
+	if (!d->c.json)
+		return;
+	ev = ev_new("compaction");
+	mc_json_add(ev, "from", old ? mc_json_new_str(old) : cJSON_CreateNull());
+	mc_json_add(ev, "to", d->s.file.id ? mc_json_new_str(d->s.file.id) : cJSON_CreateNull());
+	mc_json_add_num(ev, "tokens_before", (double)before);
+	mc_json_add_num(ev, "tokens_after", (double)after);
+	ev_emit(d, ev);
+}
+
+int
+compact_run(struct driver *d, enum compact_why why, const char *focus)
+{
+	struct mc_buf out = {0};
+	struct mc_session to;
+	long long window, before;
+	char from[512], err[512], *old = NULL, *old_path = NULL;
+	cJSON *more;
+	int r = -1;
+
+	if (!d->s.open || d->s.file.items == 0) {
+		mc_note("nothing to compact: the session holds no conversation yet");
+		return 0;
+	}
+	window = window_of(d, from, sizeof from);
+	before = compact_estimate(d);
+	if (run_compact(d, window, focus, &out) == -1)
+		goto out;
+	if (unchanged(d, &out)) {
+		r = 0;		/* mc-compact said so */
+		goto out;
+	}
+	more = header_more(d);
+	r = mc_session_create_items(&to, d->s.file.fd == -1 ? NULL : d->c.set.home, d->c.cwd,
+	    d->s.provider, d->s.model, more, out.data ? out.data : "", out.len, err, sizeof err);
+	cJSON_Delete(more);
+	if (r == -1) {
+		mc_err("%s; the session goes on as it was", err);
+		goto out;
+	}
+	if (d->s.file.id != NULL)
+		old = mc_strdup(d->s.file.id);
+	if (d->s.file.path != NULL)
+		old_path = mc_strdup(d->s.file.path);
+	newer_than(&to, old_path);
+	session_switch(d, &to);
+	tell(d, why, old, window, from, before, compact_estimate(d));
+	r = 1;
+out:
+	free(old);
+	free(old_path);
+	mc_buf_free(&out);
+	return r;
+}
+
+int
+compact_due(struct driver *d)
+{
+	long long window, tokens;
+	char from[512];
+	int r;
+
+	if (!d->s.open || d->s.cmp.stuck || d->s.file.items == d->s.cmp.futile ||
+	    (window = window_of(d, from, sizeof from)) == 0)
+		return 0;
+	tokens = compact_estimate(d);
+	if (tokens * 100 <= window * THRESHOLD_PERCENT)
+		return 0;
+	if (d->c.dry) {
+		mc_note("the conversation is about %lld tokens, over %d%% of the %lld-token context "
+		    "window (%s): a run that sends would compact it first", tokens,
+		    THRESHOLD_PERCENT, window, from);
+		return 0;
+	}
+	if ((r = compact_run(d, COMPACT_THRESHOLD, NULL)) == -1) {
+		if (!interrupted)
+			mc_err("the conversation could not be compacted; nothing was sent");
+		return -1;
+	}
+	if (r == 0) {
+		/* Nothing to compact: sent as it is, not tried again until it grows. */
+		d->s.cmp.futile = d->s.file.items;
+		return 0;
+	}
+	if ((tokens = compact_estimate(d)) * 100 > window * THRESHOLD_PERCENT) {
+		mc_warn("the compacted conversation is still about %lld tokens, over %d%% of the "
+		    "%lld-token context window (%s): no more automatic compaction in this session",
+		    tokens, THRESHOLD_PERCENT, window, from);
+		d->s.cmp.stuck = 1;
+	}
+	return 0;
+}
+
+void
+compact_seen_error(struct driver *d, const cJSON *ev)
+{
+	const cJSON *st = cJSON_GetObjectItemCaseSensitive(ev, "status");
+
+	d->s.cmp.overflowed = mc_window_overflow(cJSON_IsNumber(st) ? st->valueint : 0,
+	    mc_json_str(ev, "code"), mc_json_str(ev, "message"));
+}
+
+int
+compact_overflowed(struct driver *d)
+{
+	int r;
+
+	if (!d->s.cmp.overflowed || interrupted || d->c.dry)
+		return 0;
+	d->s.cmp.overflowed = 0;
+	if ((r = compact_run(d, COMPACT_OVERFLOW, NULL)) == 0)
+		mc_err("the request does not fit the model's context window, and there is "
+		    "nothing to compact");
+	else if (r == -1 && !interrupted)
+		mc_err("the conversation could not be compacted; the request is not sent again");
+	return r == 1;
+}
