@@ -356,7 +356,8 @@ three_files() {
 		echo '{"type":"usage","input_tokens":7900,"output_tokens":100,"cached_tokens":0,"provider":"fake","model":"fake-model"}'
 	} > "$MC_HOME/sessions/$old.jsonl"
 	chmod 600 "$MC_HOME/sessions/$old.jsonl"
-	run --separate-stderr mc -c 'next' </dev/null
+	# a child's session (it has a parent): mc -c never picks one, --session does
+	run --separate-stderr mc --session $old 'next' </dev/null
 	assert_success
 	assert_output fine
 	assert_equal "$(head -n 1 "$(ls -t "$MC_HOME"/sessions/*.jsonl | head -n 1)" | jq -c '{parent, agent, compacted_from, provider, model}')" \
