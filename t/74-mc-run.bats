@@ -5,23 +5,7 @@
 
 load helper
 load fake
-
-use_fake() {
-	settings "{\"provider\":\"fake\",\"model\":\"fake-model\",
-	  \"providers\":{\"fake\":{\"base_url\":\"$FAKE_URL\",\"api\":\"chat\",\"api_key_env\":null}}}"
-}
-call() {
-	jq -nc --arg id "$1" --arg n "$2" --arg a "$3" '{call_id:$id,name:$n,arguments:$a}'
-}
-calls() {
-	jq -nc --argjson c "[$(IFS=,; echo "$*")]" '{answer:{api:"chat",calls:$c}}'
-}
-text() {
-	jq -nc --arg t "$1" '{answer:{api:"chat",text:$t}}'
-}
-session_files() {
-	ls "$MC_HOME"/sessions/*.jsonl 2>/dev/null
-}
+load mc
 
 @test "the dry run's envelope is the body the provider receives for the same prompt" {
 	printf 'Be kind.\n' > AGENTS.md
@@ -68,14 +52,6 @@ session_files() {
 	assert_equal "$(fake_count)" 1
 }
 
-# tree PID: PID and its descendants, one per line
-tree() {
-	local p
-	echo "$1"
-	for p in $(pgrep -P "$1"); do
-		tree "$p"
-	done
-}
 # run_tool_then SIG: start a run whose bash call sleeps; once the sleep runs,
 # send SIG to the driver; sets pid, procs (the driver's tree then), status.
 run_tool_then() {

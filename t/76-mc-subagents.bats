@@ -474,22 +474,6 @@ Role $a. SUBAGENT-ROLE
 	assert_equal "$(printf '%s\n' "$output" | tail -3)" $'<Your-Role Persona=explorer>\nExplore.\n</Your-Role>'
 }
 
-# tree PID: PID and its descendants; alive PID...: those still running
-tree() {
-	local p
-	echo "$1"
-	for p in $(pgrep -P "$1"); do
-		tree "$p"
-	done
-}
-alive() {
-	local p
-	for p in "$@"; do
-		[ -d "/proc/$p" ] && [ "$(awk '{print $3}' "/proc/$p/stat" 2>/dev/null)" != Z ] && echo "$p"
-	done
-	return 0
-}
-
 @test "on a terminal: one status line per child, redrawn in place; an \"always\" answer is the children's leave" {
 	two_profiles
 	fake_start "[$(parent_calls "$(call c1 bash '{"command":"echo top > top.txt"}')"),

@@ -5,6 +5,7 @@
 
 load helper
 load fake
+load mc
 
 # settings for the fake provider and one MCP server "srv" (t/fake-mcp.py ARGS)
 use_fake_mcp() {
@@ -17,18 +18,6 @@ use_fake_mcp() {
 		  providers: {fake: {base_url: $url, api: "chat", api_key_env: null}},
 		  mcp_servers: {srv: {command: "python3", args: $args,
 		    approve: $approve, timeout_s: 10}}}' > "$MC_HOME/settings.json"
-}
-call() {
-	jq -nc --arg id "$1" --arg n "$2" --arg a "$3" '{call_id:$id,name:$n,arguments:$a}'
-}
-calls() {
-	jq -nc --argjson c "[$(IFS=,; echo "$*")]" '{answer:{api:"chat",calls:$c}}'
-}
-text() {
-	jq -nc --arg t "$1" '{answer:{api:"chat",text:$t}}'
-}
-session_files() {
-	ls "$MC_HOME"/sessions/*.jsonl 2>/dev/null
 }
 
 @test "the servers' tools travel beside mc-tool's; a stateful server keeps its state through the session" {

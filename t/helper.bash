@@ -49,6 +49,15 @@ unprivileged() {
 		env PATH="$PATH" HOME="$HOME" MC_HOME="$MC_HOME" LC_ALL=C "$@"
 }
 
+# tree PID: PID and its descendants, one per line
+tree() {
+	local p
+	echo "$1"
+	for p in $(pgrep -P "$1"); do
+		tree "$p"
+	done
+}
+
 # alive PID...: those still running (zombies are not)
 alive() {
 	local p

@@ -1,4 +1,4 @@
-# t/mc.bash: helpers for the driver's tests (t/70-mc.bats, t/72-mc-tty.bats):
+# t/mc.bash: helpers for the driver's tests (t/7*.bats, t/81-mc-mcp-session.bats):
 # the fake provider as the suite's provider, scripted answers and calls,
 # session files, and a pseudo-terminal (tmux) to run mc on. Load with
 # `load mc` after `load helper` and `load fake`.
@@ -34,6 +34,10 @@ whole_lines() {
 # calls JSON...: one chat answer asking for the given calls (each {call_id,name,arguments})
 calls() {
 	jq -nc --argjson c "[$(IFS=,; echo "$*")]" '{answer:{api:"chat",calls:$c}}'
+}
+# text TEXT: one chat answer (an entry of a script)
+text() {
+	jq -nc --arg t "$1" '{answer:{api:"chat",text:$t}}'
 }
 call() { # ID NAME ARGS-JSON
 	jq -nc --arg id "$1" --arg n "$2" --arg a "$3" '{call_id:$id,name:$n,arguments:$a}'
