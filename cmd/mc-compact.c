@@ -749,18 +749,6 @@ resolve_window(const struct mc_settings *s, const struct mc_provider *p, char *f
 	return 0;
 }
 
-static long long
-number(const char *opt, const char *arg, long long lo, int *bad)
-{
-	const char *e;
-	long long v = strtonum(arg, lo, TOKENS_MAX, &e);
-
-	if (e != NULL) {
-		mc_usage_error("%s: %s is %s (%lld to %lld)", opt, arg, e, lo, TOKENS_MAX);
-		*bad = 1;
-	}
-	return v;
-}
 
 int
 main(int argc, char *argv[])
@@ -797,10 +785,10 @@ main(int argc, char *argv[])
 			mc_quiet = 1;
 			break;
 		case OPT_KEEP:
-			keep = number("--keep-tokens", optarg, 0, &bad);
+			keep = mc_opt_num("--keep-tokens", optarg, 0, TOKENS_MAX, &bad);
 			break;
 		case OPT_WINDOW:
-			window = number("--window", optarg, 1, &bad);
+			window = mc_opt_num("--window", optarg, 1, TOKENS_MAX, &bad);
 			break;
 		case OPT_FOCUS:
 			focus = optarg;

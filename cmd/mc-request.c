@@ -128,11 +128,10 @@ main(int argc, char *argv[])
 	struct mc_request rq = { .stream = 1 };
 	struct mc_settings s = {0};
 	const char *items_path = NULL, *tools_path = NULL, *schema_path = NULL, *prompt = NULL;
-	const char *errstr;
 	struct mc_buf tools_text = {0};
 	char err[1024], *system = NULL, schema_name[65];
 	cJSON *items = NULL, *tools = NULL, *schema = NULL, *out = NULL, *w;
-	int c, body_only = 0, pretty = 0, status = MC_EXIT_FAIL;
+	int c, body_only = 0, pretty = 0, status = MC_EXIT_FAIL, bad = 0;
 
 	mc_init("mc-request", argv);
 	while ((c = getopt_long(argc, argv, "+hm:p:q", longopts, NULL)) != -1) {
@@ -166,9 +165,8 @@ main(int argc, char *argv[])
 			rq.stream = 0;
 			break;
 		case OPT_MAX:
-			rq.max_output_tokens = strtonum(optarg, 1, INT_MAX, &errstr);
-			if (errstr != NULL)
-				return mc_usage_error("--max-output-tokens: %s: %s", optarg, errstr);
+			rq.max_output_tokens = (int)mc_opt_num("--max-output-tokens", optarg, 1,
+			    INT_MAX, &bad);
 			break;
 		case OPT_SCHEMA:
 			if (strcmp(optarg, "-") == 0)
@@ -184,6 +182,8 @@ main(int argc, char *argv[])
 		default:	/* -h, --version or a bad option */
 			return mc_opt_exit(c, usage);
 		}
+		if (bad)
+			return MC_EXIT_USAGE;
 	}
 	argc -= optind;
 	argv += optind;

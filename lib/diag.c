@@ -8,6 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <bsd/stdlib.h>
+
 #include "diag.h"
 #include "utf8.h"
 
@@ -201,4 +203,17 @@ mc_finish(int status)
 		return MC_EXIT_FAIL;
 	}
 	return status;
+}
+
+long long
+mc_opt_num(const char *name, const char *arg, long long lo, long long hi, int *bad)
+{
+	const char *e = NULL;
+	long long v = strtonum(arg, lo, hi, &e);
+
+	if (e != NULL) {
+		mc_usage_error("%s: %s is %s (%lld to %lld)", name, arg, e, lo, hi);
+		*bad = 1;
+	}
+	return v;
 }

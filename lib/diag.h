@@ -45,6 +45,10 @@ char *mc_sanitize(char *dst, size_t dstsz, const char *src);
 /* Print "PROG: --help for usage" style error and return MC_EXIT_USAGE. */
 int mc_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* The value of a numeric option, from lo to hi; anything else is a usage
+ * error said here ("NAME: ARG is too large (LO to HI)"), and *bad is set. */
+long long mc_opt_num(const char *name, const char *arg, long long lo, long long hi, int *bad);
+
 /* getopt_long value of every program's --version. */
 #define MC_OPT_VERSION 0x7f00
 

@@ -62,18 +62,6 @@ on_sigint(int sig)
 	errno = e;
 }
 
-static long
-num_opt(const char *name, const char *arg, long lo, long hi, int *bad)
-{
-	const char *e = NULL;
-	long v = (long)strtonum(arg, lo, hi, &e);
-
-	if (e != NULL) {
-		mc_usage_error("%s: %s is %s (%ld to %ld)", name, arg, e, lo, hi);
-		*bad = 1;
-	}
-	return v;
-}
 
 /* The settings, for the timeouts; none when there is no home to look in. */
 static int
@@ -380,16 +368,16 @@ main(int argc, char *argv[])
 			caching = c == OPT_CACHE ? CACHE_ON : CACHE_REFRESH;
 			break;
 		case OPT_CONNECT:
-			sd.connect = num_opt("--connect-timeout", optarg, 1, 86400, &bad);
+			sd.connect = (long)mc_opt_num("--connect-timeout", optarg, 1, 86400, &bad);
 			break;
 		case OPT_IDLE:
-			sd.idle = num_opt("--idle-timeout", optarg, 1, 86400, &bad);
+			sd.idle = (long)mc_opt_num("--idle-timeout", optarg, 1, 86400, &bad);
 			break;
 		case OPT_RETRIES:
-			sd.retries = num_opt("--retries", optarg, 0, 100, &bad);
+			sd.retries = (long)mc_opt_num("--retries", optarg, 0, 100, &bad);
 			break;
 		case OPT_MAXWAIT:
-			sd.maxwait = num_opt("--retry-max-wait", optarg, 0, 3600, &bad);
+			sd.maxwait = (long)mc_opt_num("--retry-max-wait", optarg, 0, 3600, &bad);
 			break;
 		default:	/* -h, --version or a bad option */
 			return mc_opt_exit(c, usage);

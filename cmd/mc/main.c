@@ -343,10 +343,10 @@ main(int argc, char *argv[])
 	};
 	struct driver d = { .c = { .max_steps = 50 } };
 	struct sigaction sa = { .sa_handler = on_signal };
-	int c, status, prompt_cmd = 0, sessions_cmd = 0, steps_set = 0, all = 0;
+	int c, status, prompt_cmd = 0, sessions_cmd = 0, steps_set = 0, all = 0, bad = 0;
 	enum outcome o;
 	char err[1024], *text, *session_id = NULL;
-	const char *nc, *errstr, *flag;
+	const char *nc, *flag;
 
 	mc_init("mc", argv);
 	/* Characters, for the line editor and the terminal's widths; messages
@@ -381,9 +381,7 @@ main(int argc, char *argv[])
 			d.c.stats = 1;
 			break;
 		case OPT_MAX_STEPS:
-			d.c.max_steps = strtonum(optarg, 1, 10000, &errstr);
-			if (errstr != NULL)
-				return mc_usage_error("--max-steps: %s is %s", optarg, errstr);
+			d.c.max_steps = mc_opt_num("--max-steps", optarg, 1, 10000, &bad);
 			steps_set = 1;
 			break;
 		case 'y':
@@ -399,9 +397,7 @@ main(int argc, char *argv[])
 			d.c.schema = optarg;
 			break;
 		case OPT_MAX_OUTPUT:
-			strtonum(optarg, 1, 100000000, &errstr);
-			if (errstr != NULL)
-				return mc_usage_error("--max-output-tokens: %s is %s", optarg, errstr);
+			mc_opt_num("--max-output-tokens", optarg, 1, 100000000, &bad);
 			d.c.max_output = optarg;
 			break;
 		case OPT_ALL:
@@ -436,6 +432,8 @@ main(int argc, char *argv[])
 		default:	/* -h, --version or a bad option */
 			return mc_opt_exit(c, usage);
 		}
+		if (bad)
+			return MC_EXIT_USAGE;
 	}
 	/* `mc prompt`, unless written `mc -- prompt` to ask about the word. */
 	if (argc - optind == 1 && strcmp(argv[optind - 1], "--") != 0) {
