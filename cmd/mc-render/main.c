@@ -93,7 +93,7 @@ render(struct render *R, const char *model, int mode, int pretty)
 	for (i = 0; i < nsubagents; i++)
 		if (add_role(R, "subagents", "--subagent", subagents[i]) == -1)
 			return -1;
-	if (R->override != NULL && apply_override(R) == -1)
+	if (apply_override(R) == -1)
 		return -1;
 	if (mode == 't') {
 		assemble(R, stdout);	/* mc_finish reports a failed write */
