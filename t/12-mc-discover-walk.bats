@@ -45,15 +45,12 @@ prompt_files() {
 	    paste -sd, -
 }
 
-@test "walk_up off (the default): nothing above the working directory" {
+@test "walk_up: a monorepo's top and package files, listed nearest first after repo" {
 	mono
+	# Off by default: nothing above the working directory.
 	run --separate-stderr mc-discover -C packages/a/src
 	assert_success
 	assert_equal "$(jqo '.instructions | length')" 0
-}
-
-@test "walk_up: a monorepo's top and package files, listed nearest first after repo" {
-	mono
 	walk_up
 	run --separate-stderr mc-discover -C packages/a/src
 	assert_success
@@ -81,10 +78,15 @@ prompt_files() {
 @test "walk_up: the working directory at the repository's top has no ancestors" {
 	mono
 	walk_up
+	# An enclosing repository does not matter: the nearest .git is the top.
+	mkdir "$BATS_TEST_TMPDIR/.git"
 	echo above > "$BATS_TEST_TMPDIR/AGENTS.md"
 	run --separate-stderr mc-discover
 	assert_success
 	assert_equal "$(what)" "repo:root"
+	run --separate-stderr mc-discover -C packages/a
+	assert_success
+	assert_equal "$(what)" "repo:pkg-a,ancestor:root"
 }
 
 @test "walk_up: a .git file (a worktree or submodule) marks the top too" {
@@ -117,6 +119,10 @@ prompt_files() {
 	assert_success
 	assert_equal "$stderr" ""
 	assert_equal "$(jqo '.instructions | length')" 0
+	mkdir .git
+	run --separate-stderr mc-discover -C packages/a/src
+	assert_success
+	assert_equal "$(what)" "ancestor:pkg-a,ancestor:root"
 }
 
 @test "walk_up: never above HOME, even when a .git lies above it" {
@@ -142,6 +148,8 @@ prompt_files() {
 @test "walk_up: HOME is compared by its real path" {
 	mono
 	walk_up
+	run --separate-stderr mc-discover -C packages/a/src
+	assert_equal "$(what)" "ancestor:pkg-a,ancestor:root"
 	ln -s "$W/packages" "$BATS_TEST_TMPDIR/home-link"
 	export HOME="$BATS_TEST_TMPDIR/home-link"
 	run --separate-stderr mc-discover -C packages/a/src
@@ -202,6 +210,8 @@ prompt_files() {
 	walk_up
 	mkdir -p packages/a/src/x
 	echo x > packages/a/src/x/AGENTS.md
+	run --separate-stderr mc-discover -C packages/a/src
+	assert_equal "$(what)" "ancestor:pkg-a,ancestor:root"
 	run --separate-stderr mc-discover -C packages/a/src --touched x/f.c
 	assert_success
 	assert_equal "$(what)" "touched:x"
@@ -241,6 +251,9 @@ prompt_files() {
 @test "file_names: --touched leaves out a file the startup order loads under another name" {
 	mkdir -p team
 	echo team > team/CLAUDE.md
+	names '["CLAUDE.md"]'
+	run --separate-stderr mc-discover --touched team/x.c
+	assert_equal "$(what)" "touched:team"
 	names '["CLAUDE.md"]' "\"additional_markdown_paths\":[\"$W/team/CLAUDE.md\"]"
 	run --separate-stderr mc-discover --touched team/x.c
 	assert_success
@@ -255,6 +268,10 @@ prompt_files() {
 	assert_failure 1
 	assert_equal "$(jqo '.instructions | length')" 0
 	assert_equal "$stderr" "mc-discover: $W/AGENTS.md: not a regular file"
+	rm AGENTS.md
+	run --separate-stderr mc-discover
+	assert_success
+	assert_equal "$(what)" "repo:claude"
 }
 
 @test "file_names: a dangling link counts as missing, and the next name is tried" {
@@ -285,6 +302,12 @@ prompt_files() {
 	["A.md","B.md","C.md","D.md","CLAUDE.md"]|[4]: at most 4 file names; this one and the rest are not looked for
 	[]|: expected 1 to 4 file names; AGENTS.md is looked for
 	EOF
+	# A name that is not a string is caught by the settings schema: no document.
+	names '["AGENTS.md",3]'
+	run --separate-stderr mc-discover
+	assert_failure 1
+	assert_output ""
+	assert_equal "$stderr" "mc-discover: $MC_HOME/settings.json: knowledge.instructions.file_names[1]: expected a string"
 }
 
 @test "file_names: with --keep-going the good names are used, else AGENTS.md" {
@@ -302,12 +325,4 @@ prompt_files() {
 	run --separate-stderr mc-discover --keep-going
 	assert_success
 	assert_equal "$(jqo '.instructions | length')" 0
-}
-
-@test "file_names: a name that is not a string is caught by the settings schema" {
-	names '["AGENTS.md",3]'
-	run --separate-stderr mc-discover
-	assert_failure 1
-	assert_output ""
-	assert_equal "$stderr" "mc-discover: $MC_HOME/settings.json: knowledge.instructions.file_names[1]: expected a string"
 }

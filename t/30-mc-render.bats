@@ -981,6 +981,24 @@ No AGENTS.md instruction files were discovered.
 	assert_equal "$stderr" "mc-render: $MC_HOME/prompts/tools.md: file is 262145 bytes, over the 262144-byte cap; not loaded"
 }
 
+@test "fragment overrides: a link to a fragment is refused for what it is; directory links are followed" {
+	mkdir -p "$BATS_TEST_TMPDIR/dots/prompts" "$BATS_TEST_TMPDIR/dots/agents"
+	printf 'LINKED SYS' > "$BATS_TEST_TMPDIR/dots/prompts/system.md"
+	printf -- '---\nname: Rev\n---\nReview.' > "$BATS_TEST_TMPDIR/dots/agents/rev.md"
+	ln -s "$BATS_TEST_TMPDIR/dots/prompts" "$MC_HOME/prompts"
+	ln -s "$BATS_TEST_TMPDIR/dots/agents" "$MC_HOME/agents"
+	render --agent rev
+	assert_success
+	assert_line -n 0 'LINKED SYS'
+	assert_output --partial $'<Your-Role Persona=Rev>\nReview.\n</Your-Role>'
+	# A link inside the directory it points to is still a link.
+	printf 'T' > "$BATS_TEST_TMPDIR/dots/prompts/tools-real.md"
+	ln -s tools-real.md "$BATS_TEST_TMPDIR/dots/prompts/tools.md"
+	render
+	assert_failure 1
+	assert_equal "$stderr" "mc-render: $MC_HOME/prompts/tools.md: symbolic link refused (this file is never read through a link)"
+}
+
 # ---- usage and the shared rules ----
 
 @test "usage: --help, --version, unknown flags and arguments" {

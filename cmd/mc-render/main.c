@@ -22,6 +22,7 @@ static const char usage[] =
     "  --agent ID        add the role of the main-session profile $MC_HOME/agents/ID.md\n"
     "  --subagent ID     add the role of $MC_HOME/subagents/ID.md (repeat, ancestors first)\n"
     "  -m, --model ID    apply the first prompt.model_overrides entry matching ID\n"
+    "                    (GPT/OpenAI prefixes in any case), over the \"*\" entry\n"
     "  --json            write the prompt, its SHA-256 and its sections as JSON\n"
     "  --pretty          indent the JSON\n"
     "  --stats           write a table of the sections and their share of the prompt\n"
