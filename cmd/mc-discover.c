@@ -234,7 +234,10 @@ repo_top(const char *root)
 		if (home != NULL && strcmp(dir, home) == 0)
 			break;
 		slash = strrchr(dir, '/');
-		slash[slash == dir] = '\0';
+		if (slash == dir)
+			slash[1] = '\0';	/* up to "/", which ends the loop */
+		else
+			*slash = '\0';
 	}
 	free(dir);
 	free(home);

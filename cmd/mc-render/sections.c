@@ -109,9 +109,8 @@ source_is(const cJSON *e, const char *a, const char *b)
 static size_t
 prompt_order(const cJSON *list, const cJSON ***out)
 {
-	const cJSON *e, *first = list != NULL ? list->child : NULL;
-	size_t n = 0, total = (size_t)cJSON_GetArraySize(list);
-	const cJSON **v;
+	const cJSON *e, **v, *t;
+	size_t n = 0, chain, i, total = (size_t)cJSON_GetArraySize(list);
 
 	*out = NULL;
 	if (total == 0)
@@ -121,9 +120,15 @@ prompt_order(const cJSON *list, const cJSON ***out)
 	cJSON_ArrayForEach(e, list)
 		if (source_is(e, "user", NULL))
 			v[n++] = e;
-	for (e = first->prev; e != NULL; e = e == first ? NULL : e->prev)
+	chain = n;
+	cJSON_ArrayForEach(e, list)
 		if (source_is(e, "repo", "ancestor"))
 			v[n++] = e;
+	for (i = 0; i < (n - chain) / 2; i++) {
+		t = v[chain + i];
+		v[chain + i] = v[n - 1 - i];
+		v[n - 1 - i] = t;
+	}
 	cJSON_ArrayForEach(e, list)
 		if (!source_is(e, "user", NULL) && !source_is(e, "repo", "ancestor"))
 			v[n++] = e;
