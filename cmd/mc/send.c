@@ -52,11 +52,7 @@ send_start(struct driver *d)
 		return -1;
 	}
 	d->send.wr = in[1];
-	/* A restart (after Ctrl-C stopped the last one) keeps the buffer the
-	 * reader already holds: a fresh struct here leaked it. */
-	d->send.out.fd = out[0];
-	d->send.out.cap = EVENT_CAP;
-	mc_lines_reset(&d->send.out);
+	d->send.out = (struct mc_lines){ .fd = out[0], .cap = EVENT_CAP };
 	return 0;
 }
 
