@@ -16,6 +16,10 @@
 
 #define FILE_CAP (256u << 10)
 #define TOTAL_CAP (1u << 20)
+#define NAMES_MAX 4		/* knowledge.instructions.file_names */
+
+static const char paths_key[] = "knowledge.instructions.additional_markdown_paths";
+static const char names_key[] = "knowledge.instructions.file_names";
 
 static const char usage[] =
     "usage: mc-discover [-q] [--pretty] [--keep-going] [-C DIR]\n"
@@ -29,12 +33,19 @@ static const char usage[] =
     "  --pretty       indent the JSON document\n"
     "  -q             no warnings on stderr\n"
     "  -h, --help     show this help\n"
-    "  --version      show the version\n";
+    "  --version      show the version\n"
+    "\n"
+    "Settings: knowledge.instructions.walk_up also loads the files of the\n"
+    "directories above DIR up to the repository's top; file_names (at most 4)\n"
+    "sets the names looked for in each directory, the first found wins.\n";
 
 struct discovery {
 	cJSON *doc;
 	cJSON *list;		/* doc.instructions */
 	char *root;		/* canonical working directory */
+	const char *settings;	/* the settings file, for messages */
+	const char *names[NAMES_MAX];	/* looked for in each directory, in order */
+	int nnames;
 	char **seen;		/* canonical paths already loaded */
 	size_t nseen;
 	size_t total;		/* bytes loaded so far */
@@ -63,52 +74,65 @@ remember(struct discovery *d, char *canon)
 }
 
 /*
- * Load one instruction file. A missing optional file is skipped quietly;
- * every other failure is an error diagnostic and discovery goes on.
- * within is the directory a final symlink must stay inside (NULL: the
- * link's own directory). With dry set, the file is only remembered as
- * loaded (for --touched, which leaves out the startup files).
+ * Load one instruction file. A configured file (index >= 0) is required:
+ * a missing one is an error naming its setting. The others are optional:
+ * a missing one is skipped quietly, a dangling link with a warning. Every
+ * other failure is an error diagnostic recording the refused file, and
+ * discovery goes on. within is the directory a final symlink must stay
+ * inside (NULL: the link's own directory). With dry set, the file is only
+ * remembered as loaded (for --touched, which leaves out the startup
+ * files). Returns 1 when the file was found, loaded or not; 0 when it
+ * is missing.
  */
-static void
+static int
 load(struct discovery *d, const char *source, int index, const char *path,
-    int optional, const char *within, int dry)
+    const char *within, int dry)
 {
 	struct mc_read r;
 	char *canon;
 	cJSON *e;
 
 	mc_file_read(path, FILE_CAP, MC_LINK_INSIDE, within, 1, &r);
-	if (r.status == MC_READ_MISSING && optional)
-		return;
+	if (r.status == MC_READ_MISSING || r.status == MC_READ_DANGLING) {
+		if (dry)
+			;
+		else if (index >= 0)
+			mc_context_diag(d->doc, "error", d->settings, "%s[%d]: %s: %s", paths_key,
+			    index, mc_read_strerror(&r, FILE_CAP), path);
+		else if (r.status == MC_READ_DANGLING)
+			mc_context_diag(d->doc, "warning", path, "%s; skipped",
+			    mc_read_strerror(&r, FILE_CAP));
+		return 0;
+	}
 	if (dry) {
 		free(r.data);
 		if ((canon = realpath(path, NULL)) != NULL && !seen(d, canon))
 			remember(d, canon);
 		else
 			free(canon);
-		return;
+		return 1;
 	}
 	if (r.status != MC_READ_OK) {
-		mc_context_diag(d->doc, "error", path, "%s", mc_read_strerror(&r, FILE_CAP));
-		return;
+		mc_context_refused(d->doc, source, index, path, "%s", mc_read_strerror(&r, FILE_CAP));
+		return 1;
 	}
 	if ((canon = realpath(path, NULL)) == NULL) {
-		mc_context_diag(d->doc, "error", path, "%s", strerror(errno));
+		mc_context_refused(d->doc, source, index, path, "%s", strerror(errno));
 		free(r.data);
-		return;
+		return 1;
 	}
 	if (seen(d, canon)) {
 		free(canon);
 		free(r.data);
-		return;
+		return 1;
 	}
 	if (d->total + r.len > TOTAL_CAP) {
-		mc_context_diag(d->doc, "error", path,
+		mc_context_refused(d->doc, source, index, path,
 		    "file is %zu bytes, over the %u-byte cap for all instruction files together (%zu already loaded); not loaded",
 		    r.len, TOTAL_CAP, d->total);
 		free(canon);
 		free(r.data);
-		return;
+		return 1;
 	}
 	remember(d, canon);
 	d->total += r.len;
@@ -119,6 +143,124 @@ load(struct discovery *d, const char *source, int index, const char *path,
 	mc_json_add_str(e, "path", path);
 	mc_json_add_num(e, "bytes", (double)r.len);
 	mc_json_add_owned(e, "content", r.data);
+	return 1;
+}
+
+/* The instruction file of one directory: the first of the names found. */
+static void
+load_dir(struct discovery *d, const char *source, const char *dir, const char *within,
+    int dry)
+{
+	char *path;
+	int i, found = 0;
+
+	for (i = 0; i < d->nnames && !found; i++) {
+		if ((path = mc_path_join(dir, d->names[i])) == NULL)
+			mc_oom();
+		found = load(d, source, -1, path, within, dry);
+		free(path);
+	}
+}
+
+/*
+ * knowledge.instructions.file_names: at most NAMES_MAX plain file names.
+ * A bad entry is an error naming it and is not looked for; with no good
+ * entry, AGENTS.md is.
+ */
+static void
+file_names(struct discovery *d, const struct mc_settings *s)
+{
+	const cJSON *list = mc_settings_get(s, names_key), *e;
+	const char *n;
+	int i = 0;
+
+	if (list != NULL && cJSON_GetArraySize(list) == 0)
+		mc_context_diag(d->doc, "error", s->path,
+		    "%s: expected 1 to %d file names; AGENTS.md is looked for", names_key, NAMES_MAX);
+	cJSON_ArrayForEach(e, list) {
+		n = e->valuestring;
+		if (i == NAMES_MAX)
+			mc_context_diag(d->doc, "error", s->path,
+			    "%s[%d]: at most %d file names; this one and the rest are not looked for",
+			    names_key, i, NAMES_MAX);
+		else if (i > NAMES_MAX)
+			;
+		else if (*n == '\0')
+			mc_context_diag(d->doc, "error", s->path, "%s[%d]: empty file name",
+			    names_key, i);
+		else if (strchr(n, '/') != NULL || strcmp(n, ".") == 0 || strcmp(n, "..") == 0)
+			mc_context_diag(d->doc, "error", s->path,
+			    "%s[%d]: not a plain file name: %s", names_key, i, n);
+		else
+			d->names[d->nnames++] = n;
+		i++;
+	}
+	if (d->nnames == 0)
+		d->names[d->nnames++] = "AGENTS.md";
+}
+
+/*
+ * The repository's top for walk_up: the nearest directory from the working
+ * directory up that holds .git (a directory, or the file of a worktree or
+ * a submodule), looked for no higher than $HOME when the working directory
+ * lies below it, and never at /. NULL when there is none; then nothing
+ * above the working directory is loaded: outside a repository there is no
+ * top to stop at, and a stray AGENTS.md in /tmp or a shared parent is
+ * nobody's instruction.
+ */
+static char *
+repo_top(const char *root)
+{
+	const char *h = getenv("HOME");
+	char *home = NULL, *dir, *git, *slash;
+	struct stat st;
+	int found;
+
+	if (h != NULL && h[0] == '/' && (home = realpath(h, NULL)) != NULL &&
+	    !mc_path_within(root, home)) {
+		free(home);
+		home = NULL;
+	}
+	dir = mc_strdup(root);
+	while (strcmp(dir, "/") != 0) {
+		if ((git = mc_path_join(dir, ".git")) == NULL)
+			mc_oom();
+		found = lstat(git, &st) == 0 && (S_ISDIR(st.st_mode) || S_ISREG(st.st_mode));
+		free(git);
+		if (found) {
+			free(home);
+			return dir;
+		}
+		if (home != NULL && strcmp(dir, home) == 0)
+			break;
+		slash = strrchr(dir, '/');
+		if (slash == dir)
+			slash[1] = '\0';	/* up to "/", which ends the loop */
+		else
+			*slash = '\0';
+	}
+	free(dir);
+	free(home);
+	return NULL;
+}
+
+/* walk_up: the directories above the root up to the repository's top,
+ * nearest first (mc-render puts the farthest first in the prompt). */
+static void
+load_ancestors(struct discovery *d, int dry)
+{
+	char *top, *dir;
+
+	if ((top = repo_top(d->root)) == NULL)
+		return;
+	dir = mc_strdup(d->root);
+	/* top is a canonical ancestor of the canonical root, or the root. */
+	while (strcmp(dir, top) != 0) {
+		*strrchr(dir, '/') = '\0';
+		load_dir(d, "ancestor", dir, NULL, dry);
+	}
+	free(dir);
+	free(top);
 }
 
 static int
@@ -129,49 +271,44 @@ has_md_suffix(const char *p)
 	return n > 3 && strcmp(p + n - 3, ".md") == 0;
 }
 
-/* The startup order: user file, repository file, configured paths. */
+/* The startup order: user file, repository file, ancestors, configured paths. */
 static void
 load_startup(struct discovery *d, const struct mc_settings *s, int dry)
 {
-	const char *key = "knowledge.instructions.additional_markdown_paths";
 	const cJSON *e;
-	char *path;
 	int i = 0;
 
-	if ((path = mc_path_join(s->home, "AGENTS.md")) == NULL)
-		mc_oom();
-	load(d, "user", -1, path, 1, NULL, dry);
-	free(path);
-	if ((path = mc_path_join(d->root, "AGENTS.md")) == NULL)
-		mc_oom();
-	load(d, "repo", -1, path, 1, NULL, dry);
-	free(path);
-	cJSON_ArrayForEach(e, mc_settings_get(s, key)) {
+	load_dir(d, "user", s->home, NULL, dry);
+	load_dir(d, "repo", d->root, NULL, dry);
+	if (cJSON_IsTrue(mc_settings_get(s, "knowledge.instructions.walk_up")))
+		load_ancestors(d, dry);
+	cJSON_ArrayForEach(e, mc_settings_get(s, paths_key)) {
 		const char *p = e->valuestring;
 
 		if (p[0] != '/') {
 			if (!dry)
 				mc_context_diag(d->doc, "error", s->path,
-				    "%s[%d]: path must be absolute: %s", key, i, p);
+				    "%s[%d]: path must be absolute: %s", paths_key, i, p);
 		} else if (!has_md_suffix(p)) {
 			if (!dry)
 				mc_context_diag(d->doc, "error", s->path,
-				    "%s[%d]: path must end in .md: %s", key, i, p);
+				    "%s[%d]: path must end in .md: %s", paths_key, i, p);
 		} else
-			load(d, "configured", i, p, 0, NULL, dry);
+			load(d, "configured", i, p, NULL, dry);
 		i++;
 	}
 }
 
 /*
- * The guides for one touched path: AGENTS.md in each directory from the
- * path up to, not including, the root, nearest first. The path need not
- * exist any more (a deleted file): its nearest existing ancestor counts.
+ * The guides for one touched path: the instruction file of each directory
+ * from the path up to, not including, the root, nearest first. The path
+ * need not exist any more (a deleted file): its nearest existing ancestor
+ * counts.
  */
 static void
 load_touched(struct discovery *d, const char *touched)
 {
-	char *abs, *dir, *slash, *path;
+	char *abs, *dir, *slash;
 	struct stat st;
 
 	if (touched[0] == '/')
@@ -205,10 +342,7 @@ load_touched(struct discovery *d, const char *touched)
 	}
 	/* dir is canonical, so cutting components walks up without leaving root. */
 	while (strcmp(dir, d->root) != 0) {
-		if ((path = mc_path_join(dir, "AGENTS.md")) == NULL)
-			mc_oom();
-		load(d, "touched", -1, path, 1, d->root, 0);
-		free(path);
+		load_dir(d, "touched", dir, d->root, 0);
 		*strrchr(dir, '/') = '\0';
 	}
 	free(dir);
@@ -273,7 +407,9 @@ main(int argc, char *argv[])
 	}
 	d.doc = mc_context_new(d.root, s.home);
 	d.list = cJSON_GetObjectItemCaseSensitive(d.doc, "instructions");
+	d.settings = s.path;
 	mc_context_settings_warnings(d.doc, &s);
+	file_names(&d, &s);
 
 	load_startup(&d, &s, touched);
 	for (c = 0; c < argc; c++)

@@ -22,16 +22,13 @@ mc_context_new(const char *root, const char *mc_home)
 	return doc;
 }
 
-void
-mc_context_diag(cJSON *doc, const char *severity, const char *path, const char *fmt, ...)
+static cJSON *
+vdiag(cJSON *doc, const char *severity, const char *path, const char *fmt, va_list ap)
 {
 	char msg[2048];
 	cJSON *d;
-	va_list ap;
 
-	va_start(ap, fmt);
 	vsnprintf(msg, sizeof msg, fmt, ap);
-	va_end(ap);
 	d = mc_json_push(mc_json_arr_ensure(doc, "diagnostics"), mc_json_new_obj());
 	mc_json_add_str(d, "severity", severity);
 	if (path != NULL)
@@ -41,6 +38,42 @@ mc_context_diag(cJSON *doc, const char *severity, const char *path, const char *
 		mc_err("%s%s%s", path ? path : "", path ? ": " : "", msg);
 	else
 		mc_warn("%s%s%s", path ? path : "", path ? ": " : "", msg);
+	return d;
+}
+
+void
+mc_context_diag(cJSON *doc, const char *severity, const char *path, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vdiag(doc, severity, path, fmt, ap);
+	va_end(ap);
+}
+
+void
+mc_context_refused(cJSON *doc, const char *source, int index, const char *path,
+    const char *fmt, ...)
+{
+	va_list ap;
+	cJSON *d;
+
+	va_start(ap, fmt);
+	d = vdiag(doc, "error", path, fmt, ap);
+	va_end(ap);
+	mc_json_add_str(d, "source", source);
+	if (index >= 0)
+		mc_json_add_num(d, "index", index);
+}
+
+const char *
+mc_context_refused_path(const cJSON *d)
+{
+	const char *sev = mc_json_str(d, "severity");
+
+	if (sev == NULL || strcmp(sev, "error") != 0 || mc_json_str(d, "source") == NULL)
+		return NULL;
+	return mc_json_str(d, "path");
 }
 
 void

@@ -17,6 +17,19 @@ cJSON *mc_context_new(const char *root, const char *mc_home);
 void mc_context_diag(cJSON *doc, const char *severity, const char *path,
     const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
+/*
+ * Record an instruction file that was found but not loaded (over a cap, not
+ * a regular file, a link out, not UTF-8, unreadable): an error diagnostic,
+ * as mc_context_diag makes, that also carries the "source" the instruction
+ * would have had and, for a configured file (index >= 0), its "index".
+ * mc-render tells the model which files are missing from its prompt.
+ */
+void mc_context_refused(cJSON *doc, const char *source, int index, const char *path,
+    const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+/* The path of a diagnostic made by mc_context_refused, else NULL. */
+const char *mc_context_refused_path(const cJSON *diag);
+
 /* Move the settings' warnings into the document as diagnostics. */
 void mc_context_settings_warnings(cJSON *doc, const struct mc_settings *s);
 

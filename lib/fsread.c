@@ -103,15 +103,23 @@ mc_slurp_path(const char *path, size_t cap, struct mc_buf *out, char *err, size_
 	return e == 0 ? 0 : -1;
 }
 
-/* Resolve a final symlink and decide whether it may be followed. */
+/*
+ * Resolve a final symlink that may be followed when its target lies
+ * inside within. Returns the target, or NULL with r->status set: outside,
+ * dangling (the target, or a directory on its way, does not exist), or
+ * another failure of realpath (a loop, a permission).
+ */
 static char *
-link_target(const char *path, const char *within)
+link_target(const char *path, const char *within, struct mc_read *r)
 {
 	char dirbuf[PATH_MAX], *dir, *slash, *target;
 
 	if (within == NULL) {
-		if (strlcpy(dirbuf, path, sizeof dirbuf) >= sizeof dirbuf)
+		if (strlcpy(dirbuf, path, sizeof dirbuf) >= sizeof dirbuf) {
+			r->status = MC_READ_ERRNO;
+			r->err = ENAMETOOLONG;
 			return NULL;
+		}
 		slash = strrchr(dirbuf, '/');
 		if (slash == NULL)
 			strlcpy(dirbuf, ".", sizeof dirbuf);
@@ -121,10 +129,14 @@ link_target(const char *path, const char *within)
 			*slash = '\0';
 		within = dirbuf;
 	}
-	if ((dir = realpath(within, NULL)) == NULL)
+	if ((target = realpath(path, NULL)) == NULL) {
+		r->status = errno == ENOENT || errno == ENOTDIR ? MC_READ_DANGLING : MC_READ_ERRNO;
+		r->err = errno;
 		return NULL;
-	target = realpath(path, NULL);
-	if (target != NULL && !mc_path_within(target, dir)) {
+	}
+	if ((dir = realpath(within, NULL)) == NULL || !mc_path_within(target, dir)) {
+		r->status = dir == NULL ? MC_READ_ERRNO : MC_READ_OUTSIDE;
+		r->err = errno;
 		free(target);
 		target = NULL;
 	}
@@ -149,12 +161,15 @@ mc_file_read(const char *path, size_t cap, enum mc_link_policy links,
 		r->err = errno;
 		return;
 	}
-	if (S_ISLNK(st.st_mode) && links != MC_LINK_FOLLOW) {
-		if (links == MC_LINK_REFUSE ||
-		    (target = link_target(path, within)) == NULL) {
-			r->status = MC_READ_SYMLINK;
+	if (S_ISLNK(st.st_mode) && links == MC_LINK_REFUSE) {
+		r->status = MC_READ_SYMLINK;
+		if (stat(path, &st) == -1 && errno == ENOENT)
+			r->err = ENOENT;	/* dangling, too: said in the message */
+		return;
+	}
+	if (S_ISLNK(st.st_mode) && links == MC_LINK_INSIDE) {
+		if ((target = link_target(path, within, r)) == NULL)
 			return;
-		}
 		open_path = target;
 	}
 	/* O_NONBLOCK: opening a FIFO with no writer must not hang. O_NOFOLLOW:
@@ -240,7 +255,13 @@ mc_read_strerror(const struct mc_read *r, size_t cap)
 	case MC_READ_MISSING:
 		return "no such file";
 	case MC_READ_SYMLINK:
+		return r->err == ENOENT ?
+		    "symbolic link refused (this file is never read through a link; this one is dangling, too)" :
+		    "symbolic link refused (this file is never read through a link)";
+	case MC_READ_OUTSIDE:
 		return "symbolic link refused (its target is outside the allowed directory)";
+	case MC_READ_DANGLING:
+		return "dangling symbolic link (its target does not exist)";
 	case MC_READ_NOTREG:
 		return "not a regular file";
 	case MC_READ_TOOBIG:

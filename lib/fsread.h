@@ -10,7 +10,9 @@
 enum mc_read_status {
 	MC_READ_OK = 0,
 	MC_READ_MISSING,	/* no such file */
-	MC_READ_SYMLINK,	/* a final symlink the policy refuses */
+	MC_READ_SYMLINK,	/* a final symlink, never followed here (MC_LINK_REFUSE) */
+	MC_READ_OUTSIDE,	/* a final symlink whose target is outside `within` */
+	MC_READ_DANGLING,	/* a final symlink whose target does not exist */
 	MC_READ_NOTREG,		/* a FIFO, socket, device or directory */
 	MC_READ_TOOBIG,		/* over the cap; nothing is returned */
 	MC_READ_UTF8,		/* not valid UTF-8, or contains NUL */
@@ -26,7 +28,8 @@ enum mc_link_policy {
 
 struct mc_read {
 	enum mc_read_status status;
-	int err;		/* errno for MC_READ_ERRNO */
+	int err;		/* errno for MC_READ_ERRNO; ENOENT for a dangling
+				 * link refused as MC_READ_SYMLINK */
 	off_t size;		/* file size when known (for TOOBIG) */
 	char *data;		/* NUL-terminated content on MC_READ_OK */
 	size_t len;
@@ -37,8 +40,11 @@ struct mc_read {
  * without blocking (a FIFO is refused, not waited on) and checked through
  * its handle. With MC_LINK_INSIDE a final symlink is followed only when its
  * resolved target lies inside the directory `within` (the link's own
- * directory when within is NULL). With text set the content must be UTF-8
- * without NUL bytes. The caller frees r->data.
+ * directory when within is NULL): a target outside is MC_READ_OUTSIDE, a
+ * target that does not exist MC_READ_DANGLING (callers may take it for a
+ * missing file). With MC_LINK_REFUSE any final symlink is MC_READ_SYMLINK.
+ * With text set the content must be UTF-8 without NUL bytes. The caller
+ * frees r->data.
  */
 void mc_file_read(const char *path, size_t cap, enum mc_link_policy links,
     const char *within, int text, struct mc_read *r);

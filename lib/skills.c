@@ -132,7 +132,7 @@ join(const char *dir, const char *name)
 }
 
 static void
-add_root(struct mc_skills *sk, const char *source, char *path, char *base, int required)
+add_root(struct mc_skills *sk, const char *source, char *path, char *base, int index)
 {
 	struct mc_skill_root *r;
 
@@ -140,7 +140,7 @@ add_root(struct mc_skills *sk, const char *source, char *path, char *base, int r
 	if (r == NULL)
 		mc_oom();
 	sk->roots = r;
-	sk->roots[sk->nroots++] = (struct mc_skill_root){ source, path, base, required };
+	sk->roots[sk->nroots++] = (struct mc_skill_root){ source, path, base, index };
 }
 
 void
@@ -153,10 +153,10 @@ mc_skills_init(struct mc_skills *sk, const struct mc_settings *s, const char *re
 	size_t n;
 	int i = 0;
 
-	*sk = (struct mc_skills){ .doc = doc };
+	*sk = (struct mc_skills){ .doc = doc, .settings = s->path };
 	if (home != NULL && home[0] == '/')
-		add_root(sk, "legacy", join(home, ".agents/skills"), NULL, 0);
-	add_root(sk, "user", join(s->home, "skills"), NULL, 0);
+		add_root(sk, "legacy", join(home, ".agents/skills"), NULL, -1);
+	add_root(sk, "user", join(s->home, "skills"), NULL, -1);
 	cJSON_ArrayForEach(e, mc_settings_get(s, SETTING_PATHS)) {
 		if (!cJSON_IsString(e))
 			;
@@ -167,11 +167,11 @@ mc_skills_init(struct mc_skills *sk, const struct mc_settings *s, const char *re
 			p = mc_strdup(e->valuestring);
 			for (n = strlen(p); n > 1 && p[n - 1] == '/'; n--)
 				p[n - 1] = '\0';
-			add_root(sk, "configured", p, NULL, 1);
+			add_root(sk, "configured", p, NULL, i);
 		}
 		i++;
 	}
-	add_root(sk, "repo", join(repo, ".agents/skills"), mc_strdup(repo), 0);
+	add_root(sk, "repo", join(repo, ".agents/skills"), mc_strdup(repo), -1);
 }
 
 /*
@@ -212,8 +212,12 @@ open_root(const struct mc_skills *sk, const struct mc_skill_root *r)
 	size_t i;
 
 	if (r->base == NULL) {
-		if ((fd = open(r->path, DIR_FLAGS & ~O_NOFOLLOW)) == -1)
-			dir_failed(sk, AT_FDCWD, r->path, r->path, errno, r->required);
+		if ((fd = open(r->path, DIR_FLAGS & ~O_NOFOLLOW)) == -1 && errno == ENOENT &&
+		    r->index >= 0)
+			diag(sk, "error", sk->settings, "%s[%d]: no such directory: %s",
+			    SETTING_PATHS, r->index, r->path);
+		else if (fd == -1)
+			dir_failed(sk, AT_FDCWD, r->path, r->path, errno, 0);
 		return fd;
 	}
 	if ((fd = open(r->base, DIR_FLAGS & ~O_NOFOLLOW)) == -1) {

@@ -17,7 +17,8 @@ struct mc_skill_root {
 	char *path;		/* the root directory */
 	char *base;		/* repo only: the repository; .agents/skills below
 				 * it is opened without following links */
-	int required;		/* configured: a missing root is an error */
+	int index;		/* configured: its index in the setting, and a
+				 * missing root is an error naming it; else -1 */
 };
 
 struct mc_skill {
@@ -35,6 +36,7 @@ struct mc_skills {
 	struct mc_skill *list;		/* after a scan: one per name, sorted */
 	size_t n;
 	cJSON *doc;			/* diagnostics go here; NULL: dropped */
+	const char *settings;		/* the settings file, for messages */
 	cJSON *pending;			/* private: a scan's diagnostics, held
 					 * back to be added in path order */
 };

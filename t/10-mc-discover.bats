@@ -132,11 +132,43 @@ mkfile() {
 	assert_equal "$stderr" "mc-discover: $(pwd -P)/AGENTS.md: symbolic link refused (its target is outside the allowed directory)"
 }
 
-@test "a dangling symlink is an error, not a silent skip" {
+@test "a dangling optional link (user or repo) is a missing file, with a warning" {
 	ln -s missing.md AGENTS.md
+	ln -s gone.md "$MC_HOME/AGENTS.md"
+	run --separate-stderr mc-discover
+	assert_success
+	assert_equal "$(jqo '.instructions | length')" 0
+	assert_equal "$(jqo -c '[.diagnostics[] | [.severity, .path, .message]]')" \
+	    "[[\"warning\",\"$MC_HOME/AGENTS.md\",\"dangling symbolic link (its target does not exist); skipped\"],[\"warning\",\"$(pwd -P)/AGENTS.md\",\"dangling symbolic link (its target does not exist); skipped\"]]"
+	assert_equal "${stderr_lines[1]}" "mc-discover: warning: $(pwd -P)/AGENTS.md: dangling symbolic link (its target does not exist); skipped"
+	run --separate-stderr mc-discover -q
+	assert_success
+	assert_equal "$stderr" ""
+}
+
+@test "a dangling link whose target would be outside is still only missing" {
+	ln -s ../nowhere/x.md AGENTS.md
+	run --separate-stderr mc-discover
+	assert_success
+	assert_equal "$(jqo '.diagnostics[0].message')" "dangling symbolic link (its target does not exist); skipped"
+}
+
+@test "a dangling configured link is an error naming the setting with its index" {
+	ln -s gone.md "$BATS_TEST_TMPDIR/link.md"
+	settings "{\"knowledge\":{\"instructions\":{\"additional_markdown_paths\":[\"$BATS_TEST_TMPDIR/link.md\"]}}}"
 	run --separate-stderr mc-discover
 	assert_failure 1
-	assert_equal "$(jqo '.diagnostics | length')" 1
+	assert_equal "$stderr" "mc-discover: $MC_HOME/settings.json: knowledge.instructions.additional_markdown_paths[0]: dangling symbolic link (its target does not exist): $BATS_TEST_TMPDIR/link.md"
+}
+
+@test "a refused file's diagnostic carries its source, and its index when configured" {
+	mkfifo AGENTS.md
+	printf 'caf\351\n' > "$BATS_TEST_TMPDIR/bad.md"
+	settings "{\"knowledge\":{\"instructions\":{\"additional_markdown_paths\":[\"rel.md\",\"$BATS_TEST_TMPDIR/bad.md\"]}}}"
+	run --separate-stderr mc-discover
+	assert_failure 1
+	assert_equal "$(jqo -c '[.diagnostics[] | [.source, .index, .path]]')" \
+	    "[[\"repo\",null,\"$(pwd -P)/AGENTS.md\"],[null,null,\"$MC_HOME/settings.json\"],[\"configured\",1,\"$BATS_TEST_TMPDIR/bad.md\"]]"
 }
 
 @test "a FIFO is refused without blocking" {
@@ -186,12 +218,15 @@ mkfile() {
 	refute_output --partial private
 }
 
-@test "a missing configured file is an error" {
-	settings "{\"knowledge\":{\"instructions\":{\"additional_markdown_paths\":[\"$BATS_TEST_TMPDIR/gone.md\"]}}}"
+@test "a missing configured file is an error naming the setting with its index" {
+	echo ok > "$BATS_TEST_TMPDIR/ok.md"
+	settings "{\"knowledge\":{\"instructions\":{\"additional_markdown_paths\":[\"$BATS_TEST_TMPDIR/ok.md\",\"$BATS_TEST_TMPDIR/gone.md\"]}}}"
 	run --separate-stderr mc-discover
 	assert_failure 1
-	assert_equal "$(jqo '.diagnostics[0].path')" "$BATS_TEST_TMPDIR/gone.md"
-	assert_equal "$(jqo '.diagnostics[0].message')" "no such file"
+	assert_equal "$(jqo '.diagnostics[0].path')" "$MC_HOME/settings.json"
+	assert_equal "$(jqo '.diagnostics[0].message')" "knowledge.instructions.additional_markdown_paths[1]: no such file: $BATS_TEST_TMPDIR/gone.md"
+	assert_equal "$stderr" "mc-discover: $MC_HOME/settings.json: knowledge.instructions.additional_markdown_paths[1]: no such file: $BATS_TEST_TMPDIR/gone.md"
+	assert_equal "$(jqo '.instructions[0].index')" 0
 }
 
 @test "a relative configured path is an error naming the indexed setting" {
@@ -394,5 +429,5 @@ mkfile() {
 	run --separate-stderr mc-discover
 	assert_failure 1
 	[[ "$stderr" != *$'\033'* ]]
-	assert_equal "$stderr" "mc-discover: $W/a^[[31m/x.md: no such file"
+	assert_equal "$stderr" "mc-discover: $MC_HOME/settings.json: knowledge.instructions.additional_markdown_paths[0]: no such file: $W/a^[[31m/x.md"
 }

@@ -222,16 +222,16 @@ names() {
 	assert_equal "$(jqo '[.diagnostics[] | select(.path == "'"$U/Bad"'")] | length')" 1
 }
 
-@test "configured roots must be absolute; a missing configured root is an error" {
+@test "configured roots must be absolute; a missing configured root is an error naming the setting with its index" {
 	mkskill "$C/ok/fine"
 	settings '{"knowledge":{"skills":{"additional_paths":["rel/skills","'"$C/ok"'","'"$C/missing"'"]}}}'
 	skills
 	assert_failure 1
 	assert_equal "$(names)" '["fine"]'
 	assert_equal "$(jqo -c '[.diagnostics[] | [.severity, .path, .message]]')" \
-	    "[[\"error\",\"$MC_HOME/settings.json\",\"knowledge.skills.additional_paths[0]: path must be absolute: rel/skills\"],[\"error\",\"$C/missing\",\"no such directory\"]]"
+	    "[[\"error\",\"$MC_HOME/settings.json\",\"knowledge.skills.additional_paths[0]: path must be absolute: rel/skills\"],[\"error\",\"$MC_HOME/settings.json\",\"knowledge.skills.additional_paths[2]: no such directory: $C/missing\"]]"
 	assert_equal "${stderr_lines[0]}" "mc-skills: $MC_HOME/settings.json: knowledge.skills.additional_paths[0]: path must be absolute: rel/skills"
-	assert_equal "${stderr_lines[1]}" "mc-skills: $C/missing: no such directory"
+	assert_equal "${stderr_lines[1]}" "mc-skills: $MC_HOME/settings.json: knowledge.skills.additional_paths[2]: no such directory: $C/missing"
 	skills --keep-going
 	assert_success
 }

@@ -120,7 +120,17 @@ os_name(char *buf, size_t n)
 		snprintf(buf, n, "unknown");
 }
 
-/* TERM_PROGRAM, TERM and COLORTERM, those set, as printable ASCII only. */
+/* A character a terminal fact may keep: the names of terminals and
+ * their versions need no more, and none of these can make markup. */
+static int
+term_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+	    c == '.' || c == '-' || c == '_' || c == '+' || c == '/';
+}
+
+/* TERM_PROGRAM, TERM and COLORTERM, those set, each kept to at most
+ * TERM_MAX of the characters term_char allows (the others are dropped). */
 static char *
 terminal_environment(void)
 {
@@ -134,7 +144,7 @@ terminal_environment(void)
 		if ((v = getenv(vars[i])) == NULL)
 			continue;
 		for (k = 0; *v && k < TERM_MAX; v++)
-			if (*v >= 0x20 && *v < 0x7f)
+			if (term_char(*v))
 				clean[k++] = *v;
 		clean[k] = '\0';
 		if (k == 0)

@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "diag.h"
 #include "fsread.h"
@@ -106,62 +107,103 @@ load_fragment(struct render *R, int f, unsigned *used)
 }
 
 /*
+ * Whether an entry's match applies to model. As the VS Code host matches
+ * its model families (seed 003): a GPT or OpenAI family prefix (gpt...,
+ * openai..., o1, o3, o4...) matches whatever the case, so "gpt-5" applies
+ * to GPT-5; any other match is an exact, case-sensitive prefix. "*" is
+ * not a prefix: check_overrides makes it the entry for every model.
+ */
+static int
+matches(const char *match, const char *model)
+{
+	size_t n = strlen(match);
+	int openai = strncasecmp(match, "gpt", 3) == 0 || strncasecmp(match, "openai", 6) == 0 ||
+	    ((match[0] == 'o' || match[0] == 'O') && match[1] != '\0' && strchr("134", match[1]));
+
+	if (model == NULL)
+		return 0;
+	return openai ? strncasecmp(model, match, n) == 0 : strncmp(model, match, n) == 0;
+}
+
+/* One section of an entry, checked; at names it for messages. */
+static int
+check_section(const cJSON *sec, const char *at, unsigned *u)
+{
+	struct mc_template_error te;
+	const char *action = mc_json_str(sec, "action"), *content = mc_json_str(sec, "content");
+	int k = section_index(sec->string);
+
+	*u = 0;
+	if (k == -1) {
+		mc_err("%s: unknown section (expected system, tools, subagents, skills, context or role)",
+		    at);
+		return -1;
+	}
+	if (action == NULL) {
+		mc_err("%s.action: missing", at);
+		return -1;
+	}
+	/* The wrapper and the files stay: an override only adds around them. */
+	if (k == S_CONTEXT && (strcmp(action, "remove") == 0 || strcmp(action, "replace") == 0)) {
+		mc_err("%s: %s is not allowed on the context section (it would drop the instruction files); use append or prepend",
+		    at, action);
+		return -1;
+	}
+	if (strcmp(action, "remove") == 0)
+		return 0;
+	if (content == NULL) {
+		mc_err("%s.content: missing", at);
+		return -1;
+	}
+	if (mc_template_scan(content, strlen(content), u, &te) == -1) {
+		mc_err("%s.content: %s %s", at, te.what, te.token);
+		return -1;
+	}
+	return 0;
+}
+
+/*
  * Check every prompt.model_overrides entry (a typo should not wait for
- * the day its model is used) and pick the first whose match is a prefix
- * of model.
+ * the day its model is used) and pick the entries that apply: the first
+ * whose match is "*", for every model (and when there is none), and the
+ * first other one that matches the model, which wins over the "*" entry
+ * section by section.
  */
 int
 check_overrides(struct render *R, const char *model, unsigned *used)
 {
 	static const char key[] = "prompt.model_overrides";
 	const cJSON *e, *sec;
-	const char *match, *action, *content;
-	struct mc_template_error te;
+	const char *match;
 	char at[512];
 	unsigned u;
-	int i = 0, k, applies;
+	int i = 0, every, applies;
 
-	R->override_index = -1;
+	R->override_index = R->every_index = -1;
 	cJSON_ArrayForEach(e, mc_settings_get(&R->s, key)) {
 		if ((match = mc_json_str(e, "match")) == NULL) {
 			mc_err("%s: %s[%d].match: missing", R->s.path, key, i);
 			return -1;
 		}
-		applies = R->override == NULL && model != NULL &&
-		    strncmp(model, match, strlen(match)) == 0;
+		every = strcmp(match, "*") == 0;
+		if (every && R->every != NULL) {
+			mc_err("%s: %s[%d].match: a second \"*\" entry (%s[%d] already applies to every model)",
+			    R->s.path, key, i, key, R->every_index);
+			return -1;
+		}
+		applies = every || (R->override == NULL && matches(match, model));
 		cJSON_ArrayForEach(sec, cJSON_GetObjectItemCaseSensitive(e, "sections")) {
 			snprintf(at, sizeof at, "%s: %s[%d].sections.%s", R->s.path, key, i,
 			    sec->string);
-			if ((k = section_index(sec->string)) == -1) {
-				mc_err("%s: unknown section (expected system, tools, subagents, skills, context or role)",
-				    at);
+			if (check_section(sec, at, &u) == -1)
 				return -1;
-			}
-			action = mc_json_str(sec, "action");
-			content = mc_json_str(sec, "content");
-			if (action == NULL) {
-				mc_err("%s.action: missing", at);
-				return -1;
-			}
-			if (strcmp(action, "remove") == 0) {
-				if (k == S_CONTEXT) {
-					mc_err("%s: the context section cannot be removed", at);
-					return -1;
-				}
-				continue;
-			}
-			if (content == NULL) {
-				mc_err("%s.content: missing", at);
-				return -1;
-			}
-			if (mc_template_scan(content, strlen(content), &u, &te) == -1) {
-				mc_err("%s.content: %s %s", at, te.what, te.token);
-				return -1;
-			}
 			if (applies)
 				*used |= u;
 		}
-		if (applies) {
+		if (every) {
+			R->every = e;
+			R->every_index = i;
+		} else if (applies) {
 			R->override = e;
 			R->override_index = i;
 		}
@@ -182,50 +224,63 @@ render_text(struct render *R, const char *label, const char *text, size_t len,
 	return 0;
 }
 
+/* Apply one section of an override entry (index i) to its section k. */
+static int
+apply_section(struct render *R, int k, const cJSON *sec, int i)
+{
+	const char *action = mc_json_str(sec, "action"), *content = mc_json_str(sec, "content");
+	struct mc_buf add_text = {0}, joined = {0};
+	struct section *S = &R->sec[k];
+	char label[512];
+
+	S->source = "override";
+	if (strcmp(action, "remove") == 0) {
+		mc_buf_free(&S->text);
+		return 0;
+	}
+	snprintf(label, sizeof label, "%s: prompt.model_overrides[%d].sections.%s.content",
+	    R->s.path, i, section_names[k]);
+	if (render_text(R, label, content, strlen(content), &add_text) == -1)
+		return -1;
+	if (strcmp(action, "prepend") == 0 && add_text.len > 0) {
+		mc_buf_add(&joined, add_text.data, add_text.len);
+		if (S->text.len > 0)
+			mc_buf_adds(&joined, "\n");
+	}
+	if (strcmp(action, "replace") != 0 && S->text.len > 0)
+		mc_buf_add(&joined, S->text.data, S->text.len);
+	if ((strcmp(action, "append") == 0 || strcmp(action, "replace") == 0) &&
+	    add_text.len > 0) {
+		if (joined.len > 0)
+			mc_buf_adds(&joined, "\n");
+		mc_buf_add(&joined, add_text.data, add_text.len);
+	}
+	mc_buf_free(&S->text);
+	mc_buf_free(&add_text);
+	S->text = joined;
+	return 0;
+}
+
+/* Each section from the entry for the model when it names the section,
+ * else from the "*" entry. */
 int
 apply_override(struct render *R)
 {
 	const cJSON *sec;
-	const char *action, *content;
-	struct mc_buf add_text = {0}, joined;
-	struct section *S;
-	char label[512];
+	int k;
 
-	cJSON_ArrayForEach(sec, cJSON_GetObjectItemCaseSensitive(R->override, "sections")) {
-		S = &R->sec[section_index(sec->string)];
-		action = mc_json_str(sec, "action");
-		content = mc_json_str(sec, "content");
-		S->source = "override";
-		if (strcmp(action, "remove") == 0) {
-			mc_buf_free(&S->text);
+	for (k = 0; k < S_N; k++) {
+		sec = R->override == NULL ? NULL : cJSON_GetObjectItemCaseSensitive(
+		    cJSON_GetObjectItemCaseSensitive(R->override, "sections"), section_names[k]);
+		if (sec != NULL) {
+			if (apply_section(R, k, sec, R->override_index) == -1)
+				return -1;
 			continue;
 		}
-		snprintf(label, sizeof label, "%s: prompt.model_overrides[%d].sections.%s.content",
-		    R->s.path, R->override_index, sec->string);
-		if (render_text(R, label, content, strlen(content), &add_text) == -1)
+		sec = R->every == NULL ? NULL : cJSON_GetObjectItemCaseSensitive(
+		    cJSON_GetObjectItemCaseSensitive(R->every, "sections"), section_names[k]);
+		if (sec != NULL && apply_section(R, k, sec, R->every_index) == -1)
 			return -1;
-		joined = (struct mc_buf){0};
-		if (strcmp(action, "prepend") == 0 && add_text.len > 0) {
-			mc_buf_add(&joined, add_text.data, add_text.len);
-			if (S->text.len > 0)
-				mc_buf_adds(&joined, "\n");
-		}
-		if (strcmp(action, "replace") != 0 && S->text.len > 0)
-			mc_buf_add(&joined, S->text.data, S->text.len);
-		if ((strcmp(action, "append") == 0 || strcmp(action, "replace") == 0) &&
-		    add_text.len > 0) {
-			if (joined.len > 0)
-				mc_buf_adds(&joined, "\n");
-			mc_buf_add(&joined, add_text.data, add_text.len);
-		}
-		mc_buf_free(&S->text);
-		mc_buf_free(&add_text);
-		S->text = joined;
-		if (S == &R->sec[S_CONTEXT] && S->text.len == 0) {
-			mc_err("%s: prompt.model_overrides[%d].sections.context: the context section cannot be removed",
-			    R->s.path, R->override_index);
-			return -1;
-		}
 	}
 	return 0;
 }

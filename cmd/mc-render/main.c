@@ -22,6 +22,7 @@ static const char usage[] =
     "  --agent ID        add the role of the main-session profile $MC_HOME/agents/ID.md\n"
     "  --subagent ID     add the role of $MC_HOME/subagents/ID.md (repeat, ancestors first)\n"
     "  -m, --model ID    apply the first prompt.model_overrides entry matching ID\n"
+    "                    (GPT/OpenAI prefixes in any case), over the \"*\" entry\n"
     "  --json            write the prompt, its SHA-256 and its sections as JSON\n"
     "  --pretty          indent the JSON\n"
     "  --stats           write a table of the sections and their share of the prompt\n"
@@ -93,7 +94,7 @@ render(struct render *R, const char *model, int mode, int pretty)
 	for (i = 0; i < nsubagents; i++)
 		if (add_role(R, MC_PROFILE_SUBAGENT, "--subagent", subagents[i]) == -1)
 			return -1;
-	if (R->override != NULL && apply_override(R) == -1)
+	if (apply_override(R) == -1)
 		return -1;
 	if (mode == 't') {
 		assemble(R, stdout);	/* mc_finish reports a failed write */

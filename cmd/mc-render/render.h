@@ -55,8 +55,10 @@ struct render {
 	cJSON *bad_skill;		/* the first skill that fails mc_context_check_skill */
 	int bad_index;
 	struct fragment frag[F_ALL];
-	const cJSON *override;		/* the prompt.model_overrides entry that applies */
+	const cJSON *override;		/* the prompt.model_overrides entry for the model */
 	int override_index;
+	const cJSON *every;		/* the entry whose match is "*" */
+	int every_index;
 	const char *values[MC_TVAR_N];	/* runtime facts, those used */
 	char os[65];
 	char *term;

@@ -10,6 +10,7 @@
 
 #include "buf.h"
 #include "context.h"
+#include "diag.h"
 #include "json.h"
 #include "render.h"
 
@@ -79,39 +80,122 @@ build_skills(struct render *R)
 	mc_buf_adds(&S->text, "</Available-Skills>");
 }
 
+/* A path on a line of the prompt beside markup: no line breaks, no tags. */
+static void
+add_path(struct mc_buf *b, const char *path)
+{
+	for (; *path; path++)
+		if (*path == '<' || *path == '>')
+			mc_buf_adds(b, *path == '<' ? "&lt;" : "&gt;");
+		else
+			mc_buf_add(b, (unsigned char)*path < 0x20 || *path == 0x7f ? "?" : path, 1);
+}
+
+static int
+source_is(const cJSON *e, const char *a, const char *b)
+{
+	const char *s = mc_json_str(e, "source");
+
+	return s != NULL && (strcmp(s, a) == 0 || (b != NULL && strcmp(s, b) == 0));
+}
+
+/*
+ * The files in the order of the prompt: the user's, then the chain of
+ * directories farthest first (mc-discover lists the repository's file,
+ * then walk_up's ancestors nearest first: this reverses them, so that the
+ * nearest rules come last and win), then the others in document order.
+ * Returns how many were put in *out (the caller frees it).
+ */
+static size_t
+prompt_order(const cJSON *list, const cJSON ***out)
+{
+	const cJSON *e, **v, *t;
+	size_t n = 0, chain, i, total = (size_t)cJSON_GetArraySize(list);
+
+	*out = NULL;
+	if (total == 0)
+		return 0;
+	if ((v = reallocarray(NULL, total, sizeof *v)) == NULL)
+		mc_oom();
+	cJSON_ArrayForEach(e, list)
+		if (source_is(e, "user", NULL))
+			v[n++] = e;
+	chain = n;
+	cJSON_ArrayForEach(e, list)
+		if (source_is(e, "repo", "ancestor"))
+			v[n++] = e;
+	for (i = 0; i < (n - chain) / 2; i++) {
+		t = v[chain + i];
+		v[chain + i] = v[n - 1 - i];
+		v[n - 1 - i] = t;
+	}
+	cJSON_ArrayForEach(e, list)
+		if (!source_is(e, "user", NULL) && !source_is(e, "repo", "ancestor"))
+			v[n++] = e;
+	*out = v;
+	return n;
+}
+
+/*
+ * The files the document says were found but refused (mc-discover
+ * --keep-going): the prompt names them, so that it never claims there are
+ * none, and never shows what they hold. Returns how many there are.
+ */
+static size_t
+add_refused(struct render *R, struct mc_buf *b)
+{
+	const cJSON *d;
+	const char *path;
+	size_t n = 0;
+
+	cJSON_ArrayForEach(d, cJSON_GetObjectItemCaseSensitive(R->doc, "diagnostics"))
+		if (mc_context_refused_path(d) != NULL)
+			n++;
+	if (n == 0)
+		return 0;
+	if (n == 1)
+		mc_buf_adds(b, "1 instruction file was found but refused, so it is not included: ");
+	else
+		mc_buf_printf(b, "%zu instruction files were found but refused, so they are not included: ", n);
+	n = 0;
+	cJSON_ArrayForEach(d, cJSON_GetObjectItemCaseSensitive(R->doc, "diagnostics"))
+		if ((path = mc_context_refused_path(d)) != NULL) {
+			if (n++ > 0)
+				mc_buf_adds(b, ", ");
+			add_path(b, path);
+		}
+	mc_buf_adds(b, "\n");
+	return n;
+}
+
 void
 build_context(struct render *R)
 {
 	struct section *S = &R->sec[S_CONTEXT];
-	const cJSON *list = cJSON_GetObjectItemCaseSensitive(R->doc, "instructions");
-	const cJSON *e;
-	const char *path, *content;
-	size_t n;
+	const cJSON **files;
+	const char *content;
+	size_t n, i, len;
 
 	S->source = "generated";
+	n = prompt_order(cJSON_GetObjectItemCaseSensitive(R->doc, "instructions"), &files);
 	mc_buf_adds(&S->text, "<Additional-Context-Files>\n");
-	if (cJSON_GetArraySize(list) == 0)
-		mc_buf_adds(&S->text, "No AGENTS.md instruction files were discovered.\n");
-	else
+	if (n > 0)
 		mc_buf_adds(&S->text, "These files are automatically injected and MUST ALWAYS be remembered "
 		    "and considered in every action, do NOT read these files again:\n");
-	cJSON_ArrayForEach(e, list) {
-		path = mc_json_str(e, "path");
-		content = mc_json_str(e, "content");
+	if (add_refused(R, &S->text) == 0 && n == 0)
+		mc_buf_adds(&S->text, "No AGENTS.md instruction files were discovered.\n");
+	for (i = 0; i < n; i++) {
 		mc_buf_adds(&S->text, "<Context File=");
-		/* The path shares a line with markup: no line breaks, no tags. */
-		for (; *path; path++)
-			if (*path == '<' || *path == '>')
-				mc_buf_adds(&S->text, *path == '<' ? "&lt;" : "&gt;");
-			else
-				mc_buf_add(&S->text, (unsigned char)*path < 0x20 || *path == 0x7f ? "?" : path, 1);
+		add_path(&S->text, mc_json_str(files[i], "path"));
 		mc_buf_adds(&S->text, ">\n");
-		n = strlen(content);
-		mc_buf_add(&S->text, content, n);
-		if (n > 0 && content[n - 1] != '\n')
+		content = mc_json_str(files[i], "content");
+		len = strlen(content);
+		mc_buf_add(&S->text, content, len);
+		if (len > 0 && content[len - 1] != '\n')
 			mc_buf_adds(&S->text, "\n");
 		mc_buf_adds(&S->text, "</Context>\n");
 	}
+	free(files);
 	mc_buf_adds(&S->text, "</Additional-Context-Files>");
 }
 
