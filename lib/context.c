@@ -186,3 +186,27 @@ mc_context_check(const cJSON *doc)
 		return bad_doc("skills", "expected an array");
 	return 0;
 }
+
+void
+mc_context_path(struct mc_buf *b, const char *path)
+{
+	for (; *path; path++)
+		if (*path == '<' || *path == '>')
+			mc_buf_adds(b, *path == '<' ? "&lt;" : "&gt;");
+		else
+			mc_buf_add(b, (unsigned char)*path < 0x20 || *path == 0x7f ? "?" : path, 1);
+}
+
+void
+mc_context_block(struct mc_buf *b, const char *path, const char *content)
+{
+	size_t len = strlen(content);
+
+	mc_buf_adds(b, "<Context File=");
+	mc_context_path(b, path);
+	mc_buf_adds(b, ">\n");
+	mc_buf_add(b, content, len);
+	if (len > 0 && content[len - 1] != '\n')
+		mc_buf_adds(b, "\n");
+	mc_buf_adds(b, "</Context>\n");
+}

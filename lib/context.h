@@ -4,6 +4,8 @@
 
 #include <cJSON.h>
 
+#include "buf.h"
+
 #include "settings.h"
 
 /* A new document {"version":1,"root":ROOT,"mc_home":HOME,"instructions":[],"diagnostics":[]}. */
@@ -53,5 +55,15 @@ int mc_context_check_skill(const cJSON *skill, int i);
 
 /* Number of diagnostics of severity "error". */
 int mc_context_errors(const cJSON *doc);
+
+/*
+ * One instruction file as the prompt and the session carry it:
+ * "<Context File=PATH>\nCONTENT</Context>\n", a final newline added to
+ * CONTENT when it lacks one, PATH on one line with no tag in it (< and >
+ * as &lt; &gt;, control characters as ?). Appended to b.
+ */
+void mc_context_block(struct mc_buf *b, const char *path, const char *content);
+/* Only PATH, so written. */
+void mc_context_path(struct mc_buf *b, const char *path);
 
 #endif

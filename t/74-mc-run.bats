@@ -175,3 +175,16 @@ run_tool_then() {
 	assert_success
 	assert_equal "$(printf '%s\n' "$output" | wc -l)" 1
 }
+
+@test "a touched guide whose path holds markup is named as the prompt names files, with no tag in it" {
+	d='odd<b>dir'
+	mkdir -p "$d"
+	printf 'Guide here.\n' > "$d/AGENTS.md"
+	printf 'x\n' > "$d/f.txt"
+	fake_start "[$(calls "$(call c1 read "{\"path\":\"$d/f.txt\"}")"), $(text done)]"
+	use_fake
+	run --separate-stderr mc 'read it' </dev/null
+	assert_success
+	assert_equal "$(fake_request 2 '.body.messages[-1].content' | head -n 1)" \
+		"<Context File=$(pwd -P)/odd&lt;b&gt;dir/AGENTS.md>"
+}

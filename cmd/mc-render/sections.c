@@ -80,17 +80,6 @@ build_skills(struct render *R)
 	mc_buf_adds(&S->text, "</Available-Skills>");
 }
 
-/* A path on a line of the prompt beside markup: no line breaks, no tags. */
-static void
-add_path(struct mc_buf *b, const char *path)
-{
-	for (; *path; path++)
-		if (*path == '<' || *path == '>')
-			mc_buf_adds(b, *path == '<' ? "&lt;" : "&gt;");
-		else
-			mc_buf_add(b, (unsigned char)*path < 0x20 || *path == 0x7f ? "?" : path, 1);
-}
-
 static int
 source_is(const cJSON *e, const char *a, const char *b)
 {
@@ -162,7 +151,7 @@ add_refused(struct render *R, struct mc_buf *b)
 		if ((path = mc_context_refused_path(d)) != NULL) {
 			if (n++ > 0)
 				mc_buf_adds(b, ", ");
-			add_path(b, path);
+			mc_context_path(b, path);
 		}
 	mc_buf_adds(b, "\n");
 	return n;
@@ -173,8 +162,7 @@ build_context(struct render *R)
 {
 	struct section *S = &R->sec[S_CONTEXT];
 	const cJSON **files;
-	const char *content;
-	size_t n, i, len;
+	size_t n, i;
 
 	S->source = "generated";
 	n = prompt_order(cJSON_GetObjectItemCaseSensitive(R->doc, "instructions"), &files);
@@ -184,17 +172,9 @@ build_context(struct render *R)
 		    "and considered in every action, do NOT read these files again:\n");
 	if (add_refused(R, &S->text) == 0 && n == 0)
 		mc_buf_adds(&S->text, "No AGENTS.md instruction files were discovered.\n");
-	for (i = 0; i < n; i++) {
-		mc_buf_adds(&S->text, "<Context File=");
-		add_path(&S->text, mc_json_str(files[i], "path"));
-		mc_buf_adds(&S->text, ">\n");
-		content = mc_json_str(files[i], "content");
-		len = strlen(content);
-		mc_buf_add(&S->text, content, len);
-		if (len > 0 && content[len - 1] != '\n')
-			mc_buf_adds(&S->text, "\n");
-		mc_buf_adds(&S->text, "</Context>\n");
-	}
+	for (i = 0; i < n; i++)
+		mc_context_block(&S->text, mc_json_str(files[i], "path"),
+		    mc_json_str(files[i], "content"));
 	free(files);
 	mc_buf_adds(&S->text, "</Additional-Context-Files>");
 }

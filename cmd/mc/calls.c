@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "context.h"
 #include "diag.h"
 #include "fsread.h"
 #include "items.h"
@@ -180,8 +181,8 @@ context_add(struct driver *d, const char *file, const char *content)
 	struct mc_buf b = {0};
 	int r;
 
-	mc_buf_printf(&b, "<Context File=%s>\n%s%s</Context>", file, content,
-	    *content && content[strlen(content) - 1] == '\n' ? "" : "\n");
+	mc_context_block(&b, file, content);
+	b.data[--b.len] = '\0';	/* the message ends at the closing tag */
 	r = session_add(d, mc_item_message("user", b.data));
 	mc_buf_free(&b);
 	return r;
