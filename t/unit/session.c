@@ -90,7 +90,7 @@ created_with_items(const char *home)
 
 	/* Bad items: an error naming the line, no file left. */
 	before = files_in(home);
-	CHECK(mc_session_create_items(&s, home, "/repo", NULL, NULL, NULL, "{\"type\":\n", 11,
+	CHECK(mc_session_create_items(&s, home, "/repo", NULL, NULL, NULL, "{\"type\":\n", 10,
 	    err, sizeof err) == -1 && strstr(err, ":2: ") != NULL, "bad items accepted");
 	CHECK(files_in(home) == before, "a failed create left a file");
 
