@@ -318,7 +318,8 @@ sandbox_out(void *arg, const char *p, size_t n)
 
 /*
  * Whether bash will run sandboxed, asked of `mc-tool sandbox` once a
- * session, while its first request is in flight (off the path to it),
+ * session, when its first answer begins (not while the request is on its
+ * way, to take no CPU from it),
  * when the settings leave it to "auto" (the default): where it cannot,
  * the session says so once (SPEC 17), never silently. Its stderr (the
  * settings' warnings, said once by the driver) goes to /dev/null.

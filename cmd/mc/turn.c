@@ -236,6 +236,7 @@ answer(struct driver *d, struct answer *a)
 	int r = 1;
 
 	while (r == 1 && (ev = send_event(d)) != NULL) {
+		sandbox_ask(d);		/* the request is on the wire by now */
 		type = mc_json_str(ev, "type");
 		delta = mc_json_str(ev, "delta");
 		if ((strcmp(type, "text") == 0 || strcmp(type, "refusal") == 0) && delta != NULL)
@@ -295,7 +296,6 @@ step(struct driver *d, struct request *r, cJSON *calls)
 	request_free(r);
 	if (st == -1)
 		return interrupted ? OUT_CANCELLED : OUT_ERROR;
-	sandbox_ask(d);
 	d->s.steps++;
 	a.calls = mc_json_new_arr();
 	st = answer(d, &a);
