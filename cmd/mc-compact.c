@@ -816,7 +816,7 @@ main(int argc, char *argv[])
 	cJSON_ArrayForEach(w, s.warnings)
 		mc_warn("%s: %s", s.path, w->valuestring);
 	/* No stage but mc-send holds a key, nor this process's environ. */
-	keys = mc_keys_take(&s);
+	keys = mc_keys_keep(&s);
 	if (mc_provider_resolve(&s, &popts, &p, err, sizeof err) == -1) {
 		mc_err("%s", err);
 		goto out;

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 
 #include <bsd/string.h>
 
@@ -63,27 +64,64 @@ named(const char *var, const char *name)
 	return strncmp(var, name, n) == 0 && var[n] == '=';
 }
 
+/* Take NAME out of the environment: "NAME=value", or NULL when unset. */
+static char *
+take(const char *name)
+{
+	char **e, *kv;
+
+	for (e = environ; e != NULL && *e != NULL; e++)
+		if (named(*e, name))
+			break;
+	if (e == NULL || *e == NULL)
+		return NULL;
+	if ((kv = strdup(*e)) == NULL)
+		mc_oom();
+	/* The initial environment is what /proc/PID/environ shows. */
+	explicit_bzero(*e + strlen(name) + 1, strlen(*e + strlen(name) + 1));
+	unsetenv(name);
+	return kv;
+}
+
 char **
 mc_keys_take(const struct mc_settings *s)
 {
 	const char **names = mc_provider_key_vars(s);
 	struct vec out = {0};
-	char **e;
+	char *kv;
 	size_t i;
 
-	for (i = 0; names[i] != NULL; i++) {
-		for (e = environ; e != NULL && *e != NULL; e++)
-			if (named(*e, names[i]))
-				break;
-		if (e == NULL || *e == NULL)
-			continue;
-		push(&out, strdup(*e));
-		/* The initial environment is what /proc/PID/environ shows. */
-		explicit_bzero(*e + strlen(names[i]) + 1, strlen(*e + strlen(names[i]) + 1));
-		unsetenv(names[i]);
-	}
+	for (i = 0; names[i] != NULL; i++)
+		if ((kv = take(names[i])) != NULL)
+			push(&out, kv);
 	free(names);
 	return done(&out);
+}
+
+char **
+mc_keys_keep(const struct mc_settings *s)
+{
+	/* Not dumpable: /proc/PID/environ and mem are the owner's no more
+	 * (root's still, hence the wiping). Reset by execve for children. */
+	(void)prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+	return mc_keys_take(s);
+}
+
+const char *
+mc_keys_get(char ***keys, const char *name)
+{
+	struct vec a = { .v = *keys };
+	char *kv;
+
+	for (a.n = 0; a.v != NULL && a.v[a.n] != NULL; a.n++)
+		if (named(a.v[a.n], name))
+			return a.v[a.n] + strlen(name) + 1;
+	if ((kv = take(name)) == NULL)
+		return NULL;
+	a.cap = a.n + 1;	/* as allocated, at least */
+	push(&a, kv);
+	*keys = a.v;
+	return kv + strlen(name) + 1;
 }
 
 char **

@@ -16,6 +16,21 @@
  */
 char **mc_keys_take(const struct mc_settings *s);
 
+/*
+ * mc_keys_take for a process that holds the keys (mc-send, and the
+ * drivers that start it): it is also made not dumpable, so that another
+ * process of the user, a tool command, can read neither its memory nor
+ * its /proc/PID/environ.
+ */
+char **mc_keys_keep(const struct mc_settings *s);
+
+/*
+ * The value of key variable NAME from keys (as mc_keys_take returns
+ * them); one not there yet is taken out of the environment as
+ * mc_keys_take would and added to *keys. NULL when it is not set.
+ */
+const char *mc_keys_get(char ***keys, const char *name);
+
 /* A new environment: base (NULL: this process's) with each "NAME=value"
  * of add put in, replacing a variable of the same name. */
 char **mc_env_merge(char *const *base, char *const *add);

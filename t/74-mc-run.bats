@@ -95,17 +95,40 @@ run_tool_then() {
 	[ ! -e finished ]
 }
 
-@test "no child of the driver holds a provider key; mc-send alone gets it" {
+# keyscan: a script that reads the environ of every process of the suite
+# (comm mc*), not only the command's ancestors, and says LEAK PID COMM
+# where it holds the key; "seen N" counts the environs it could read.
+keyscan() {
+	cat > scan.sh <<'EOS'
+seen=0
+for d in /proc/[0-9]*; do
+	case $(cat $d/comm 2>/dev/null) in mc*) ;; *) continue ;; esac
+	{ tr '\0' '\n' < $d/environ > env.txt; } 2>/dev/null || continue
+	[ -s env.txt ] || continue
+	seen=$((seen + 1))
+	grep -q "$1" env.txt && echo "LEAK ${d#/proc/} $(cat $d/comm)"
+done
+echo "seen $seen"
+EOS
+}
+
+@test "no process of the suite, ancestor of the command or not, shows the key in /proc/PID/environ; mc-send alone gets it" {
 	export FAKE_SECRET=sk-test-0123456789abcdef
-	fake_start "[$(calls "$(call c1 bash '{"command":"cat /proc/$PPID/environ | tr \"\\\\0\" \"\\\\n\" | grep -c FAKE_SECRET=sk; p=$PPID; while [ $p -gt 1 ]; do tr \"\\\\0\" \"\\\\n\" < /proc/$p/environ | grep -q sk-test && echo LEAK $p; p=$(awk \"{print \\$4}\" /proc/$p/stat); done; echo checked"}')"), $(text done)]"
+	keyscan
+	fake_start "[$(calls "$(call c1 bash '{"command":"sh scan.sh sk-test; echo checked"}')"), $(text done)]"
+	# With the default sandbox: it does not keep a root command from the
+	# other processes' environ.
 	settings "{\"provider\":\"fake\",\"model\":\"fake-model\",
 	  \"providers\":{\"fake\":{\"base_url\":\"$FAKE_URL\",\"api\":\"chat\",\"api_key_env\":\"FAKE_SECRET\"}}}"
 	run --separate-stderr mc --yes 'look' </dev/null
 	assert_success
 	out=$(fake_request 2 '.body.messages[-1].content')
-	[[ $out == *checked* ]]
-	[[ $out != *LEAK* ]]
-	[[ $out != *sk-test* ]]
+	[[ $out != *LEAK* ]] || fail "$out"
+	# mc, mc-send and mc-tool at least, for root (not dumpable, they hide
+	# their environ from anyone else)
+	[[ "$out" =~ seen\ ([0-9]+) ]] || fail "$out"
+	[ "$(id -u)" -ne 0 ] || [ "${BASH_REMATCH[1]}" -ge 3 ] || fail "$out"
+	[[ $out == *checked* && $out != *sk-test* ]]
 	# and the key did reach the provider, from mc-send
 	assert_equal "$(fake_request 1 '.headers.authorization')" "Bearer sk-test-0123456789abcdef"
 }

@@ -361,6 +361,30 @@ three_turns() {
 	! grep -q sk-test-compact mc-request.env mc-render.env
 }
 
+@test "while the summary is asked for, neither mc-compact nor its mc-send shows the key in /proc/PID/environ" {
+	fake_start "[{\"delay\": 30, \"answer\": {\"api\": \"chat\", \"text\": \"S.\"}}]"
+	use_fake '.providers.fake.api_key_env = "FAKE_API_KEY"'
+	three_turns
+	FAKE_API_KEY=sk-test-compact mc-compact --keep-tokens 150 < "$S" >/dev/null 2>err &
+	pid=$!
+	for ((i = 0; i < 200; i++)); do
+		[ -s "$FAKE_LOG/1.json" ] && break
+		sleep 0.05
+	done
+	procs=$(tree "$pid")
+	seen=0
+	for p in $procs; do
+		case $(cat /proc/$p/comm 2>/dev/null) in mc-compact|mc-send) ;; *) continue ;; esac
+		seen=$((seen + 1))
+		! tr '\0' '\n' < /proc/$p/environ | grep -q sk-test || echo "LEAK $p $(cat /proc/$p/comm)"
+	done > leaks
+	kill "$pid"
+	wait "$pid" || true
+	assert_equal "$(cat leaks)" ""
+	assert_equal "$(fake_request 1 .headers.authorization)" 'Bearer sk-test-compact'
+	assert_equal "$seen" 2
+}
+
 @test "-p and -m reach the request" {
 	fake_start "$(answer 'S.')"
 	use_fake '.provider = "openai" | .model = "other" | .providers.other = .providers.fake'

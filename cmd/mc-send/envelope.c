@@ -7,6 +7,7 @@
 #include "diag.h"
 #include "json.h"
 #include "mc-send.h"
+#include "toolenv.h"
 
 static int
 bad(char *err, size_t errsz, const char *field, const char *why)
@@ -93,15 +94,14 @@ envelope_read(cJSON *doc, struct envelope *e, char *err, size_t errsz)
 }
 
 int
-envelope_auth(const struct envelope *e, char **auth, char *err, size_t errsz)
+envelope_auth(const struct envelope *e, char ***keys, char **auth, char *err, size_t errsz)
 {
 	const char *k, *p;
 
 	*auth = NULL;
 	if (e->key_env == NULL)
 		return 0;
-	/* Read afresh for each envelope: the environment is the key's only home. */
-	k = getenv(e->key_env);
+	k = mc_keys_get(keys, e->key_env);
 	if (k == NULL || k[0] == '\0') {
 		if (e->key_optional)
 			return 0;

@@ -12,6 +12,7 @@
 #include "diag.h"
 #include "json.h"
 #include "mc-send.h"
+#include "toolenv.h"
 
 static const char usage[] =
     "usage: mc-send [-q] [--events | --items] [--items-out FILE] [--cache | --refresh]\n"
@@ -165,7 +166,7 @@ one(struct sender *sd)
 	}
 	/* A kept answer needs no key. */
 	if ((keep = cache_find(sd, &env, &kept)) != 1 &&
-	    envelope_auth(&env, &auth, err, sizeof err) == -1) {
+	    envelope_auth(&env, &sd->keys, &auth, err, sizeof err) == -1) {
 		mc_err("%s", err);
 		goto out;
 	}
@@ -291,7 +292,7 @@ serve(struct sender *sd)
 		}
 		auth = NULL;
 		if ((keep = cache_find(sd, &env, &kept)) != 1 &&
-		    envelope_auth(&env, &auth, err, sizeof err) == -1) {
+		    envelope_auth(&env, &sd->keys, &auth, err, sizeof err) == -1) {
 			bad_line(sd, lineno, err);
 			cJSON_Delete(doc);
 			continue;
@@ -410,6 +411,8 @@ main(int argc, char *argv[])
 	}
 	if (load_settings(&sd) == -1)
 		return MC_EXIT_FAIL;
+	/* Out of /proc/PID/environ, where a tool command could read them. */
+	sd.keys = mc_keys_keep(&sd.settings);
 	if (cache_setup(&sd, caching) == -1) {
 		mc_settings_free(&sd.settings);
 		return MC_EXIT_FAIL;
@@ -439,6 +442,7 @@ main(int argc, char *argv[])
 	mc_http_free(sd.http);
 	mc_cache_free(&sd.cache);
 	mc_settings_free(&sd.settings);
+	mc_env_free(sd.keys);
 	if (status == MC_EXIT_INTR) {
 		/* Nothing more is printed: leave without flushing stdout. */
 		_exit(MC_EXIT_INTR);

@@ -34,6 +34,7 @@ struct sender {
 	int cache_said;		/* the reason answers are not cached was given */
 	int tty;		/* stderr is a terminal: the spinner */
 	int broken;		/* stdout failed: the errno (EPIPE: stop quietly) */
+	char **keys;		/* the key variables, out of the environment */
 };
 
 /* envelope.c */
@@ -49,7 +50,7 @@ struct envelope {
 int envelope_read(cJSON *doc, struct envelope *e, char *err, size_t errsz);
 /* The "Authorization: Bearer KEY" header for e (malloc'ed; NULL with no
  * key); -1 with the reason in err when the key is needed and missing. */
-int envelope_auth(const struct envelope *e, char **auth, char *err, size_t errsz);
+int envelope_auth(const struct envelope *e, char ***keys, char **auth, char *err, size_t errsz);
 
 /* The state of one answer: what was written and what it held. */
 struct out {

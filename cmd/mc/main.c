@@ -477,7 +477,7 @@ main(int argc, char *argv[])
 	}
 	/* No child but mc-send holds a key: not the stages, not mc-tool and
 	 * what it runs, not this process's /proc/PID/environ. */
-	d.c.keys = mc_keys_take(&d.c.set);
+	d.c.keys = mc_keys_keep(&d.c.set);
 	if ((d.c.cwd = realpath(".", NULL)) == NULL) {
 		mc_err(".: %s", strerror(errno));
 		cleanup(&d);
