@@ -415,7 +415,9 @@ teardown() {
 	tools=$output
 	serve_start
 	serve_wait 1
-	assert_equal "$(sed -n 1p "$S_OUT")" "$tools"
+	# list's tools, each with its server's name as the settings write it
+	assert_equal "$(sed -n 1p "$S_OUT" | jq -c 'map(del(.server))')" "$tools"
+	assert_equal "$(sed -n 1p "$S_OUT" | jq -r 'map(.name[:1] == .server) | all')" true
 	serve_send "$(item c1 a__count)"
 	serve_wait 2
 	serve_send "$(item c2 b__echo '{"text":"hi"}')"

@@ -79,3 +79,44 @@ use_fake_mcp() {
 	assert_success
 	[[ ,$(jqo '[.body.tools[].function.name] | join(",")'), == *,srv__echo,*srv__count,* ]]
 }
+
+# servers JSON: settings for the fake provider and the MCP servers of
+# JSON ({NAME: APPROVE, ...}), each a t/fake-mcp.py
+use_fake_servers() {
+	jq -nc --arg url "${FAKE_URL:-http://127.0.0.1:9/v1}" --arg py "$MC_TOP/t/fake-mcp.py" \
+		--argjson s "$1" '{provider: "fake", model: "fake-model",
+		  providers: {fake: {base_url: $url, api: "chat", api_key_env: null}},
+		  mcp_servers: ($s | with_entries(.value = {command: "python3", args: [$py],
+		    approve: .value, timeout_s: 10}))}' > "$MC_HOME/settings.json"
+}
+
+# decisions: each approval event of the --json run in $output, as TOOL:DECISION
+decisions() {
+	printf '%s\n' "$output" | jq -r 'select(.type == "approval") | .name + ":" + .decision' | sort | tr '\n' ' '
+}
+
+@test "approve: false is its server's alone: not a server whose name starts like it, and the name as written" {
+	# a__b__echo is server a__b's echo, which asks; a__echo is a's, which does not
+	fake_start "[$(calls "$(call c1 a__b__echo '{"text":"hi"}')" "$(call c2 a__echo '{"text":"hi"}')"), $(text one)]"
+	use_fake_servers '{"a": false, "a__b": true}'
+	run --separate-stderr mc --json 'echo' </dev/null
+	assert_success
+	assert_equal "$(decisions)" 'a__b__echo:refused a__echo:allowed '
+	# the server is the driver's to know, not the model's
+	assert_equal "$(fake_request 1 '[.body.tools[] | tostring | select(contains("\"server\""))] | length')" 0
+	# the other order in the settings decides nothing
+	fake_stop
+	fake_start "[$(calls "$(call c1 a__b__echo '{"text":"hi"}')" "$(call c2 a__echo '{"text":"hi"}')"), $(text one)]"
+	use_fake_servers '{"a__b": true, "a": false}'
+	run --separate-stderr mc --json 'echo' </dev/null
+	assert_success
+	assert_equal "$(decisions)" 'a__b__echo:refused a__echo:allowed '
+	# a server's name that is not a tool name's: my.srv's tools are my_srv__*
+	fake_stop
+	fake_start "[$(calls "$(call c1 my_srv__echo '{"text":"hi"}')"), $(text one)]"
+	use_fake_servers '{"my.srv": false}'
+	run --separate-stderr mc --json 'echo' </dev/null
+	assert_success
+	assert_equal "$(decisions)" 'my_srv__echo:allowed '
+	assert_equal "$(printf '%s\n' "$output" | jq -r 'select(.type == "tool_output") | .output')" hi
+}

@@ -72,6 +72,25 @@ revive(struct mcp *m, struct server *sv, char **out)
 	return -1;
 }
 
+/*
+ * The tool list for the driver: each tool with "server", the name its
+ * server has in the settings, which the driver's approval goes by; a
+ * tool's name does not always tell it ("a__b__echo" may be tool b__echo
+ * of server a, or echo of server a__b; "my.srv" becomes my_srv).
+ */
+static cJSON *
+served_list(const struct mcp *m)
+{
+	cJSON *list = cJSON_Duplicate(m->list, 1), *t;
+	size_t i = 0;
+
+	if (list == NULL)
+		mc_oom();
+	cJSON_ArrayForEach(t, list)
+		mc_json_add_str(t, "server", m->refs[i++].sv->name);
+	return list;
+}
+
 /* Answer one line of stdin. Returns 0, or -1 when serving must end
  * (status in *status). */
 static int
@@ -128,15 +147,19 @@ int
 mcp_serve(struct mcp *m)
 {
 	struct mc_buf in = {0};
-	int status = MC_EXIT_OK, eof = 0;
+	int status = MC_EXIT_OK, eof = 0, r;
 	char buf[65536], *nl;
+	cJSON *list;
 	size_t off, from;
 	ssize_t k;
 
 	if (start_all(m) == -1)
 		goto done;
 	mcp_build_list(m);
-	if (mc_json_write(stdout, m->list, 0) == -1 || fflush(stdout) == EOF)
+	list = served_list(m);
+	r = mc_json_write(stdout, list, 0);
+	cJSON_Delete(list);
+	if (r == -1 || fflush(stdout) == EOF)
 		goto done;
 	while (!eof && !mcp_got_stop) {
 		if (!mcp_pump(m, 0, -1)) {

@@ -97,7 +97,7 @@ next(struct driver *d)
 int
 mcp_tools(struct driver *d)
 {
-	cJSON *mine, *all, *t, *e;
+	cJSON *mine, *all, *t, *e, *server;
 
 	if (d->mcp.pid <= 0)
 		return 0;
@@ -115,8 +115,16 @@ mcp_tools(struct driver *d)
 	}
 	d->mcp.names = mc_json_new_obj();
 	while ((t = cJSON_DetachItemFromArray(mine, 0)) != NULL) {
+		/* Its server, for approval; the model is not told. */
+		server = cJSON_DetachItemFromObjectCaseSensitive(t, "server");
+		if (!cJSON_IsString(server)) {
+			cJSON_Delete(server);
+			server = cJSON_CreateNull();
+		}
 		if ((e = cJSON_GetObjectItemCaseSensitive(t, "name")) != NULL && cJSON_IsString(e))
-			mc_json_add(d->mcp.names, e->valuestring, cJSON_CreateTrue());
+			mc_json_add(d->mcp.names, e->valuestring, server);
+		else
+			cJSON_Delete(server);
 		mc_json_push(all, t);
 	}
 	cJSON_Delete(mine);
@@ -130,20 +138,17 @@ mcp_has(const struct driver *d, const char *name)
 	return cJSON_GetObjectItemCaseSensitive(d->mcp.names, name) != NULL;
 }
 
-/* An MCP tool is asked for like bash, unless its server says
- * "approve": false. */
+/* An MCP tool is asked for like bash, unless its server (as mc-mcp
+ * named it with the tool list) says "approve": false. */
 int
 mcp_guarded(const struct driver *d, const char *name)
 {
-	const cJSON *e;
-	size_t n;
+	const cJSON *server = cJSON_GetObjectItemCaseSensitive(d->mcp.names, name);
 
-	cJSON_ArrayForEach(e, mc_settings_get(&d->c.set, "mcp_servers")) {
-		n = strlen(e->string);
-		if (strncmp(name, e->string, n) == 0 && strncmp(name + n, "__", 2) == 0)
-			return !cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(e, "approve"));
-	}
-	return 1;
+	if (!cJSON_IsString(server))
+		return 1;
+	return !cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(mc_json_obj(
+	    mc_settings_get(&d->c.set, "mcp_servers"), server->valuestring), "approve"));
 }
 
 /* One call through mc-mcp: its output item, or NULL. */
