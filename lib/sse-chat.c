@@ -31,19 +31,9 @@ tool_fragment(struct mc_stream *s, const cJSON *f)
 		c = mc_ans_call_new(s, key, index);
 	if (id && id[0] && c->call_id == NULL)
 		mc_ans_call_set_id(s, c, id);
-	if (name && name[0]) {
-		if (c->name == NULL)
-			mc_ans_set_str(&c->name, name);
-		else if (strcmp(c->name, name) != 0) {
-			/* a name streamed in pieces */
-			char *n;
-
-			if (asprintf(&n, "%s%s", c->name, name) == -1)
-				mc_oom();
-			free(c->name);
-			c->name = n;
-		}
-	}
+	/* A name is repeated whole in each fragment, or streamed in pieces. */
+	if (name && name[0])
+		mc_ans_call_name(s, c, name, c->name.len > 0 && strcmp(c->name.data, name) != 0);
 	fn = cJSON_GetObjectItemCaseSensitive(fn, "arguments");
 	if (cJSON_IsString(fn))
 		mc_ans_args_add(s, c, fn->valuestring);

@@ -14,7 +14,8 @@ struct call {
 	char *key;		/* lookup key: the item id (responses), "#index" (chat) */
 	int index;		/* chat: the fragment index; responses: output_index; -1: none */
 	size_t seq;		/* creation order */
-	char *call_id, *name;
+	char *call_id;
+	struct mc_buf name;	/* chat may stream it in pieces */
 	struct mc_buf args;
 	unsigned hi;		/* a surrogate half the last argument piece ended with */
 	int closed;		/* responses: its output_item.done came */
@@ -41,7 +42,7 @@ struct mc_stream {
 	size_t ntext;		/* text events reported */
 	size_t nrefusal;	/* refusal events reported */
 	size_t nevents;		/* SSE events seen */
-	size_t total;		/* bytes of text, refusal and arguments (MC_ANSWER_MAX) */
+	size_t total;		/* bytes of text, refusal and calls (MC_ANSWER_MAX) */
 	char head[81];		/* the body's first bytes, for a message */
 	size_t headlen;
 	struct call *calls;
@@ -69,6 +70,7 @@ struct call *mc_ans_call_find(struct mc_stream *s, const char *key);
 struct call *mc_ans_call_by_id(struct mc_stream *s, const char *call_id);
 void mc_ans_call_set_id(struct mc_stream *s, struct call *c, const char *call_id);
 void mc_ans_set_str(char **dst, const char *v);
+void mc_ans_call_name(struct mc_stream *s, struct call *c, const char *name, int piece);
 void mc_ans_args_add(struct mc_stream *s, struct call *c, const char *piece);
 void mc_ans_args_set(struct mc_stream *s, struct call *c, const cJSON *a);
 void mc_ans_call_emit(struct mc_stream *s, struct call *c);

@@ -81,7 +81,7 @@ output(struct mc_stream *s, const cJSON *resp)
 		if (!c->emitted) {
 			/* The whole item is the truth for a call still open. */
 			mc_ans_call_set_id(s, c, cid);
-			mc_ans_set_str(&c->name, mc_json_str(it, "name"));
+			mc_ans_call_name(s, c, mc_json_str(it, "name"), 0);
 			mc_ans_args_set(s, c, cJSON_GetObjectItemCaseSensitive(it, "arguments"));
 		}
 		mc_ans_call_emit(s, c);
@@ -128,7 +128,7 @@ item_event(struct mc_stream *s, const cJSON *doc, int done)
 	    mc_json_str(item, "call_id") ? mc_json_str(item, "call_id") : "";
 	c = call_at(s, key, output_index(doc));
 	mc_ans_call_set_id(s, c, mc_json_str(item, "call_id"));
-	mc_ans_set_str(&c->name, mc_json_str(item, "name"));
+	mc_ans_call_name(s, c, mc_json_str(item, "name"), 0);
 	/* The item as added has empty arguments; as done, the whole of them. */
 	if (done || (cJSON_IsString(args) && args->valuestring[0]) || cJSON_IsObject(args))
 		mc_ans_args_set(s, c, args);
@@ -163,7 +163,7 @@ mc_ans_responses_event(struct mc_stream *s, const char *name, const cJSON *doc)
 		if (item_id == NULL)
 			return;
 		c = call_at(s, item_id, output_index(doc));
-		mc_ans_set_str(&c->name, mc_json_str(doc, "name"));
+		mc_ans_call_name(s, c, mc_json_str(doc, "name"), 0);
 		mc_ans_args_set(s, c, cJSON_GetObjectItemCaseSensitive(doc, "arguments"));
 	} else if (strcmp(type, "response.completed") == 0 ||
 	    strcmp(type, "response.incomplete") == 0 || strcmp(type, "response.failed") == 0) {

@@ -41,7 +41,7 @@ mc_stream_free(struct mc_stream *s)
 	for (i = 0; i < s->ncalls; i++) {
 		free(s->calls[i].key);
 		free(s->calls[i].call_id);
-		free(s->calls[i].name);
+		mc_buf_free(&s->calls[i].name);
 		mc_buf_free(&s->calls[i].args);
 	}
 	free(s->calls);
@@ -109,7 +109,7 @@ room(struct mc_stream *s, size_t n)
 		return 1;
 	}
 	snprintf(msg, sizeof msg, "the answer is over the %u MiB limit on its text and "
-	    "tool-call arguments", MC_ANSWER_MAX >> 20);
+	    "tool calls", MC_ANSWER_MAX >> 20);
 	mc_ans_fail(s, msg, NULL, 0, 1);
 	return 0;
 }
@@ -369,6 +369,9 @@ mc_ans_call_new(struct mc_stream *s, const char *key, int index)
 			mc_oom();
 		s->calls = c;
 	}
+	/* A call's record and key count too: an endless stream of new
+	 * calls is no cheaper than one of text. */
+	room(s, sizeof *c + (key != NULL ? strlen(key) : 0));
 	c = &s->calls[s->ncalls++];
 	memset(c, 0, sizeof *c);
 	c->index = index;
@@ -404,7 +407,13 @@ mc_ans_set_str(char **dst, const char *v)
 void
 mc_ans_call_set_id(struct mc_stream *s, struct call *c, const char *call_id)
 {
+	size_t n, had;
+
 	if (call_id == NULL || call_id[0] == '\0' || (c->call_id && strcmp(c->call_id, call_id) == 0))
+		return;
+	n = strlen(call_id);
+	had = c->call_id ? strlen(c->call_id) : 0;
+	if (n > had && !room(s, n - had))
 		return;
 	mc_ans_set_str(&c->call_id, call_id);
 	tab_put(s, &s->bycallid, (size_t)(c - s->calls));
@@ -419,6 +428,22 @@ args_put(struct call *c, const char *piece)
 		mc_buf_add(&c->args, piece, n);
 	else
 		join16(&c->args, piece, n, &c->hi);
+}
+
+void
+mc_ans_call_name(struct mc_stream *s, struct call *c, const char *name, int piece)
+{
+	size_t n;
+
+	if (name == NULL || name[0] == '\0')
+		return;
+	n = strlen(name);
+	/* Only growth counts, as with the arguments. */
+	if (!room(s, piece ? n : n > c->name.len ? n - c->name.len : 0))
+		return;
+	if (!piece)
+		c->name.len = 0;
+	mc_buf_add(&c->name, name, n);
 }
 
 void
@@ -469,6 +494,18 @@ repair(char **p)
 	*p = mc_buf_steal(&b);
 }
 
+static void
+repair_buf(struct mc_buf *b)
+{
+	struct mc_buf r = {0};
+
+	if (b->len == 0 || mc_utf8_valid(b->data, b->len))
+		return;
+	mc_clip_repair(&r, b->data, b->len);
+	mc_buf_free(b);
+	*b = r;
+}
+
 /* "call_" and 24 random hex digits, for a call the provider sent without
  * an id (an empty call_id breaks the next request). */
 static char *
@@ -505,20 +542,14 @@ mc_ans_call_emit(struct mc_stream *s, struct call *c)
 		c->call_id = new_call_id();
 	}
 	repair(&c->call_id);
-	repair(&c->name);
+	repair_buf(&c->name);
 	if (c->hi) {
 		mc_buf_adds(&c->args, "\xef\xbf\xbd");
 		c->hi = 0;
 	}
-	if (c->args.len && !mc_utf8_valid(c->args.data, c->args.len)) {
-		struct mc_buf b = {0};
-
-		mc_clip_repair(&b, c->args.data, c->args.len);
-		mc_buf_free(&c->args);
-		c->args = b;
-	}
+	repair_buf(&c->args);
 	ev.call_id = c->call_id;
-	ev.name = c->name ? c->name : "";
+	ev.name = c->name.len ? c->name.data : "";
 	ev.arguments = c->args.len ? c->args.data : "";
 	emit(s, &ev);
 }

@@ -7,7 +7,7 @@
 #include "buf.h"
 
 #define MC_SSE_MAX (64u << 20)	/* largest single event, or non-streamed answer */
-#define MC_ANSWER_MAX (64u << 20)	/* an answer's text, refusal and call arguments together */
+#define MC_ANSWER_MAX (64u << 20)	/* an answer's text, refusal and calls together */
 
 enum mc_api { MC_API_CHAT, MC_API_RESPONSES };
 
@@ -76,8 +76,9 @@ struct mc_stream;
  * an error at any point, after which nothing more is reported. A call
  * without an id gets "call_" and 24 random hex digits. A UTF-16 surrogate
  * pair split across two deltas is joined; an unpaired half is U+FFFD. The
- * text, refusal and call arguments of one answer are capped together at
- * MC_ANSWER_MAX bytes (an error past it).
+ * text, refusal and calls (names, ids, arguments, and each call's record)
+ * of one answer are capped together at MC_ANSWER_MAX bytes (an error past
+ * it).
  */
 struct mc_stream *mc_stream_new(enum mc_api api, mc_event_fn fn, void *arg);
 /* Returns 0 to go on, 1 once the answer has ended (done or error

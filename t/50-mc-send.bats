@@ -943,7 +943,7 @@ rss_under() {
 	envelope chat
 	read -r st rss < <(peak --events)
 	assert_equal "$st" 1
-	assert_equal "$(tail -n 1 "$BATS_TEST_TMPDIR/env.json.err")" "mc-send: the answer is over the 64 MiB limit on its text and tool-call arguments"
+	assert_equal "$(tail -n 1 "$BATS_TEST_TMPDIR/env.json.err")" "mc-send: the answer is over the 64 MiB limit on its text and tool calls"
 	rss_under 40000
 	envelope responses
 	read -r st rss < <(peak --items)
@@ -958,6 +958,25 @@ rss_under() {
 	read -r st rss < <(peak)
 	assert_equal "$st" 1
 	rss_under 200000
+}
+
+@test "tool-call names and ids count in the 64 MiB cap: an endless name, endless calls with big names or ids" {
+	# 512 KiB pieces; "upto" stops the fake at 100 MiB should the cap not hold
+	big=$(head -c 524288 /dev/zero | tr '\0' n)
+	serve "{\"endless\":{\"api\":\"chat\",\"name\":\"$big\",\"upto\":104857600}}" \
+	    "{\"endless\":{\"api\":\"chat\",\"calls\":{\"name\":\"$big\"},\"upto\":104857600}}" \
+	    "{\"endless\":{\"api\":\"chat\",\"calls\":{\"id\":\"$big\"},\"upto\":104857600}}" \
+	    "{\"endless\":{\"api\":\"responses\",\"calls\":{\"name\":\"$big\"},\"upto\":104857600}}"
+	for api in chat chat chat responses; do
+		envelope $api
+		SECONDS=0
+		read -r st rss < <(peak --events)
+		assert_equal "$st" 1
+		assert_equal "$(tail -n 1 "$BATS_TEST_TMPDIR/env.json.err")" "mc-send: the answer is over the 64 MiB limit on its text and tool calls"
+		rss_under 200000
+		# linear: the name's pieces are not copied again at each
+		[ "$SECONDS" -lt 20 ]
+	done
 }
 
 @test "100,000 tool calls in one answer are decoded in linear time" {

@@ -50,7 +50,11 @@ one body source:
   body          raw text;  body_file: a file sent byte for byte
   endless       {"api": "chat"|"responses", "text": "...", "arguments":
                 "..."}: text deltas (or, with arguments, the pieces of one
-                tool call's arguments) without end, until the client goes
+                tool call's arguments) without end, until the client goes;
+                "name": "..." (chat): the pieces of one tool call's name;
+                "calls": {"name": "...", "id": "..."}: new tool calls, each
+                with that name and id (numbered); "upto": N stops after
+                about N bytes, a guard for a cap that does not hold
 
 how it is sent:
   keepalive_bytes  SSE only: about this many bytes of ": keep-alive"
@@ -217,6 +221,9 @@ def responses_answer(a):
 def endless(e):
     """An endless SSE body, as pieces."""
     api = e.get("api", "chat")
+    if "calls" in e or "name" in e:
+        yield from endless_calls(e, api)
+        return
     if "arguments" in e:
         piece = e["arguments"]
         if api == "chat":
@@ -241,6 +248,34 @@ def endless(e):
     block = ev.encode() * max(1, 65536 // len(ev))
     while True:
         yield block
+
+
+def endless_calls(e, api):
+    """Pieces of a tool call's name (chat), or new calls, without end or upto bytes."""
+    sent, i, upto = 0, 0, e.get("upto")
+    while upto is None or sent < upto:
+        if "name" in e:
+            # two pieces that differ: a piece equal to the name so far is a repeat
+            piece = e["name"] + ("" if i % 2 else "_")
+            ev = sse_event({"choices": [{"index": 0, "delta": {"tool_calls": [
+                {"index": 0, "id": "call_1", "type": "function",
+                 "function": {"name": piece}}]}}]})
+        elif api == "chat":
+            c = e["calls"]
+            ev = sse_event({"choices": [{"index": 0, "delta": {"tool_calls": [
+                {"index": i, "id": c.get("id", "call_") + str(i), "type": "function",
+                 "function": {"name": c.get("name", "f") + str(i), "arguments": ""}}]}}]})
+        else:
+            c = e["calls"]
+            ev = sse_event({"type": "response.output_item.added", "output_index": i,
+                            "item": {"id": c.get("id", "fc_") + str(i), "type": "function_call",
+                                     "call_id": c.get("id", "call_") + str(i),
+                                     "name": c.get("name", "f") + str(i), "arguments": ""}},
+                           "response.output_item.added")
+        piece = ev.encode()
+        sent += len(piece)
+        i += 1
+        yield piece
 
 
 def load_body(entry, base):
