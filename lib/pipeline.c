@@ -20,7 +20,7 @@ spawn_one(pid_t *pid, char *const argv[], char *const envp[], int in, int out, i
     char *err, size_t errsz)
 {
 	struct mc_child sp = { .argv = argv, .envp = envp, .fd = { in, out, errfd },
-	    .flags = MC_CHILD_SUITE };
+	    .flags = MC_CHILD_SUITE | MC_CHILD_PDEATH };
 
 	return (*pid = mc_child_start(&sp, err, errsz)) == -1 ? -1 : 0;
 }
@@ -173,8 +173,8 @@ int
 mc_filter_start(char *const argv[], struct mc_filter *f, char *err, size_t errsz)
 {
 	int inp[2], outp[2], keep[9];
-	struct mc_child c = { .argv = argv, .envp = f->envp, .flags = MC_CHILD_SUITE,
-	    .keep = keep };
+	struct mc_child c = { .argv = argv, .envp = f->envp,
+	    .flags = MC_CHILD_SUITE | MC_CHILD_PDEATH, .keep = keep };
 	size_t i;
 
 	f->pid = -1;

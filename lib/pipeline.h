@@ -24,7 +24,9 @@ struct mc_pipeline {
  * in_fd; the last writes out_fd, or when out_fd is -1 a new pipe whose
  * read end is stored in *rd. The children get the default disposition
  * of SIGPIPE, SIGINT and the other job signals, an empty signal mask and
- * stderr as it is. Returns 0, or -1 with a one-line reason in err (the
+ * stderr as it is, and die with this process, even when it is killed
+ * with SIGKILL (PR_SET_PDEATHSIG; mc_filter_start's program too), so that
+ * no stage goes on alone: mc-compact's paid request, say. Returns 0, or -1 with a one-line reason in err (the
  * stages already started are then reaped).
  */
 int mc_pipeline_start(struct mc_pipeline *p, char *const *const argvs[], size_t n,

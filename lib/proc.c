@@ -11,6 +11,7 @@
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "diag.h"
@@ -287,6 +288,69 @@ stop_all(pid_t pid, const struct pids *before, int fds[2], struct mc_clip *clips
 	free(s.termed.v);
 }
 
+/*
+ * A guard for the command's group, against this process's death by
+ * SIGKILL, which no handler sees: a forked copy of this process that keeps
+ * nothing but the read end of a pipe from us (a fork, not a program: all
+ * it does is read, kill and exit). It reads the group's number, then
+ * waits: a byte means the command was stopped and reaped here; the end of
+ * the pipe without one means we died, and it ends the group as stop_all
+ * would (SIGTERM, SIGKILL after the grace). Returns its pid, with the
+ * pipe's write end in *wr, or -1 (the command then runs unguarded).
+ */
+static pid_t
+guard_start(int *wr)
+{
+	const struct timespec tick = { 0, POLL_MS * 1000000L };
+	sigset_t all, old;
+	int p[2], i;
+	ssize_t k;
+	pid_t pid, pg;
+	char c;
+
+	if (pipe2(p, O_CLOEXEC) == -1)
+		return -1;
+	sigfillset(&all);
+	sigprocmask(SIG_SETMASK, &all, &old);
+	if ((pid = fork()) == 0) {
+		/* Signals stay blocked: the guard ends by its pipe alone. */
+		if (p[0] > 0)
+			(void)close_range(0, (unsigned)p[0] - 1, 0);
+		(void)close_range((unsigned)p[0] + 1, ~0U, 0);
+		while ((k = read(p[0], &pg, sizeof pg)) == -1 && errno == EINTR)
+			;
+		if (k != (ssize_t)sizeof pg)
+			_exit(0);
+		while ((k = read(p[0], &c, 1)) == -1 && errno == EINTR)
+			;
+		if (k == 1 || kill(-pg, SIGTERM) == -1)
+			_exit(0);
+		for (i = 0; i < GRACE_MS / POLL_MS && kill(-pg, 0) == 0; i++)
+			nanosleep(&tick, NULL);
+		kill(-pg, SIGKILL);
+		_exit(0);
+	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	close(p[0]);
+	if (pid == -1) {
+		close(p[1]);
+		return -1;
+	}
+	*wr = p[1];
+	return pid;
+}
+
+/* The command is reaped, or never ran: the guard goes, and is reaped. */
+static void
+guard_stop(pid_t guard, int wr)
+{
+	if (guard == -1)
+		return;
+	(void)!write(wr, "", 1);
+	close(wr);
+	mc_child_wait(guard);
+}
+
 int
 mc_proc_run(const char *path, char *const argv[], const struct mc_proc_in *in,
     unsigned timeout_s, struct mc_clip *out, struct mc_clip *err, struct mc_proc *r)
@@ -302,7 +366,8 @@ mc_proc_run(const char *path, char *const argv[], const struct mc_proc_in *in,
 	struct mc_child c = { .path = path, .argv = argv, .envp = in ? in->envp : NULL,
 	    .flags = MC_CHILD_SETSID | MC_CHILD_CLOSE };
 	struct pids before = {0};
-	int fds[2], saved, stopped;
+	int fds[2], saved, stopped, gw = -1;
+	pid_t guard;
 	long long deadline;
 	char why[256];
 	size_t i;
@@ -326,8 +391,9 @@ mc_proc_run(const char *path, char *const argv[], const struct mc_proc_in *in,
 		sigaction(caught[i], &sa, &old[i]);
 	sigemptyset(&ign.sa_mask);
 	sigaction(SIGPIPE, &ign, &oldpipe);
-	/* Children we already have (inherited across exec, say) are not the
-	 * command's; unreaped, their pids cannot be reused. */
+	guard = guard_start(&gw);
+	/* Children we already have (inherited across exec, say; the guard)
+	 * are not the command's; unreaped, their pids cannot be reused. */
 	each_child(note_child, &before);
 
 	c.fd[0] = ip[0] != -1 ? ip[0] : null;
@@ -337,8 +403,11 @@ mc_proc_run(const char *path, char *const argv[], const struct mc_proc_in *in,
 	if ((pid = mc_child_start(&c, why, sizeof why)) == -1) {
 		saved = errno;
 		r->exec_err = saved;
+		guard_stop(guard, gw);
 		goto restore;
 	}
+	if (guard != -1)
+		(void)!write(gw, &pid, sizeof pid);
 	close(op[1]);
 	op[1] = -1;
 	if (ep[1] != -1) {
@@ -377,6 +446,7 @@ mc_proc_run(const char *path, char *const argv[], const struct mc_proc_in *in,
 	feed_close(&w);
 	stopped = r->interrupted || r->timed_out;
 	stop_all(pid, &before, fds, clips, sp[0], r);
+	guard_stop(guard, gw);
 	if (stopped)
 		r->leftovers = 0;
 	deadline = mc_clock_ms() + DRAIN_MS;

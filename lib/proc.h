@@ -35,7 +35,9 @@ struct mc_proc_in {
  * a short grace, SIGKILL, and is reaped: nothing is left behind. That
  * includes processes that left the group or session: this process becomes
  * a child subreaper, so they are orphaned to it as their parents die.
- * Children this process had before are left alone. Returns 0, or -1 with
+ * Should this process be killed with SIGKILL meanwhile, a guard process
+ * ends the command's group (not what escaped it). Children this process
+ * had before are left alone. Returns 0, or -1 with
  * errno when the command could not be started at all.
  */
 int mc_proc_run(const char *path, char *const argv[], const struct mc_proc_in *in,

@@ -321,6 +321,25 @@ setsid sleep 301 & echo $! >> "$0.pids"; wait')
 	whole_lines
 }
 
+@test "SIGKILL of the driver while a hook runs: the hook's shell and its process group die with it" {
+	local hang pids i
+	hang=$(script hang 'echo $$ > "$0.pids"; sleep 977 & echo $! >> "$0.pids"; sleep 978; echo finished > "$0.done"')
+	fake_start "[$(calls "$(call c1 bash '{"command":"touch ran"}')"), $(answers done | jq -c '.[0]')]"
+	hooks "{\"pre_tool\":[{\"command\":\"$hang\"}]}"
+	mc --yes 'make a file' </dev/null >out 2>err &
+	pid=$!
+	for ((i = 0; i < 200; i++)); do
+		[ "$(wc -l 2>/dev/null < "$hang.pids")" = 2 ] && pgrep -x -f 'sleep 978' >/dev/null && break
+		sleep 0.05
+	done
+	pids="$(cat "$hang.pids") $(pgrep -x -f 'sleep 978')"
+	assert_equal "$(wc -w <<<"$pids")" 3
+	kill -KILL "$pid"
+	wait "$pid" || true
+	assert_equal "$(wait_gone $pids)" ""
+	[ ! -e "$hang.done" ] && [ ! -e ran ]
+}
+
 @test "--help and mc(1) tell of the hooks and the tool environment" {
 	run --separate-stderr mc --help
 	assert_success

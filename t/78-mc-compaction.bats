@@ -342,6 +342,29 @@ three_files() {
 	done
 }
 
+@test "SIGKILL of the driver during a compaction: mc-compact and its stages die with it" {
+	local procs i
+	fake_start "$(script "$(say "first answer $(pad 5000)")" "$(say "second answer $(pad 5000)" 7900 100)" \
+		"{\"delay\": 60, \"answer\": {\"api\": \"chat\", \"text\": \"S.\"}}" "$(say 'third answer')")"
+	use_fake
+	two_big_turns
+	window '.models["fake-model"].context_window = 10000'
+	mc -c 'third question' </dev/null >out 2>err &
+	pid=$!
+	for ((i = 0; i < 200; i++)); do
+		[ -s "$FAKE_LOG/3.json" ] && break
+		sleep 0.05
+	done
+	[ -s "$FAKE_LOG/3.json" ]
+	procs=$(tree "$pid")
+	# mc-compact, and the mc-send asking for the summary
+	for p in $procs; do cat /proc/$p/comm; done | sort > comms
+	grep -qx mc-compact comms && [ "$(grep -cx mc-send comms)" -eq 2 ] || fail "$(cat comms)"
+	kill -KILL "$pid"
+	wait "$pid" || true
+	assert_equal "$(wait_gone $procs)" ""
+}
+
 @test "the old header's own members carry over; compacted_from names the session just compacted" {
 	fake_start "$(script "$(say 'S.')" "$(say 'fine')")"
 	window '.models["fake-model"].context_window = 10000'

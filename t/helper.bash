@@ -58,6 +58,17 @@ tree() {
 	done
 }
 
+# wait_gone PID...: until none of them runs, for at most 5 s (a bound,
+# not a timing check); then the same as alive
+wait_gone() {
+	local i
+	for ((i = 0; i < 100; i++)); do
+		[ -z "$(alive "$@")" ] && break
+		sleep 0.05
+	done
+	alive "$@"
+}
+
 # alive PID...: those still running (zombies are not)
 alive() {
 	local p
