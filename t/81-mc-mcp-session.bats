@@ -120,3 +120,80 @@ decisions() {
 	assert_equal "$(decisions)" 'my_srv__echo:allowed '
 	assert_equal "$(printf '%s\n' "$output" | jq -r 'select(.type == "tool_output") | .output')" hi
 }
+
+@test "/new starts the servers afresh: a stateful server keeps nothing of the last session, the old one is gone" {
+	fake_start "[$(calls "$(call c1 srv__count '{}')"), $(text one), $(calls "$(call c2 srv__count '{}')"), $(text two)]"
+	use_fake_mcp false --pid-file "$BATS_TEST_TMPDIR/pids"
+	on_tty mc
+	wait_for 'mc>'
+	keys 'count' Enter
+	wait_prompt 2
+	keys '/new' Enter
+	wait_for 'new session'
+	keys 'count again' Enter
+	wait_prompt 4
+	keys C-d
+	assert_equal "$(wait_status)" 0
+	assert_equal "$(fake_request 2 '.body.messages[-1].content')" 'count 1'
+	assert_equal "$(fake_request 4 '.body.messages[-1].content')" 'count 1'
+	# the tools once each, in the order they had before /new
+	assert_equal "$(fake_request 3 '[.body.tools[].function.name] | join(",")')" \
+		"$(fake_request 1 '[.body.tools[].function.name] | join(",")')"
+	assert_equal "$(wc -l < "$BATS_TEST_TMPDIR/pids")" 2
+	assert_equal "$(wait_gone $(cat "$BATS_TEST_TMPDIR/pids"))" ""
+}
+
+@test "approval on a terminal: an MCP tool is shown with its arguments; no refuses, always stops asking" {
+	fake_start "[$(calls "$(call c1 srv__echo '{"text":"first"}')"), $(calls "$(call c2 srv__echo '{"text":"second"}')"),
+	  $(calls "$(call c3 srv__echo '{"text":"third"}')"), $(text 'all done')]"
+	use_fake_mcp true
+	on_tty mc
+	wait_for 'mc>'
+	keys 'echo thrice' Enter
+	wait_for 'allow srv__echo?'
+	pane | grep -A1 -F 'srv__echo, an MCP tool, with the arguments:' | tail -n 1 | grep -qF '{"text":"first"}'
+	keys n Enter
+	wait_count 2 'allow srv__echo?'
+	keys a Enter
+	wait_for 'all done'
+	wait_prompt 2
+	keys C-d
+	assert_equal "$(wait_status)" 0
+	assert_equal "$(pane | grep -c 'allow srv__echo?')" 2
+	assert_equal "$(fake_request 2 '.body.messages[-1].content')" 'refused: the user did not allow this call.'
+	assert_equal "$(fake_request 3 '.body.messages[-1].content')" second
+	assert_equal "$(fake_request 4 '.body.messages[-1].content')" third
+}
+
+# slow_call_then SIG: a run whose MCP call takes long; once the server has
+# the call, SIG to the driver. Sets pid, procs (the driver's tree and the
+# server's pids then) and status.
+slow_call_then() {
+	local i
+	rm -f "$BATS_TEST_TMPDIR/pids" "$BATS_TEST_TMPDIR/mcp.log"
+	fake_stop
+	fake_start "[$(calls "$(call c1 srv__slow '{"seconds":300}')"), $(text never)]"
+	use_fake_mcp false --child --pid-file "$BATS_TEST_TMPDIR/pids" --log "$BATS_TEST_TMPDIR/mcp.log"
+	mc 'be slow' </dev/null >out 2>err &
+	pid=$!
+	for ((i = 0; i < 200; i++)); do
+		grep -q '"tools/call"' "$BATS_TEST_TMPDIR/mcp.log" 2>/dev/null && break
+		sleep 0.05
+	done
+	grep -q '"tools/call"' "$BATS_TEST_TMPDIR/mcp.log"
+	procs="$(tree "$pid") $(cat "$BATS_TEST_TMPDIR/pids")"
+	kill -"$1" "$pid"
+	status=0
+	wait "$pid" || status=$?
+}
+
+@test "SIGTERM or SIGKILL of the driver during a slow MCP call: no mc-mcp, server or server's child left" {
+	local sig
+	for sig in TERM KILL; do
+		slow_call_then "$sig"
+		assert_equal "$status" $((128 + $(kill -l "$sig")))
+		# mc, mc-send, mc-mcp, the server and its child
+		[ "$(wc -w <<<"$procs")" -ge 5 ] || fail "$procs"
+		assert_equal "$(wait_gone $procs)" ""
+	done
+}

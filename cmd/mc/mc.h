@@ -126,7 +126,8 @@ struct mcp {
 	pid_t pid;		/* 0: not running */
 	int wr;			/* its stdin: calls */
 	struct mc_lines out;	/* its stdout: the tool list, then outputs */
-	cJSON *names;		/* its tools' names (keys) */
+	cJSON *names;		/* its tools' names (keys), each to its server's */
+	size_t at;		/* where its tools begin in the session's list */
 };
 
 /* `mc-tool sandbox`, asked once a session. */
@@ -193,6 +194,7 @@ int mcp_has(const struct driver *d, const char *name);
 int mcp_guarded(const struct driver *d, const char *name);
 cJSON *mcp_call(struct driver *d, const cJSON *call);
 void mcp_stop(struct driver *d);
+int mcp_restart(struct driver *d);
 
 /* turn.c: how a turn ended (the done event's reason) */
 enum outcome { OUT_STOP, OUT_MAX_STEPS, OUT_LENGTH, OUT_REFUSAL, OUT_ERROR, OUT_CANCELLED };

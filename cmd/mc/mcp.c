@@ -93,11 +93,13 @@ next(struct driver *d)
 	return j;
 }
 
-/* The servers' tools, after mc-tool's in the session's list. */
+/* The servers' tools, after mc-tool's in the session's list (where those
+ * of an earlier start were). */
 int
 mcp_tools(struct driver *d)
 {
 	cJSON *mine, *all, *t, *e, *server;
+	size_t at;
 
 	if (d->mcp.pid <= 0)
 		return 0;
@@ -113,7 +115,11 @@ mcp_tools(struct driver *d)
 		cJSON_Delete(mine);
 		return -1;
 	}
+	if (d->mcp.names == NULL)
+		d->mcp.at = (size_t)cJSON_GetArraySize(all);
+	cJSON_Delete(d->mcp.names);
 	d->mcp.names = mc_json_new_obj();
+	at = d->mcp.at;
 	while ((t = cJSON_DetachItemFromArray(mine, 0)) != NULL) {
 		/* Its server, for approval; the model is not told. */
 		server = cJSON_DetachItemFromObjectCaseSensitive(t, "server");
@@ -125,7 +131,8 @@ mcp_tools(struct driver *d)
 			mc_json_add(d->mcp.names, e->valuestring, server);
 		else
 			cJSON_Delete(server);
-		mc_json_push(all, t);
+		if (!cJSON_InsertItemInArray(all, (int)at++, t))
+			mc_oom();
 	}
 	cJSON_Delete(mine);
 	tools_put(d, all);
@@ -171,6 +178,34 @@ mcp_call(struct driver *d, const cJSON *call)
 		return NULL;
 	}
 	return next(d);
+}
+
+/*
+ * A new session (/new) gets new servers: a stateful one keeps nothing of
+ * the last session. The old tools leave the session's list and the new
+ * ones take their place. 0, or -1 after saying why.
+ */
+int
+mcp_restart(struct driver *d)
+{
+	cJSON *all, *t, *next_t;
+
+	if (d->mcp.names == NULL)
+		return 0;	/* none started this run */
+	if ((all = tools_get(d)) == NULL)
+		return -1;
+	for (t = all->child; t != NULL; t = next_t) {
+		next_t = t->next;
+		if (mcp_has(d, mc_json_str(t, "name") ? mc_json_str(t, "name") : ""))
+			cJSON_Delete(cJSON_DetachItemViaPointer(all, t));
+	}
+	tools_put(d, all);
+	cJSON_Delete(d->mcp.names);
+	d->mcp.names = mc_json_new_obj();
+	mcp_stop(d);
+	if (mcp_start(d) == -1)
+		return -1;
+	return mcp_tools(d);
 }
 
 /* End mc-mcp by the end of its input: it ends its servers. */

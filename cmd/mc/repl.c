@@ -308,6 +308,7 @@ command(struct driver *d, const char *line)
 		struct mc_buf b = {0};
 
 		session_forget(d);
+		mcp_restart(d);
 		if (stages_prompt(d, 0, -1, &b) == 0) {
 			mc_buf_free(&d->s.prompt);
 			d->s.prompt = b;
