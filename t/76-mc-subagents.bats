@@ -277,6 +277,26 @@ Role $a. SUBAGENT-ROLE
 	assert_equal "$(cat made.txt)" made
 }
 
+@test "no process of a subagent's run shows the provider key in /proc/PID/environ: the child mc, its mc-send" {
+	two_profiles
+	keyscan
+	export FAKE_SECRET=sk-test-subagent
+	fake_start "[$(parent_calls "$(subagents_call s1 "[$(task explorer 'look')]")"),
+	  $(child_calls 'Persona=Explorer' "$(call b1 bash '{"command":"sh scan.sh sk-test; echo checked"}')"),
+	  $(child_text 'Persona=Explorer' 'looked'),
+	  $(parent_text 'ok' '## task 1')]"
+	settings "{\"provider\":\"fake\",\"model\":\"fake-model\",
+	  \"providers\":{\"fake\":{\"base_url\":\"$FAKE_URL\",\"api\":\"chat\",\"api_key_env\":\"FAKE_SECRET\"}}}"
+	run --separate-stderr mc --yes 'go'
+	assert_success
+	out=$(fake_request 3 '.body.messages[-1].content')
+	[[ $out == *checked* && $out != *LEAK* ]] || fail "$out"
+	# the parent's mc and mc-send, the child's mc, mc-send and mc-tool
+	[[ "$out" =~ seen\ ([0-9]+) ]] || fail "$out"
+	[ "$(id -u)" -ne 0 ] || [ "${BASH_REMATCH[1]}" -ge 5 ] || fail "$out"
+	assert_equal "$(fake_request 3 '.headers.authorization')" "Bearer sk-test-subagent"
+}
+
 @test "bad calls are the model's to read: 9 tasks, none, an unknown or broken agent, bad arguments" {
 	two_profiles
 	profile broken $'---\nname: Broken\n'

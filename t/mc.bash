@@ -43,6 +43,23 @@ call() { # ID NAME ARGS-JSON
 	jq -nc --arg id "$1" --arg n "$2" --arg a "$3" '{call_id:$id,name:$n,arguments:$a}'
 }
 
+# keyscan: a script that reads the environ of every process of the suite
+# (comm mc*), not only the command's ancestors, and says LEAK PID COMM
+# where it holds the key; "seen N" counts the environs it could read.
+keyscan() {
+	cat > scan.sh <<'EOS'
+seen=0
+for d in /proc/[0-9]*; do
+	case $(cat $d/comm 2>/dev/null) in mc*) ;; *) continue ;; esac
+	{ tr '\0' '\n' < $d/environ > env.txt; } 2>/dev/null || continue
+	[ -s env.txt ] || continue
+	seen=$((seen + 1))
+	grep -q "$1" env.txt && echo "LEAK ${d#/proc/} $(cat $d/comm)"
+done
+echo "seen $seen"
+EOS
+}
+
 # --- a pseudo-terminal (tmux) ---
 
 teardown_local() {
