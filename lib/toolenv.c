@@ -75,8 +75,7 @@ take(const char *name)
 			break;
 	if (e == NULL || *e == NULL)
 		return NULL;
-	if ((kv = strdup(*e)) == NULL)
-		mc_oom();
+	kv = mc_strdup(*e);
 	/* The initial environment is what /proc/PID/environ shows. */
 	explicit_bzero(*e + strlen(name) + 1, strlen(*e + strlen(name) + 1));
 	unsetenv(name);
