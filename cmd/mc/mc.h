@@ -151,6 +151,7 @@ struct driver {
 	struct mcp mcp;
 	struct sandbox sandbox;
 	struct subagents sub;
+	struct { int on, session, done; } ev;	/* events.c: --json events; first, last said */
 };
 
 /* Set by SIGINT, SIGTERM and SIGHUP: the work in flight stops; for the
