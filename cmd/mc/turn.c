@@ -446,14 +446,16 @@ turn(struct driver *d, const char *text, struct request *first)
 	}
 	if (d->t.el != NULL)
 		turn_usage(d, &before);
-	/* Not errors: the run stopped short, and how to go on. */
+	/* Not errors: the run stopped short, and how to go on (in the
+	 * interactive session, a next prompt does). */
 	if (o == OUT_MAX_STEPS)
 		mc_note("stopped after %lld step%s (--max-steps); %s", n, n == 1 ? "" : "s",
-		    d->c.no_session ? "run it again with a larger --max-steps" : "`mc -c` goes on");
+		    d->t.el ? "a new prompt (\"go on\") goes on" : d->c.no_session ?
+		    "run it again with a larger --max-steps" : "`mc -c` goes on");
 	else if (o == OUT_LENGTH)
 		mc_note("the answer was cut by the output limit (--max-output-tokens); %s",
-		    d->c.no_session ? "run it again with a larger --max-output-tokens" :
-		    "`mc -c` goes on");
+		    d->t.el ? "a new prompt (\"go on\") goes on" : d->c.no_session ?
+		    "run it again with a larger --max-output-tokens" : "`mc -c` goes on");
 	cJSON_Delete(calls);
 	mc_buf_free(&touched);
 	return o;
