@@ -30,8 +30,7 @@ ev_emit(struct driver *d, cJSON *ev)
 	char *s;
 
 	(void)d;
-	if ((s = mc_json_compact(ev, &n)) == NULL)
-		mc_oom();
+	s = mc_json_compact(ev, &n);
 	s[n] = '\n';	/* over the NUL: the text is one line */
 	fwrite(s, 1, n + 1, stdout);
 	fflush(stdout);

@@ -164,7 +164,8 @@ hook_run(struct driver *d, enum kind k, size_t i, const cJSON *in, size_t outcap
 
 	hook_name(res->name, sizeof res->name, k, i);
 	res->status = -1;
-	if ((text = mc_json_compact(in, &n)) == NULL || (text = realloc(text, n + 2)) == NULL)
+	text = mc_json_compact(in, &n);
+	if ((text = realloc(text, n + 2)) == NULL)
 		mc_oom();
 	text[n++] = '\n';
 	text[n] = '\0';

@@ -470,9 +470,7 @@ static void
 set_error(char **dst, const char *msg)
 {
 	free(*dst);
-	*dst = strndup(msg, ERROR_MAX);
-	if (*dst == NULL)
-		mc_oom();
+	*dst = mc_strndup(msg, ERROR_MAX);
 }
 
 /*
@@ -801,8 +799,7 @@ notes(const struct task *t, struct mc_buf *b)
 	for (n = t->errtail.len; n > 0 && t->errtail.data[n - 1] == '\n'; n--)
 		;
 	if (n > 0) {
-		if ((tail = strndup(t->errtail.data, n)) == NULL)
-			mc_oom();
+		tail = mc_strndup(t->errtail.data, n);
 		mc_buf_printf(b, "(error: %s)\n", mc_sanitize(clean, sizeof clean, tail));
 		free(tail);
 	} else if (mc_pipeline_strstatus(t->wstatus, why, sizeof why) != NULL)
