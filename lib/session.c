@@ -654,23 +654,6 @@ mc_session_latest(const char *home, const char *cwd, char **id, char *err, size_
 	return *id ? 0 : 1;
 }
 
-int
-mc_session_peek(struct mc_session *s, const char *home, const char *id,
-    char *err, size_t errsz)
-{
-	if (locate(s, home, id, err, errsz) == -1)
-		return -1;
-	if ((s->header = read_header(AT_FDCWD, s->path)) == NULL) {
-		if (access(s->path, F_OK) == -1)
-			snprintf(err, errsz, "no session %s (%s)", id, s->path);
-		else
-			snprintf(err, errsz, "%s:1: not a session header", s->path);
-		mc_session_close(s);
-		return -1;
-	}
-	return 0;
-}
-
 void
 mc_session_close(struct mc_session *s)
 {

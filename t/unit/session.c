@@ -163,9 +163,6 @@ main(void)
 	CHECK(mc_session_latest(home, "/none", &text, err, sizeof err) == 1, "latest for /none");
 	CHECK(mc_session_open(&r, home, "nosuch", err, sizeof err) == -1 &&
 	    strstr(err, "no session nosuch") != NULL, "missing session");
-	CHECK(mc_session_peek(&r, home, id, err, sizeof err) == 0 && r.fd == -1 &&
-	    r.header != NULL, "peek");
-	mc_session_close(&r);
 
 	created_with_items(home);
 
