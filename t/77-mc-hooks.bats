@@ -160,6 +160,26 @@ last_user() {
 	assert_equal "$(tool_content 2 c3)" "error: the hook hooks.pre_tool[0] refused this call."
 }
 
+@test "post_tool: the subagents tool's output has its hooks too, before it joins the session" {
+	local post
+	mkdir -p "$MC_HOME/subagents"
+	printf -- '---\nname: Explorer\ndescription: finds facts\n---\nYou explore.\n' \
+		> "$MC_HOME/subagents/explorer.md"
+	post=$(script post 'cat > "$0.in"; echo "reviewed by the hook" >&2; exit 2')
+	fake_start "[$(calls "$(call s1 subagents '{"tasks":[{"agent":"explorer","prompt":"look"}]}')"),
+	  $(answers 'found it' 'done' | jq -c '.[]' | paste -sd,)]"
+	hooks "{\"post_tool\":[{\"match\":\"^subagents$\",\"command\":\"$post\"}]}"
+	run --separate-stderr mc --yes 'delegate' </dev/null
+	assert_success
+	assert_equal "$(fake_count)" 3
+	assert_equal "$(jq -r .call.name "$post.in")" subagents
+	[[ $(jq -r .output "$post.in") == '## task 1: explorer — done'*$'\nfound it' ]]
+	[[ $(tool_content 3 s1) == '## task 1: explorer — done'*$'\nfound it\nreviewed by the hook' ]]
+	# the parent's session (no "parent" in its header) keeps what the model read
+	f=$(for f in $(session_files); do head -1 "$f" | jq -e 'has("parent")' >/dev/null || echo "$f"; done)
+	[[ $(jq -r 'select(.type == "function_call_output") | .output' "$f") == *$'\nfound it\nreviewed by the hook' ]]
+}
+
 @test "session_start: its stdout is added once, before the first message; mc -c does not add it again" {
 	local start
 	start=$(script start 'cat > "$0.in"; echo x >> "$0.count"; echo "Build with make -j2."; echo "Branch: main"')

@@ -919,7 +919,7 @@ subagents_call(struct driver *d, const cJSON *call)
 	int r;
 
 	if (parse_tasks(&R, call, &why) == -1) {
-		r = call_output(d, call, why.data);
+		r = call_ran(d, call, why.data);
 		mc_buf_free(&why);
 		for (i = 0; i < R.n; i++)
 			task_free(&R.t[i]);
@@ -937,7 +937,7 @@ subagents_call(struct driver *d, const cJSON *call)
 		d->s.run.cached += R.t[i].used.cached;
 	}
 	text = aggregate(&R);
-	r = call_output(d, call, text);
+	r = call_ran(d, call, text);
 	free(text);
 	for (i = 0; i < R.n; i++)
 		task_free(&R.t[i]);
