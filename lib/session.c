@@ -672,8 +672,8 @@ mc_session_close(struct mc_session *s)
 }
 
 /* The counts of info from one session file's lines after the header.
- * Guides and a compacted session's summary are user messages the user
- * did not type: no turn, no first prompt. */
+ * Guides, a compacted session's summary and what a hook said are user
+ * messages the user did not type: no turn, no first prompt. */
 static void
 tally(struct mc_session_info *in, const char *data, size_t len)
 {
@@ -699,7 +699,8 @@ tally(struct mc_session_info *in, const char *data, size_t len)
 			    cJSON_GetObjectItemCaseSensitive(item, "cached_tokens"));
 		} else if (type && role && content && strcmp(type, "message") == 0 &&
 		    strcmp(role, "user") == 0 && strncmp(content, tag, sizeof tag - 1) != 0 &&
-		    strncmp(content, summary, sizeof summary - 1) != 0) {
+		    strncmp(content, summary, sizeof summary - 1) != 0 &&
+		    !cJSON_HasObjectItem(item, "hook")) {
 			in->turns++;
 			if (in->first == NULL)
 				in->first = mc_strndup(content, strcspn(content, "\n"));

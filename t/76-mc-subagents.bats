@@ -176,6 +176,26 @@ session_of() {
 	assert_equal "$(jqo -r '.body.messages[1].content')" 'delegate'
 }
 
+@test "mc sessions: a child's session is marked, and names its parent with --json" {
+	two_profiles
+	fake_start "[$(parent_calls "$(subagents_call s1 "[$(task explorer 'look around')]")"),
+	  $(child_text 'Persona=Explorer' 'e'),
+	  $(parent_text 'ok' '## task 1')]"
+	use_fake
+	run --separate-stderr mc --json 'delegate'
+	assert_success
+	parent=$(printf '%s\n' "$output" | head -1 | jq -r .id)
+	child=$(printf '%s\n' "$output" | jq -r 'select(.type == "subagent" and .event == "done") | .session')
+	run --separate-stderr mc sessions --json
+	assert_success
+	assert_equal "$(jqo -s -S -c 'map({(.id): .parent}) | add')" "$(jq -nSc --arg c "$child" --arg p "$parent" '{($c): $p, ($p): null}')"
+	run --separate-stderr mc sessions
+	assert_success
+	assert_equal "$(grep -c . <<< "$output")" 2
+	[[ $(grep "^$child " <<< "$output") == *' tokens  [subagent] look around' ]]
+	[[ $(grep "^$parent " <<< "$output") == *' tokens  delegate' ]]
+}
+
 @test "an answer is cut to 16 KiB, the whole output to 64 KiB, with markers naming the transcripts" {
 	for a in a b c d e; do profile "$a" "---
 name: N$a

@@ -257,6 +257,25 @@ echo "the tests fail: make check" >&2; exit 2')
 	assert_equal "$(grep -c 'sends the model back to work: the tests fail' <<<"$stderr")" 2
 }
 
+@test "stop: the hook's message is marked in the session, never sent so; mc sessions counts no turn for it" {
+	fake_start "[$(answers first second | jq -c '.[]' | paste -sd,)]"
+	hooks "{\"stop\":[{\"command\":\"[ -e $BATS_TEST_TMPDIR/n ] && exit 0; touch $BATS_TEST_TMPDIR/n; echo not yet >&2; exit 2\"}]}"
+	run --separate-stderr mc 'fix it' </dev/null
+	assert_success
+	f=$(session_files)
+	assert_equal "$(jq -c 'select(.type == "message" and .role == "user")' "$f" | tr '\n' ' ')" \
+		'{"type":"message","role":"user","content":"fix it"} {"type":"message","role":"user","content":"not yet\n","hook":"hooks.stop[0]"} '
+	# the provider reads a plain user message
+	assert_equal "$(fake_request 2 | jq -c '.body.messages[-1]')" '{"role":"user","content":"not yet\n"}'
+	run --separate-stderr mc sessions --json
+	assert_success
+	assert_equal "$(jqo -c '[.turns, .first]')" '[1,"fix it"]'
+	# nor is it the first prompt when the user's own message is gone
+	grep -v '"content":"fix it"' "$f" > "$f.new" && mv "$f.new" "$f"
+	run --separate-stderr mc sessions --json
+	assert_equal "$(jqo -c '[.turns, .first]')" '[0,null]'
+}
+
 @test "stop: a hook that always exits 2 is bounded by --max-steps (exit 3); other statuses are warnings" {
 	fake_start "[$(answers a b c d e | jq -c '.[]' | paste -sd,)]"
 	hooks '{"stop":[{"command":"echo warn >&2; exit 7"},{"command":"exit 2"}]}'

@@ -419,7 +419,7 @@ hooks_stop(struct driver *d, enum outcome *o)
 			else if (asprintf(&msg, "The hook %s says the work is not done yet.",
 			    res.name) == -1)
 				mc_oom();
-			r = session_add(d, mc_item_message("user", msg)) == 0 ? 1 : 0;
+			r = session_add(d, mc_item_hook_message(res.name, msg)) == 0 ? 1 : 0;
 			if (r == 0)
 				*o = OUT_ERROR;
 			if (msg != res.err)
