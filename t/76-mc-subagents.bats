@@ -57,6 +57,15 @@ requests() {
 	done | sort -k2 -n
 }
 
+# one_explorer PROMPT: the fake, for a parent that gives the explorer one
+# task, the child answering "e" and the parent "ok"
+one_explorer() {
+	fake_start "[$(parent_calls "$(subagents_call s1 "[$(task explorer "$1")]")"),
+	  $(child_text 'Persona=Explorer' 'e'),
+	  $(parent_text 'ok' '## task 1')]"
+	use_fake
+}
+
 # the tools a request offered, by name
 offered() { # N
 	fake_request "$1" '[.body.tools[].function.name] | join(" ")'
@@ -178,10 +187,7 @@ session_of() {
 
 @test "mc sessions: a child's session is marked, and names its parent with --json" {
 	two_profiles
-	fake_start "[$(parent_calls "$(subagents_call s1 "[$(task explorer 'look around')]")"),
-	  $(child_text 'Persona=Explorer' 'e'),
-	  $(parent_text 'ok' '## task 1')]"
-	use_fake
+	one_explorer 'look around'
 	run --separate-stderr mc --json 'delegate'
 	assert_success
 	parent=$(printf '%s\n' "$output" | head -1 | jq -r .id)
@@ -555,10 +561,7 @@ Role $a. SUBAGENT-ROLE
 
 @test "--no-session: the children keep no session either" {
 	two_profiles
-	fake_start "[$(parent_calls "$(subagents_call s1 "[$(task explorer one)]")"),
-	  $(child_text 'Persona=Explorer' 'e'),
-	  $(parent_text 'ok' '## task 1')]"
-	use_fake
+	one_explorer one
 	run --separate-stderr mc --no-session --json 'go'
 	assert_success
 	assert_equal "$(session_files)" ""
