@@ -53,7 +53,19 @@ mc_oom(void)
 char *
 mc_strdup(const char *s)
 {
-	char *p = strdup(s);
+	char *p;
+
+	if (s == NULL)
+		return NULL;
+	if ((p = strdup(s)) == NULL)
+		mc_oom();
+	return p;
+}
+
+char *
+mc_strndup(const char *s, size_t n)
+{
+	char *p = strndup(s, n);
 
 	if (p == NULL)
 		mc_oom();

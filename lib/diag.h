@@ -62,8 +62,10 @@ int mc_opt_exit(int c, const char *usage);
  * never check for failure. */
 void mc_oom(void) __attribute__((noreturn));
 
-/* strdup, or mc_oom. */
+/* strdup, or mc_oom; NULL for NULL. */
 char *mc_strdup(const char *s);
+/* strndup, or mc_oom. */
+char *mc_strndup(const char *s, size_t n);
 
 /* Flush and close stdout; report a failed write. A reader that went away
  * (EPIPE) is not an error. Returns the status to exit with. */

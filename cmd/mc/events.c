@@ -29,8 +29,7 @@ emit(cJSON *ev)
 	size_t n;
 	char *s;
 
-	if ((s = mc_json_compact(ev, &n)) == NULL)
-		mc_oom();
+	s = mc_json_compact(ev, &n);
 	s[n] = '\n';	/* over the NUL: the text is one line */
 	fwrite(s, 1, n + 1, stdout);
 	fflush(stdout);

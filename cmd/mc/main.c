@@ -189,25 +189,19 @@ session_arg(const char *arg, const char *home)
 	char *id, *dir, *sessions;
 	int same;
 
-	if (mc_session_id_valid(arg)) {
-		if ((id = strdup(arg)) == NULL)
-			mc_oom();
-		return id;
-	}
-	id = n > 6 && strcmp(name + n - 6, ".jsonl") == 0 ? strndup(name, n - 6) : strdup("");
-	if (id == NULL)
-		mc_oom();
+	if (mc_session_id_valid(arg))
+		return mc_strdup(arg);
+	id = n > 6 && strcmp(name + n - 6, ".jsonl") == 0 ? mc_strndup(name, n - 6) : mc_strdup("");
 	if (!mc_session_id_valid(id)) {
 		free(id);
 		mc_usage_error("--session: not a session id or file: %s", arg);
 		return NULL;
 	}
 	if (name == arg)
-		dir = strdup(".");
+		dir = mc_strdup(".");
 	else
-		dir = strndup(arg, name - arg == 1 ? 1 : (size_t)(name - arg - 1));
-	if (dir == NULL || (sessions = mc_path_join(home, "sessions")) == NULL)
-		mc_oom();
+		dir = mc_strndup(arg, name - arg == 1 ? 1 : (size_t)(name - arg - 1));
+	sessions = mc_path_join(home, "sessions");
 	same = stat(dir, &here) == 0 && stat(sessions, &there) == 0 &&
 	    here.st_dev == there.st_dev && here.st_ino == there.st_ino;
 	if (!same) {

@@ -145,8 +145,7 @@ schema_answer(struct driver *d, struct answer *a)
 		mc_err("--schema: the answer is not JSON: %s", err);
 		return -1;
 	}
-	if ((s = mc_json_compact(v, &n)) == NULL)
-		mc_oom();
+	s = mc_json_compact(v, &n);
 	cJSON_Delete(v);
 	if (d->c.json) {
 		ev = ev_new("text");
