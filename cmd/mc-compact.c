@@ -321,8 +321,7 @@ request_items(const struct session *S, size_t cut, struct mc_buf *out, size_t *n
 			cJSON_ReplaceItemInObjectCaseSensitive(it, "output", mc_json_new_owned(s));
 			(*ncut)++;
 		}
-		if ((s = mc_json_compact(it, &len)) == NULL)
-			mc_oom();
+		s = mc_json_compact(it, &len);
 		mc_buf_add(out, s, len);
 		mc_buf_add(out, "\n", 1);
 		free(s);
@@ -332,8 +331,7 @@ request_items(const struct session *S, size_t cut, struct mc_buf *out, size_t *n
 		mc_oom();
 	it = mc_item_message("user", q);
 	free(q);
-	if ((s = mc_json_compact(it, &len)) == NULL)
-		mc_oom();
+	s = mc_json_compact(it, &len);
 	mc_buf_add(out, s, len);
 	mc_buf_add(out, "\n", 1);
 	free(s);

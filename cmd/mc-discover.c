@@ -155,8 +155,7 @@ load_dir(struct discovery *d, const char *source, const char *dir, const char *w
 	int i, found = 0;
 
 	for (i = 0; i < d->nnames && !found; i++) {
-		if ((path = mc_path_join(dir, d->names[i])) == NULL)
-			mc_oom();
+		path = mc_path_join(dir, d->names[i]);
 		found = load(d, source, -1, path, within, dry);
 		free(path);
 	}
@@ -223,8 +222,7 @@ repo_top(const char *root)
 	}
 	dir = mc_strdup(root);
 	while (strcmp(dir, "/") != 0) {
-		if ((git = mc_path_join(dir, ".git")) == NULL)
-			mc_oom();
+		git = mc_path_join(dir, ".git");
 		found = lstat(git, &st) == 0 && (S_ISDIR(st.st_mode) || S_ISREG(st.st_mode));
 		free(git);
 		if (found) {
@@ -312,11 +310,9 @@ load_touched(struct discovery *d, const char *touched)
 	struct stat st;
 
 	if (touched[0] == '/')
-		abs = strdup(touched);
+		abs = mc_strdup(touched);
 	else
 		abs = mc_path_join(d->root, touched);
-	if (abs == NULL)
-		mc_oom();
 	/* Start from the path itself when it is a directory, else its parent. */
 	if (stat(abs, &st) == -1 || !S_ISDIR(st.st_mode)) {
 		slash = strrchr(abs, '/');

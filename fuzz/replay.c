@@ -35,8 +35,7 @@ main(int argc, char *argv[])
 
 			if (de->d_name[0] == '.')
 				continue;
-			if ((path = mc_path_join(argv[i], de->d_name)) == NULL)
-				return 1;
+			path = mc_path_join(argv[i], de->d_name);
 			b = (struct mc_buf){0};
 			if ((fd = open(path, O_RDONLY)) == -1 || mc_fd_slurp(fd, 1 << 24, &b) == -1) {
 				fprintf(stderr, "replay: %s: cannot read\n", path);

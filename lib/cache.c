@@ -39,8 +39,7 @@ temp_name(const char *name)
 void
 mc_cache_init(struct mc_cache *c, const char *home, unsigned long long max)
 {
-	if ((c->dir = mc_path_join(home, "cache")) == NULL)
-		mc_oom();
+	c->dir = mc_path_join(home, "cache");
 	c->fd = -1;
 	c->max = max;
 }
@@ -67,8 +66,7 @@ open_dir(struct mc_cache *c, int create, char *err, size_t errsz)
 	if (c->fd >= 0)
 		return 0;
 	if (create) {
-		if ((home = strdup(c->dir)) == NULL)
-			mc_oom();
+		home = mc_strdup(c->dir);
 		*strrchr(home, '/') = '\0';
 		if (*home != '\0' && mkdir(home, 0700) == -1 && errno != EEXIST) {
 			snprintf(err, errsz, "%s: %s", home, strerror(errno));

@@ -44,14 +44,12 @@ mc_child_start(const struct mc_child *sp, char *err, size_t errsz)
 	int fd;
 
 	if (sp->path != NULL)
-		path = strdup(sp->path);
+		path = mc_strdup(sp->path);
 	else if (sp->flags & MC_CHILD_SUITE)
 		path = mc_proc_sibling(sp->argv[0]);
 	else
 		path = mc_proc_which(sp->argv[0]);
 	if (path == NULL) {
-		if (sp->path != NULL)
-			mc_oom();
 		snprintf(err, errsz, "%s: not found%s%s on PATH", sp->argv[0],
 		    sp->flags & MC_CHILD_SUITE ? " beside " : "",
 		    sp->flags & MC_CHILD_SUITE ? mc_progname : "");

@@ -58,10 +58,8 @@ split(const char *p, char **dir, char **name)
 {
 	const char *slash = strrchr(p, '/');
 
-	*dir = slash == p ? strdup("/") : strndup(p, (size_t)(slash - p));
-	*name = strdup(slash + 1);
-	if (*dir == NULL || *name == NULL)
-		mc_oom();
+	*dir = slash == p ? mc_strdup("/") : mc_strndup(p, (size_t)(slash - p));
+	*name = mc_strdup(slash + 1);
 }
 
 /*
@@ -81,8 +79,7 @@ open_inside(const char *root, const char *dir, int create, const char *path,
 
 	if ((fd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC)) == -1)
 		return fail(err, errsz, "%s: %s", root, strerror(errno));
-	if ((rel = strdup(dir + strlen(root))) == NULL)
-		mc_oom();
+	rel = mc_strdup(dir + strlen(root));
 	for (comp = strtok_r(rel, "/", &save); comp != NULL; comp = strtok_r(NULL, "/", &save)) {
 		if ((next = openat(fd, comp, flags)) == -1 && errno == ENOENT && create) {
 			if (mkdirat(fd, comp, 0777) == -1 && errno != EEXIST) {
@@ -127,9 +124,8 @@ mc_confine_resolve(const char *root, const char *path, int create,
 	/* As named, and below as resolved (a link may lead into one). */
 	if (in_git(path))
 		return git_refused(err, errsz, path);
-	if ((work = strdup(path)) == NULL ||
-	    (cur = strdup(path[0] == '/' ? "/" : root)) == NULL)
-		mc_oom();
+	work = mc_strdup(path);
+	cur = mc_strdup(path[0] == '/' ? "/" : root);
 	if (work[strlen(work) - 1] == '/') {
 		fail(err, errsz, "%s: names a directory, not a file", path);
 		goto out;
@@ -164,8 +160,7 @@ mc_confine_resolve(const char *root, const char *path, int create,
 				missing--;
 			continue;
 		}
-		if ((next = mc_path_join(cur, comp)) == NULL)
-			mc_oom();
+		next = mc_path_join(cur, comp);
 		if (missing > 0 || lstat(next, &st) == -1) {
 			if (missing == 0 && (errno != ENOENT || !create || !mc_path_within(cur, root))) {
 				if (errno == ENOENT && !mc_path_within(cur, root))
@@ -205,8 +200,7 @@ mc_confine_resolve(const char *root, const char *path, int create,
 		fail(err, errsz, "%s: outside the working directory %s", path, root);
 		goto out;
 	}
-	if ((next = mc_path_join(cur, name)) == NULL)
-		mc_oom();
+	next = mc_path_join(cur, name);
 	if (missing > 0 || lstat(next, &st) == -1) {
 		if (missing == 0 && (errno != ENOENT || !create)) {
 			fail(err, errsz, "%s: %s", path, strerror(errno));

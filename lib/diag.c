@@ -15,7 +15,7 @@
 
 const char *mc_progname = "mc";
 int mc_quiet;
-void (*mc_diag_hook)(const char *, const char *);
+void (*mc_diag_hook)(const char *);
 
 /* A reader that went away (mc-render | head) ends the program quietly:
  * what it wanted was written. A handler rather than SIG_IGN, so that
@@ -53,7 +53,19 @@ mc_oom(void)
 char *
 mc_strdup(const char *s)
 {
-	char *p = strdup(s);
+	char *p;
+
+	if (s == NULL)
+		return NULL;
+	if ((p = strdup(s)) == NULL)
+		mc_oom();
+	return p;
+}
+
+char *
+mc_strndup(const char *s, size_t n)
+{
+	char *p = strndup(s, n);
 
 	if (p == NULL)
 		mc_oom();
@@ -98,17 +110,19 @@ mc_sanitize(char *dst, size_t dstsz, const char *src)
 	return dst;
 }
 
-/* kind: "" (an error), "warning: ", or NULL (a note, never mirrored). */
+/* kind: "warning: ", or "" (an error or a note). mirror: an error of the
+ * run, passed to mc_diag_hook; not a warning, a note, or a usage error
+ * (no event of a run that never started). */
 static void
-vsay(const char *kind, const char *fmt, va_list ap)
+vsay(const char *kind, int mirror, const char *fmt, va_list ap)
 {
 	char raw[4096], clean[4096];
 
 	vsnprintf(raw, sizeof raw, fmt, ap);
 	mc_sanitize(clean, sizeof clean, raw);
-	fprintf(stderr, "%s: %s%s\n", mc_progname, kind ? kind : "", clean);
-	if (mc_diag_hook != NULL && kind != NULL)
-		mc_diag_hook(*kind ? "warning" : "error", clean);
+	fprintf(stderr, "%s: %s%s\n", mc_progname, kind, clean);
+	if (mc_diag_hook != NULL && mirror)
+		mc_diag_hook(clean);
 }
 
 void
@@ -117,14 +131,8 @@ mc_note(const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsay(NULL, fmt, ap);
+	vsay("", 0, fmt, ap);
 	va_end(ap);
-}
-
-static void
-verr(const char *fmt, va_list ap)
-{
-	vsay("", fmt, ap);
 }
 
 void
@@ -133,7 +141,7 @@ mc_err(const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsay("", fmt, ap);
+	vsay("", 1, fmt, ap);
 	va_end(ap);
 }
 
@@ -145,7 +153,7 @@ mc_warn(const char *fmt, ...)
 	if (mc_quiet)
 		return;
 	va_start(ap, fmt);
-	vsay("warning: ", fmt, ap);
+	vsay("warning: ", 0, fmt, ap);
 	va_end(ap);
 }
 
@@ -155,7 +163,7 @@ mc_usage_error(const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	verr(fmt, ap);
+	vsay("", 0, fmt, ap);
 	va_end(ap);
 	fprintf(stderr, "Try '%s --help' for more information.\n", mc_progname);
 	return MC_EXIT_USAGE;

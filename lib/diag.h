@@ -33,10 +33,10 @@ void mc_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * error nor a warning of the program (mc: a refused call). */
 void mc_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* When set, called with each message mc_err or mc_warn prints ("error"
- * or "warning", and the message as printed, sanitized): mc --json mirrors
- * them as events. */
-extern void (*mc_diag_hook)(const char *severity, const char *msg);
+/* When set, called with each message mc_err prints (as printed,
+ * sanitized): mc --json mirrors the errors of its run as events. Warnings,
+ * notes and usage errors stay on stderr alone. */
+extern void (*mc_diag_hook)(const char *msg);
 
 /* Copy src into dst (size dstsz) with control characters and invalid
  * UTF-8 replaced: for text shown on a terminal. Returns dst. */
@@ -62,8 +62,10 @@ int mc_opt_exit(int c, const char *usage);
  * never check for failure. */
 void mc_oom(void) __attribute__((noreturn));
 
-/* strdup, or mc_oom. */
+/* strdup, or mc_oom; NULL for NULL. */
 char *mc_strdup(const char *s);
+/* strndup, or mc_oom. */
+char *mc_strndup(const char *s, size_t n);
 
 /* Flush and close stdout; report a failed write. A reader that went away
  * (EPIPE) is not an error. Returns the status to exit with. */

@@ -10,6 +10,7 @@
 
 #include <bsd/string.h>
 
+#include "diag.h"
 #include "fsread.h"
 #include "utf8.h"
 
@@ -34,7 +35,7 @@ mc_path_join(const char *dir, const char *name)
 	if (n == 1 && dir[0] == '/')
 		n = 0;		/* "/name", not "//name" */
 	if (asprintf(&p, "%.*s/%s", (int)n, dir, name) == -1)
-		return NULL;
+		mc_oom();
 	return p;
 }
 

@@ -73,7 +73,7 @@ int mc_write_all(int fd, const void *p, size_t n);
 /* True when the canonical path `path` is `dir` or lies below it. */
 int mc_path_within(const char *path, const char *dir);
 
-/* Join dir and name with one slash; returns malloc'ed string or NULL. */
+/* Join dir and name with one slash: a malloc'ed string (mc_oom on failure). */
 char *mc_path_join(const char *dir, const char *name);
 
 #endif

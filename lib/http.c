@@ -23,16 +23,21 @@
 #include "http.h"
 #include "json.h"
 
-#ifndef MC_LIBCURL
-#define MC_LIBCURL "libcurl.so.4"
-#endif
-
 /*
  * libcurl is opened when first needed, not when the program starts:
  * loading it and the libraries it brings costs about 4 ms, which an
  * answer from the cache does not need. Each function is called through
  * a pointer of its own type, set once for the process.
+ *
+ * Debian's GnuTLS build first: it brings the same thirty libraries but
+ * libssl, and skips OpenSSL's start (its configuration file), which
+ * makes it about 1 ms quicker to be ready here (5.0 -> 3.9 ms, with
+ * curl_global_init). The OpenSSL build is the one the -dev package
+ * installs, so it is there when the other is not. Same API, same ABI.
  */
+#ifndef MC_LIBCURL
+#define MC_LIBCURL "libcurl-gnutls.so.4", "libcurl.so.4"
+#endif
 #define CURL_FUNCS(X) \
 	X(curl_easy_cleanup) X(curl_easy_getinfo) X(curl_easy_init) X(curl_easy_reset) \
 	X(curl_easy_setopt) X(curl_easy_strerror) X(curl_free) X(curl_getdate) \
@@ -47,12 +52,16 @@ CURL_FUNCS(CURL_PTR)
 static int
 curl_load(char *err, size_t errsz)
 {
+	static const char *const names[] = { MC_LIBCURL };
 	static int loaded;
-	void *lib;
+	void *lib = NULL;
+	size_t i;
 
 	if (loaded)
 		return 0;
-	if ((lib = dlopen(MC_LIBCURL, RTLD_LAZY | RTLD_LOCAL)) == NULL) {
+	for (i = 0; lib == NULL && i < sizeof names / sizeof names[0]; i++)
+		lib = dlopen(names[i], RTLD_LAZY | RTLD_LOCAL);
+	if (lib == NULL) {	/* the last one's reason */
 		snprintf(err, errsz, "cannot load libcurl: %s", dlerror());
 		return -1;
 	}

@@ -332,6 +332,15 @@ mc_item_message(const char *role, const char *text)
 }
 
 cJSON *
+mc_item_hook_message(const char *hook, const char *text)
+{
+	cJSON *m = mc_item_message("user", text);
+
+	mc_json_add_str(m, "hook", hook);
+	return m;
+}
+
+cJSON *
 mc_item_call(const char *call_id, const char *name, const char *arguments)
 {
 	cJSON *c = mc_json_new_obj();

@@ -38,6 +38,10 @@ cJSON *mc_items_load(const char *path, char *err, size_t errsz);
 cJSON *mc_item_message(const char *role, const char *text);
 cJSON *mc_item_call(const char *call_id, const char *name, const char *arguments);
 cJSON *mc_item_output(const char *call_id, const char *output);
+/* A user message a hook wrote (a stop hook's exit 2): the message with
+ * "hook":NAME besides, which mc_items_parse drops (the provider reads a
+ * plain user message) and mc_session_list counts as no turn of the user. */
+cJSON *mc_item_hook_message(const char *hook, const char *text);
 
 /*
  * A function_call item as mc-tool call and mc-mcp take it on standard

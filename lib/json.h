@@ -58,7 +58,8 @@ cJSON *mc_json_parse_each(char *s, size_t len, const char *key, mc_json_each_fn 
     void *arg, char *err, size_t errsz);
 
 /* doc as compact JSON, byte for byte what cJSON_PrintUnformatted gives, but
- * faster on long strings. Returns a malloc'ed string (NULL: out of memory). */
+ * faster on long strings. Returns a malloc'ed string; allocation failure
+ * exits (mc_oom). */
 char *mc_json_compact(const cJSON *doc, size_t *len);
 
 /* Write doc followed by a newline, compact or pretty. Returns 0 or -1. */

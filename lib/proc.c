@@ -513,12 +513,9 @@ mc_proc_which(const char *name)
 				return NULL;
 			continue;
 		}
-		if ((dir = strndup(p, (size_t)(colon - p))) == NULL)
-			mc_oom();
+		dir = mc_strndup(p, (size_t)(colon - p));
 		full = mc_path_join(dir, name);
 		free(dir);
-		if (full == NULL)
-			mc_oom();
 		if (executable(full))
 			return full;
 		free(full);
@@ -538,8 +535,7 @@ mc_proc_sibling(const char *name)
 		self[n] = '\0';
 		if ((slash = strrchr(self, '/')) != NULL) {
 			*slash = '\0';
-			if ((full = mc_path_join(*self ? self : "/", name)) == NULL)
-				mc_oom();
+			full = mc_path_join(*self ? self : "/", name);
 			if (executable(full))
 				return full;
 			free(full);

@@ -13,8 +13,9 @@
 #include "fsread.h"
 #include "profile.h"
 
-const char *
-mc_profile_dir(enum mc_profile_kind k)
+/* "agents" or "subagents": the directory under $MC_HOME. */
+static const char *
+kind_dir(enum mc_profile_kind k)
 {
 	return k == MC_PROFILE_SUBAGENT ? "subagents" : "agents";
 }
@@ -50,8 +51,7 @@ mc_profile_id_rule(enum mc_profile_kind k)
 static int
 open_dir(const char *home, enum mc_profile_kind k, char **dir)
 {
-	if ((*dir = mc_path_join(home, mc_profile_dir(k))) == NULL)
-		mc_oom();
+	*dir = mc_path_join(home, kind_dir(k));
 	return open(*dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 }
 
@@ -75,9 +75,9 @@ add_tool(struct mc_profile *p, const char *a, const char *b)
 		b--;
 	if (b == a)
 		return;
-	if ((v = reallocarray(p->disabled_tools, p->ndisabled + 1, sizeof *v)) == NULL ||
-	    (v[p->ndisabled] = strndup(a, (size_t)(b - a))) == NULL)
+	if ((v = reallocarray(p->disabled_tools, p->ndisabled + 1, sizeof *v)) == NULL)
 		mc_oom();
+	v[p->ndisabled] = mc_strndup(a, (size_t)(b - a));
 	p->disabled_tools = v;
 	p->ndisabled++;
 }
@@ -217,8 +217,7 @@ mc_profile_list(const char *home, enum mc_profile_kind k, struct mc_profile **v,
 			continue;
 		if (!mc_profile_id_valid(k, de->d_name, len - 3)) {
 			if (warn != NULL) {
-				if ((path = mc_path_join(dir, de->d_name)) == NULL)
-					mc_oom();
+				path = mc_path_join(dir, de->d_name);
 				snprintf(err, sizeof err, "not a valid profile id (%s)",
 				    mc_profile_id_rule(k));
 				warn(arg, path, err);
@@ -245,17 +244,6 @@ mc_profile_list(const char *home, enum mc_profile_kind k, struct mc_profile **v,
 	free(dir);
 	if (*n > 1)
 		qsort(*v, *n, sizeof **v, cmp_ids);
-}
-
-int
-mc_profile_disables(const struct mc_profile *p, const char *tool)
-{
-	size_t i;
-
-	for (i = 0; i < p->ndisabled; i++)
-		if (strcmp(p->disabled_tools[i], tool) == 0)
-			return 1;
-	return 0;
 }
 
 void

@@ -32,9 +32,6 @@ struct mc_profile {
 	size_t body_len;
 };
 
-/* "agents" or "subagents": the directory under $MC_HOME. */
-const char *mc_profile_dir(enum mc_profile_kind k);
-
 /*
  * True when the n bytes of id are a profile id of kind k: a subagent's
  * is 1 to 64 of a-z, 0-9 and '-' (the model writes it in its calls); an
@@ -64,9 +61,6 @@ int mc_profile_load(const char *home, enum mc_profile_kind k, const char *id,
 typedef void mc_profile_warn_fn(void *arg, const char *path, const char *reason);
 void mc_profile_list(const char *home, enum mc_profile_kind k, struct mc_profile **v,
     size_t *n, mc_profile_warn_fn *warn, void *arg);
-
-/* True when the profile's disabled_tools name tool. */
-int mc_profile_disables(const struct mc_profile *p, const char *tool);
 
 void mc_profile_free(struct mc_profile *p);
 void mc_profile_list_free(struct mc_profile *v, size_t n);

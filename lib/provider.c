@@ -29,18 +29,6 @@ static const struct builtin builtins[] = {
 	{ "openai-compatible", NULL, "chat", "OPENAI_API_KEY", "max_tokens", 1, IDLE_S },
 };
 
-static char *
-dup(const char *s)
-{
-	char *d;
-
-	if (s == NULL)
-		return NULL;
-	if ((d = strdup(s)) == NULL)
-		mc_oom();
-	return d;
-}
-
 /* The environment variable name, when set and not empty. */
 static const char *
 env(const char *name)
@@ -83,7 +71,7 @@ static void
 replace(char **dst, const char *v)
 {
 	free(*dst);
-	*dst = dup(v);
+	*dst = mc_strdup(v);
 }
 
 int
@@ -117,13 +105,13 @@ mc_provider_resolve(const struct mc_settings *s, const struct mc_provider_opts *
 		    "or openai-compatible, or define it under \"providers\" in %s", from, name, s->path);
 		return -1;
 	}
-	p->name = dup(name);
-	p->system_role = dup("system");
+	p->name = mc_strdup(name);
+	p->system_role = mc_strdup("system");
 	p->chat_max_tokens = "max_tokens";
 	if (b != NULL) {
-		p->base_url = dup(b->base_url);
-		p->api = dup(b->api);
-		p->api_key_env = dup(b->api_key_env);
+		p->base_url = mc_strdup(b->base_url);
+		p->api = mc_strdup(b->api);
+		p->api_key_env = mc_strdup(b->api_key_env);
 		p->api_key_optional = b->key_optional;
 		p->chat_max_tokens = b->chat_max_tokens;
 	}
@@ -178,7 +166,7 @@ mc_provider_resolve(const struct mc_settings *s, const struct mc_provider_opts *
 		    name, s->path);
 		return -1;
 	}
-	p->model = dup(v);
+	p->model = mc_strdup(v);
 	return 0;
 }
 

@@ -382,8 +382,7 @@ mc_request_cache_key(const char *provider, const char *url, const cJSON *body, c
 	SHA2_CTX ctx;
 	char *b;
 
-	if ((b = mc_json_compact(body, NULL)) == NULL)
-		mc_oom();
+	b = mc_json_compact(body, NULL);
 	SHA256Init(&ctx);
 	field(&ctx, "mc-request cache key 2");
 	field(&ctx, provider);

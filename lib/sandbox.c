@@ -176,8 +176,7 @@ add_path(struct mc_sandbox *sb, const struct mc_sandbox_want *w, size_t i, __u64
 		if (syscall(SYS_landlock_add_rule, sb->ruleset, LANDLOCK_RULE_PATH_BENEATH, &pb, 0) == -1)
 			what = strerror(errno);
 	}
-	if (what != NULL && (sb->left_out[i] = strdup(what)) == NULL)
-		mc_oom();
+	sb->left_out[i] = mc_strdup(what);
 	if (pb.parent_fd != -1)
 		close(pb.parent_fd);
 }

@@ -42,8 +42,6 @@ sessions_dir(const char *home, int create, char *err, size_t errsz)
 {
 	char *dir = mc_path_join(home, "sessions");
 
-	if (dir == NULL)
-		mc_oom();
 	if (create && mkdir(home, 0700) == -1 && errno != EEXIST) {
 		snprintf(err, errsz, "%s: %s", home, strerror(errno));
 		free(dir);
@@ -64,8 +62,7 @@ session_path(const char *dir, const char *id)
 
 	if (asprintf(&name, "%s.jsonl", id) == -1)
 		mc_oom();
-	if ((path = mc_path_join(dir, name)) == NULL)
-		mc_oom();
+	path = mc_path_join(dir, name);
 	free(name);
 	return path;
 }
@@ -114,8 +111,7 @@ remember_call(struct mc_session *s, const cJSON *item)
 		s->calls_cap = cap;
 	}
 	p = slot(s->calls, s->calls_cap, cid);
-	if ((*p = strdup(cid)) == NULL)
-		mc_oom();
+	*p = mc_strdup(cid);
 	s->ncalls++;
 }
 
@@ -348,8 +344,9 @@ scan(struct mc_session *s, char *data, size_t len, char ***open_ids, size_t *nop
 		if (type != NULL && cid != NULL && strcmp(type, "function_call") == 0) {
 			char **p = reallocarray(ids, n + 1, sizeof *p);
 
-			if (p == NULL || (p[n] = strdup(cid)) == NULL)
+			if (p == NULL)
 				mc_oom();
+			p[n] = mc_strdup(cid);
 			ids = p;
 			n++;
 		} else if (type != NULL && cid != NULL &&
@@ -390,8 +387,6 @@ replace_whole(const char *dir, const char *path, const struct mc_buf *text, char
 	char *tmp = mc_path_join(dir, ".compacting-XXXXXX");
 	int fd;
 
-	if (tmp == NULL)
-		mc_oom();
 	if ((fd = mkostemp(tmp, O_APPEND | O_CLOEXEC)) == -1) {
 		snprintf(err, errsz, "%s: %s", dir, strerror(errno));
 		free(tmp);
@@ -659,23 +654,6 @@ mc_session_latest(const char *home, const char *cwd, char **id, char *err, size_
 	return *id ? 0 : 1;
 }
 
-int
-mc_session_peek(struct mc_session *s, const char *home, const char *id,
-    char *err, size_t errsz)
-{
-	if (locate(s, home, id, err, errsz) == -1)
-		return -1;
-	if ((s->header = read_header(AT_FDCWD, s->path)) == NULL) {
-		if (access(s->path, F_OK) == -1)
-			snprintf(err, errsz, "no session %s (%s)", id, s->path);
-		else
-			snprintf(err, errsz, "%s:1: not a session header", s->path);
-		mc_session_close(s);
-		return -1;
-	}
-	return 0;
-}
-
 void
 mc_session_close(struct mc_session *s)
 {
@@ -694,8 +672,8 @@ mc_session_close(struct mc_session *s)
 }
 
 /* The counts of info from one session file's lines after the header.
- * Guides and a compacted session's summary are user messages the user
- * did not type: no turn, no first prompt. */
+ * Guides, a compacted session's summary and what a hook said are user
+ * messages the user did not type: no turn, no first prompt. */
 static void
 tally(struct mc_session_info *in, const char *data, size_t len)
 {
@@ -721,11 +699,11 @@ tally(struct mc_session_info *in, const char *data, size_t len)
 			    cJSON_GetObjectItemCaseSensitive(item, "cached_tokens"));
 		} else if (type && role && content && strcmp(type, "message") == 0 &&
 		    strcmp(role, "user") == 0 && strncmp(content, tag, sizeof tag - 1) != 0 &&
-		    strncmp(content, summary, sizeof summary - 1) != 0) {
+		    strncmp(content, summary, sizeof summary - 1) != 0 &&
+		    !cJSON_HasObjectItem(item, "hook")) {
 			in->turns++;
-			if (in->first == NULL &&
-			    (in->first = strndup(content, strcspn(content, "\n"))) == NULL)
-				mc_oom();
+			if (in->first == NULL)
+				in->first = mc_strndup(content, strcspn(content, "\n"));
 		}
 		cJSON_Delete(item);
 	}
@@ -793,8 +771,7 @@ mc_session_list(const char *home, struct mc_session_info **v, size_t *n,
 		body++;
 		tally(&in, body, r.len - (size_t)(body - r.data));
 		free(r.data);
-		if ((in.id = strdup(name)) == NULL)
-			mc_oom();
+		in.id = mc_strdup(name);
 		in.mtime = st.st_mtim;
 		if ((out = reallocarray(out, k + 1, sizeof *out)) == NULL)
 			mc_oom();

@@ -81,10 +81,6 @@ int mc_session_open(struct mc_session *s, const char *home, const char *id,
 int mc_session_read(struct mc_session *s, const char *home, const char *id,
     char *err, size_t errsz);
 
-/* Fill s with id, path and header of session id only. */
-int mc_session_peek(struct mc_session *s, const char *home, const char *id,
-    char *err, size_t errsz);
-
 /* The id of the most recently written session whose cwd is cwd (compared
  * as mc_session_cwd gives it), a subagent's (with "parent") left out: 0 and
  * *id set (caller frees), 1 when there is none, -1 with err. */

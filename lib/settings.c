@@ -294,7 +294,7 @@ home_resolve(char *err, size_t errsz)
 
 	if (h != NULL && *h != '\0') {
 		if (h[0] == '/')
-			p = strdup(h);
+			p = mc_strdup(h);
 		else if (getcwd(cwd, sizeof cwd) == NULL) {
 			snprintf(err, errsz, "MC_HOME: cannot resolve %s: %s", h, strerror(errno));
 			return NULL;
@@ -306,8 +306,6 @@ home_resolve(char *err, size_t errsz)
 		snprintf(err, errsz, "neither MC_HOME nor an absolute HOME is set");
 		return NULL;
 	}
-	if (p == NULL)
-		mc_oom();
 	return p;
 }
 
@@ -332,8 +330,7 @@ load(struct mc_settings *s, char *err, size_t errsz)
 	*s = (struct mc_settings){0};
 	if ((s->home = home_resolve(err, errsz)) == NULL)
 		return -1;
-	if ((s->path = mc_path_join(s->home, "settings.json")) == NULL)
-		mc_oom();
+	s->path = mc_path_join(s->home, "settings.json");
 	mc_file_read(s->path, MC_SETTINGS_MAX, MC_LINK_FOLLOW, NULL, 1, &r);
 	if (r.status == MC_READ_MISSING) {
 		s->root = mc_json_new_obj();

@@ -27,8 +27,6 @@ struct vec {
 static void
 push(struct vec *a, char *s)
 {
-	if (s == NULL)
-		mc_oom();
 	if (a->n + 2 > a->cap) {
 		a->cap = a->cap ? a->cap * 2 : 64;
 		if ((a->v = reallocarray(a->v, a->cap, sizeof *a->v)) == NULL)
@@ -131,7 +129,7 @@ mc_env_merge(char *const *base, char *const *add)
 	size_t i, k;
 
 	for (e = base ? base : environ; e != NULL && *e != NULL; e++)
-		push(&out, strdup(*e));
+		push(&out, mc_strdup(*e));
 	done(&out);
 	for (i = 0; add != NULL && add[i] != NULL; i++) {
 		for (k = 0; k < out.n; k++)
@@ -140,10 +138,9 @@ mc_env_merge(char *const *base, char *const *add)
 				break;
 		if (k < out.n) {
 			free(out.v[k]);
-			if ((out.v[k] = strdup(add[i])) == NULL)
-				mc_oom();
+			out.v[k] = mc_strdup(add[i]);
 		} else
-			push(&out, strdup(add[i]));
+			push(&out, mc_strdup(add[i]));
 	}
 	return out.v;
 }
@@ -199,7 +196,7 @@ mc_toolenv(const struct mc_settings *s, const cJSON *extra)
 
 	for (e = environ; e != NULL && *e != NULL; e++)
 		if (!excluded(*e, keys, globs))
-			push(&kept, strdup(*e));
+			push(&kept, mc_strdup(*e));
 	free(keys);
 	done(&kept);
 	set = pairs(mc_settings_get(s, "tools.env.set"));

@@ -1173,6 +1173,26 @@ tls_cert() {
 	assert_equal "$(fake_count)" 1
 }
 
+@test "TLS: SSL_CERT_FILE, or a directory in SSL_CERT_DIR, names the trusted certificates" {
+	tls_cert
+	unset CURL_CA_BUNDLE
+	fake_start "[$(sse chat-stream-text.sse),$(sse chat-stream-text.sse)]" --tls "$T_CERT" "$T_KEY"
+	envelope chat
+	SSL_CERT_FILE=$T_CERT send --retries 0
+	assert_success
+	assert_equal "$output" "$CHAT_TEXT"
+	mkdir "$BATS_TEST_TMPDIR/certs"
+	cp "$T_CERT" "$BATS_TEST_TMPDIR/certs/$(openssl x509 -hash -noout -in "$T_CERT").0"
+	SSL_CERT_DIR=$BATS_TEST_TMPDIR/certs send --retries 0
+	assert_success
+	assert_equal "$output" "$CHAT_TEXT"
+	# Neither: the system's store does not hold a throw-away certificate.
+	mkdir "$BATS_TEST_TMPDIR/empty"
+	SSL_CERT_DIR=$BATS_TEST_TMPDIR/empty send --retries 0
+	assert_failure 1
+	assert_regex "$stderr" '^mc-send: cannot reach fake: '
+}
+
 @test "TLS: --serve makes one connection for several envelopes" {
 	tls_cert
 	fake_start '[{"answer":{"api":"chat","text":"a"}},{"answer":{"api":"responses","text":"b"}},{"answer":{"api":"chat","text":"c"}},{"answer":{"api":"chat","text":"d"}}]' \

@@ -4,27 +4,7 @@
 
 load helper
 load fake
-
-use_fake() {
-	settings "{\"provider\":\"fake\",\"model\":\"fake-model\",
-	  \"providers\":{\"fake\":{\"base_url\":\"$FAKE_URL\",\"api\":\"chat\",\"api_key_env\":null}}}"
-}
-
-session_files() {
-	ls "$MC_HOME"/sessions/*.jsonl 2>/dev/null
-}
-
-# call ID NAME ARGS-JSON / calls CALL...: one chat answer asking for calls
-call() {
-	jq -nc --arg id "$1" --arg n "$2" --arg a "$3" '{call_id:$id,name:$n,arguments:$a}'
-}
-calls() {
-	jq -nc --argjson c "[$(IFS=,; echo "$*")]" --argjson u "${USAGE:-[10,5]}" \
-		'{answer:{api:"chat",calls:$c,usage:$u}}'
-}
-text() {
-	jq -nc --arg t "$1" --argjson u "${USAGE:-[10,5]}" '{answer:{api:"chat",text:$t,usage:$u}}'
-}
+load mc
 
 # the events of $output without what changes from run to run
 events() {
@@ -101,22 +81,40 @@ events() {
 	assert_equal "$(cat seen)" seen
 }
 
-@test "exit statuses: 3 for --max-steps and for an answer cut by the output limit" {
+# stopped_short [N]: the fake answers a read call, then N (1) answers
+# the output limit cuts
+stopped_short() {
+	local cut i s
+	cut=$(jq -nc '{answer:{api:"chat",text:"cut sh",finish_reason:"length"}}')
 	printf 'x\n' > a.txt
-	fake_start "[$(calls "$(call c1 read '{"path":"a.txt"}')"),
-	  {\"answer\":{\"api\":\"chat\",\"text\":\"cut sh\",\"finish_reason\":\"length\"}}]"
+	s="$(calls "$(call c1 read '{"path":"a.txt"}')")"
+	for ((i = 0; i < ${1:-1}; i++)); do
+		s+=",$cut"
+	done
+	fake_start "[$s]"
 	use_fake
+}
+
+@test "exit statuses: 3 for --max-steps and for an answer cut by the output limit, said on stderr, no error event" {
+	stopped_short 2
 	run --separate-stderr mc --json --max-steps 1 'look' </dev/null
 	assert_failure 3
+	assert_equal "$(printf '%s\n' "$output" | jq -r .type | tr '\n' ' ')" \
+		'session tool_call usage approval tool_output done '
 	assert_equal "$(printf '%s\n' "$output" | tail -1 | jq -r .reason)" max_steps
-	[[ $stderr == *'--max-steps'*'mc -c'* ]]
+	assert_equal "$stderr" 'mc: stopped after 1 step (--max-steps); `mc -c` goes on'
 	run --separate-stderr mc -c --max-output-tokens 5 'again' </dev/null
 	assert_failure 3
 	assert_output 'cut sh'
-	[[ $stderr == *'output limit'*'mc -c'* ]]
+	assert_equal "$(printf '%s\n' "$stderr" | grep '^mc:')" \
+		'mc: the answer was cut by the output limit (--max-output-tokens); `mc -c` goes on'
 	assert_equal "$(fake_request 2 .body.max_tokens)" 5
 	f=$(session_files)
 	assert_equal "$(grep -v '"usage"' "$f" | tail -1 | jq -c '[.content, .status]')" '["cut sh","incomplete"]'
+	run --separate-stderr mc --json -c 'more' </dev/null
+	assert_failure 3
+	assert_equal "$(printf '%s\n' "$output" | jq -r .type | tr '\n' ' ')" 'session text text usage done '
+	assert_equal "$(printf '%s\n' "$output" | tail -1 | jq -r .reason)" length
 }
 
 @test "usage: a line per answer in the session, the totals in done" {
@@ -199,4 +197,148 @@ second line' </dev/null >/dev/null
 		'[1,10,5,"first question","fake-model"]'
 	run --separate-stderr mc sessions -c
 	assert_failure 2
+}
+
+# only_failure MESSAGE: $output is the session (nothing known of it but
+# maybe the cwd), the error MESSAGE, and done with nothing counted
+only_failure() {
+	assert_equal "$(printf '%s\n' "$output" | jq -c 'if .type == "session" then [.type, .version, .id, .provider, .model] else . end')" \
+		"$(printf '%s\n' '["session",1,null,null,null]' \
+		  "$(jq -nc --arg m "$1" '{type:"error",message:$m}')" \
+		  '{"type":"done","reason":"error","steps":0,"usage":{"input_tokens":0,"output_tokens":0,"cached_tokens":0}}')"
+	assert_equal "$stderr" "mc: $1"
+}
+
+@test "--json: a run that fails before it begins is events too: session, error, done" {
+	settings '{"provider":'
+	run --separate-stderr mc --json 'hi' </dev/null
+	assert_failure 1
+	only_failure "$MC_HOME/settings.json: invalid JSON at line 1, column 13"
+	settings '{"hooks":{"pre_tool":[{"command":"true","match":"("}]}}'
+	run --separate-stderr mc --json 'hi' </dev/null
+	assert_failure 1
+	[[ $stderr == "mc: $MC_HOME/settings.json: hooks.pre_tool[0].match: "* ]]
+	only_failure "${stderr#mc: }"
+	settings '{}'
+	run --separate-stderr mc --json 'hi' < <(printf 'caf\351\n')
+	assert_failure 1
+	only_failure 'standard input: not UTF-8 text'
+	assert_equal "$(printf '%s\n' "$output" | head -1 | jq -r .cwd)" "$(pwd -P)"
+	# mc-send is nowhere: a copy of mc alone, and a PATH without the suite
+	mkdir lone && cp "$MC_BIN/mc" lone/
+	run --separate-stderr env PATH=/usr/bin:/bin lone/mc --json 'hi' </dev/null
+	assert_failure 1
+	only_failure 'mc-send: not found beside mc on PATH'
+	# a usage error is no run: plain stderr, nothing on stdout
+	run --separate-stderr mc --json </dev/null
+	assert_failure 2
+	assert_output ''
+	[[ $stderr == 'mc: nothing to ask'* ]]
+	run --separate-stderr mc --json --session nosuch/x.jsonl 'hi' </dev/null
+	assert_failure 2
+	assert_output ''
+	# mc sessions --json lists; its failure is no run's
+	settings '{"provider":'
+	run --separate-stderr mc sessions --json
+	assert_failure 1
+	assert_output ''
+}
+
+@test "--json: warnings stay on stderr, not events" {
+	fake_start "[$(text hello)]"
+	settings "{\"provider\":\"fake\",\"model\":\"fake-model\",\"bogus\":1,
+	  \"providers\":{\"fake\":{\"base_url\":\"$FAKE_URL\",\"api\":\"chat\",\"api_key_env\":null}}}"
+	run --separate-stderr mc --json 'hi' </dev/null
+	assert_success
+	assert_equal "$(printf '%s\n' "$output" | jq -r .type | tr '\n' ' ')" 'session text usage done '
+	assert_equal "$stderr" "mc: warning: $MC_HOME/settings.json: unknown setting bogus"
+}
+
+@test "--no-session: stopped short, the advice is to run again, not mc -c" {
+	stopped_short
+	run --separate-stderr mc --no-session --max-steps 1 'look' </dev/null
+	assert_failure 3
+	assert_equal "$stderr" 'mc: stopped after 1 step (--max-steps); run it again with a larger --max-steps'
+	run --separate-stderr mc --no-session --max-output-tokens 5 'again' </dev/null
+	assert_failure 3
+	assert_output 'cut sh'
+	assert_equal "$(printf '%s\n' "$stderr" | grep '^mc:')" \
+		'mc: the answer was cut by the output limit (--max-output-tokens); run it again with a larger --max-output-tokens'
+	[[ $stderr != *'mc -c'* ]]
+}
+
+@test "--schema --json: the answer once, compact, in the text events" {
+	printf '{"type":"object","properties":{"n":{"type":"integer"}},"required":["n"]}\n' > s.json
+	printf 'x\n' > a.txt
+	fake_start "[$(jq -nc --argjson c "[$(call c1 read '{"path":"a.txt"}')]" \
+	    '{answer:{api:"chat",text:"Let me look. ",calls:$c}}'), $(text '{ "n" : 4 }')]"
+	use_fake
+	run --separate-stderr mc --json --schema s.json 'two plus two' </dev/null
+	assert_success
+	# the deltas joined are exactly one JSON value: the answer, compact
+	assert_equal "$(printf '%s\n' "$output" | jq -j 'select(.type == "text") | .delta')" '{"n":4}'
+	assert_equal "$(printf '%s\n' "$output" | jq -j 'select(.type == "text") | .delta' | jq -s length)" 1
+}
+
+# A chat answer that refuses, in two deltas, with the provider's usage
+# (cached: CACHED of its 100 input tokens).
+refusal() {
+	jq -nc --argjson c "${1:-0}" '{events: [
+	  {choices: [{index: 0, delta: {role: "assistant", content: null, refusal: ""}}]},
+	  {choices: [{index: 0, delta: {refusal: "I cannot help "}}]},
+	  {choices: [{index: 0, delta: {refusal: "with that."}}]},
+	  {choices: [{index: 0, delta: {}, finish_reason: "stop"}]},
+	  {choices: [], usage: {prompt_tokens: 100, completion_tokens: 5,
+	    prompt_tokens_details: {cached_tokens: $c}}}], done: true}'
+}
+
+@test "a refusal: refusal events, done refusal, exit 0, kept apart in the session" {
+	fake_start "[$(refusal), $(refusal)]"
+	use_fake
+	run --separate-stderr mc --json 'do a bad thing' </dev/null
+	assert_success
+	assert_equal "$(printf '%s\n' "$output" | jq -c 'select(.type != "session" and .type != "usage")')" \
+		'{"type":"refusal","delta":"I cannot help "}
+{"type":"refusal","delta":"with that."}
+{"type":"done","reason":"refusal","steps":1,"usage":{"input_tokens":100,"output_tokens":5,"cached_tokens":0}}'
+	assert_equal "$stderr" ''
+	f=$(session_files)
+	assert_equal "$(jq -c 'select(.role == "assistant")' "$f")" \
+		'{"type":"message","role":"assistant","content":"","refusal":"I cannot help with that."}'
+	# without --json the refusal is shown, and the status is the same
+	run --separate-stderr mc -c 'please' </dev/null
+	assert_success
+	assert_output 'I cannot help with that.'
+}
+
+@test "cached tokens: in done, the session's usage line and mc sessions, counted once" {
+	fake_start "[$(refusal 80)]"
+	use_fake
+	run --separate-stderr mc --json 'hi' </dev/null
+	assert_success
+	assert_equal "$(printf '%s\n' "$output" | tail -1 | jq -c .usage)" \
+		'{"input_tokens":100,"output_tokens":5,"cached_tokens":80}'
+	f=$(session_files)
+	assert_equal "$(jq -c 'select(.type == "usage") | [.input_tokens, .output_tokens, .cached_tokens]' "$f")" '[100,5,80]'
+	run --separate-stderr mc sessions --json
+	assert_equal "$(jqo -c '[.input_tokens, .output_tokens, .cached_tokens]')" '[100,5,80]'
+	run --separate-stderr mc sessions
+	[[ $output == *' 105 tokens  hi' ]]
+}
+
+@test "interactive: one dim usage line per turn, its steps' tokens summed; /usage the session's" {
+	printf 'x\n' > a.txt
+	fake_start "[$(USAGE='[100,7]' calls "$(call c1 read '{"path":"a.txt"}')"), $(USAGE='[120,9]' text 'it holds x')]"
+	use_fake
+	on_tty mc
+	wait_for 'mc>'
+	keys 'read a.txt' Enter
+	wait_for 'it holds x'
+	wait_prompt 2
+	assert_equal "$(pane | grep 'tokens in')" '220 tokens in, 16 out'
+	keys '/usage' Enter
+	wait_for 'session: '
+	assert_equal "$(pane | grep -o 'session: .*')" 'session: 220 tokens in (0 cached), 16 out; this run: 220 in, 16 out'
+	keys C-d
+	assert_equal "$(wait_status)" 0
 }

@@ -176,3 +176,21 @@ rows() {
 	assert_equal "$(jq -c 'select(.type == "model")' "$(session_files)")" \
 		'{"type":"model","provider":"fake","model":"other-model"}'
 }
+
+@test "interactive: a turn stopped by --max-steps says that a new prompt goes on" {
+	fake_start "[$(calls "$(call c1 read '{"path":"a.txt"}')"),$(text done)]"
+	use_fake
+	echo hello > "$W/a.txt"
+	on_tty 'mc --max-steps 1'
+	wait_for 'mc>'
+	keys 'look' Enter
+	wait_for 'stopped after 1 step'
+	wait_prompt 2
+	pane | grep -F 'mc: stopped after 1 step (--max-steps); a new prompt ("go on") goes on'
+	keys 'go on' Enter
+	wait_for 'done'
+	wait_prompt 3
+	keys C-d
+	assert_equal "$(wait_status)" 0
+	assert_equal "$(fake_count)" 2
+}

@@ -116,7 +116,7 @@ run_tool_then() {
 	assert_equal "$(fake_request 1 '.headers.authorization')" "Bearer sk-test-0123456789abcdef"
 }
 
-@test "where the kernel cannot sandbox bash, the session says so once, and as a warning event" {
+@test "where the kernel cannot sandbox bash, the session says so once, on stderr (with --json too)" {
 	py="$MC_TOP/t/lib/sandbox.py"
 	fake_start "[$(text one), $(text two)]"
 	use_fake
@@ -126,7 +126,8 @@ run_tool_then() {
 	assert_equal "$(printf '%s\n' "$stderr" | grep -c 'warning: bash runs unsandboxed')" 1
 	run --separate-stderr python3 "$py" nosys landlock seccomp -- mc --json 'hi' </dev/null
 	assert_success
-	assert_equal "$(printf '%s\n' "$output" | jq -r 'select(.type == "warning") | .message' | grep -c 'bash runs unsandboxed')" 1
+	assert_equal "$(printf '%s\n' "$stderr" | grep -c 'warning: bash runs unsandboxed')" 1
+	[[ $output != *unsandboxed* ]]
 	# with the sandbox there is nothing to say; mode off is the user's choice
 	run --separate-stderr mc -c 'hi' </dev/null
 	[[ $stderr != *unsandboxed* ]]

@@ -57,6 +57,15 @@ requests() {
 	done | sort -k2 -n
 }
 
+# one_explorer PROMPT: the fake, for a parent that gives the explorer one
+# task, the child answering "e" and the parent "ok"
+one_explorer() {
+	fake_start "[$(parent_calls "$(subagents_call s1 "[$(task explorer "$1")]")"),
+	  $(child_text 'Persona=Explorer' 'e'),
+	  $(parent_text 'ok' '## task 1')]"
+	use_fake
+}
+
 # the tools a request offered, by name
 offered() { # N
 	fake_request "$1" '[.body.tools[].function.name] | join(" ")'
@@ -174,6 +183,23 @@ session_of() {
 	run --separate-stderr mc -c --dry-run 'and then'
 	assert_success
 	assert_equal "$(jqo -r '.body.messages[1].content')" 'delegate'
+}
+
+@test "mc sessions: a child's session is marked, and names its parent with --json" {
+	two_profiles
+	one_explorer 'look around'
+	run --separate-stderr mc --json 'delegate'
+	assert_success
+	parent=$(printf '%s\n' "$output" | head -1 | jq -r .id)
+	child=$(printf '%s\n' "$output" | jq -r 'select(.type == "subagent" and .event == "done") | .session')
+	run --separate-stderr mc sessions --json
+	assert_success
+	assert_equal "$(jqo -s -S -c 'map({(.id): .parent}) | add')" "$(jq -nSc --arg c "$child" --arg p "$parent" '{($c): $p, ($p): null}')"
+	run --separate-stderr mc sessions
+	assert_success
+	assert_equal "$(grep -c . <<< "$output")" 2
+	[[ $(grep "^$child " <<< "$output") == *' tokens  [subagent] look around' ]]
+	[[ $(grep "^$parent " <<< "$output") == *' tokens  delegate' ]]
 }
 
 @test "an answer is cut to 16 KiB, the whole output to 64 KiB, with markers naming the transcripts" {
@@ -520,12 +546,42 @@ Role $a. SUBAGENT-ROLE
 	pane | grep -qx '  subagent 2 planner: done, 1 step, 22 tokens'
 }
 
-@test "--no-session: the children keep no session either" {
+@test "on a terminal: while a child runs, its line says its step and last tool" {
 	two_profiles
-	fake_start "[$(parent_calls "$(subagents_call s1 "[$(task explorer one)]")"),
-	  $(child_text 'Persona=Explorer' 'e'),
+	echo 'hi there' > notes.txt
+	fake_start "[$(parent_calls "$(subagents_call s1 "[$(task explorer look)]")"),
+	  $(child_calls 'Persona=Explorer' "$(call r1 read '{"path":"notes.txt"}')"),
+	  $(child_text 'Persona=Explorer' 'found it' '{"when":["Persona=Explorer","hi there"],"delay":3}'),
+	  $(parent_text 'all done' '## task 1')]"
+	use_fake
+	on_tty "mc go"
+	# the child's second request stalls: its line holds still
+	wait_for 'subagent 1 explorer: step'
+	assert_equal "$(pane | grep 'subagent 1 explorer')" '  subagent 1 explorer: step 1, read'
+	wait_for 'all done'
+	assert_equal "$(wait_status)" 0
+	# redrawn in place: one line, now saying how it ended
+	assert_equal "$(pane | grep 'subagent 1 explorer')" '  subagent 1 explorer: done, 2 steps, 44 tokens'
+}
+
+@test "max_parallel is 4 unless set: of 5 stalling tasks, 4 start before the first is done" {
+	profile explorer $'---\nname: Explorer\ndescription: finds facts\n---\nYou explore. SUBAGENT-ROLE\n'
+	fake_start "[$(parent_calls "$(subagents_call s1 "[$(for i in 1 2 3 4 5; do task explorer "task $i"; done | paste -sd,)]")"),
+	  $(child_text 'Persona=Explorer' 'e' '{"delay":2,"times":5}'),
 	  $(parent_text 'ok' '## task 1')]"
 	use_fake
+	run --separate-stderr mc --json 'go'
+	assert_success
+	ev=$(printf '%s\n' "$output" | jq -r 'select(.type == "subagent" and .event != "step") | .event')
+	# four at once, the fifth queued until one is done
+	assert_equal "$(sed -n 1,5p <<< "$ev" | tr '\n' ' ')" 'start start start start done '
+	assert_equal "$(grep -c start <<< "$ev") $(grep -c done <<< "$ev")" '5 5'
+	assert_equal "$(fake_count)" 7
+}
+
+@test "--no-session: the children keep no session either" {
+	two_profiles
+	one_explorer one
 	run --separate-stderr mc --no-session --json 'go'
 	assert_success
 	assert_equal "$(session_files)" ""

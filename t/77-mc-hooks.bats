@@ -160,6 +160,26 @@ last_user() {
 	assert_equal "$(tool_content 2 c3)" "error: the hook hooks.pre_tool[0] refused this call."
 }
 
+@test "post_tool: the subagents tool's output has its hooks too, before it joins the session" {
+	local post
+	mkdir -p "$MC_HOME/subagents"
+	printf -- '---\nname: Explorer\ndescription: finds facts\n---\nYou explore.\n' \
+		> "$MC_HOME/subagents/explorer.md"
+	post=$(script post 'cat > "$0.in"; echo "reviewed by the hook" >&2; exit 2')
+	fake_start "[$(calls "$(call s1 subagents '{"tasks":[{"agent":"explorer","prompt":"look"}]}')"),
+	  $(answers 'found it' 'done' | jq -c '.[]' | paste -sd,)]"
+	hooks "{\"post_tool\":[{\"match\":\"^subagents$\",\"command\":\"$post\"}]}"
+	run --separate-stderr mc --yes 'delegate' </dev/null
+	assert_success
+	assert_equal "$(fake_count)" 3
+	assert_equal "$(jq -r .call.name "$post.in")" subagents
+	[[ $(jq -r .output "$post.in") == '## task 1: explorer — done'*$'\nfound it' ]]
+	[[ $(tool_content 3 s1) == '## task 1: explorer — done'*$'\nfound it\nreviewed by the hook' ]]
+	# the parent's session (no "parent" in its header) keeps what the model read
+	f=$(for f in $(session_files); do head -1 "$f" | jq -e 'has("parent")' >/dev/null || echo "$f"; done)
+	[[ $(jq -r 'select(.type == "function_call_output") | .output' "$f") == *$'\nfound it\nreviewed by the hook' ]]
+}
+
 @test "session_start: its stdout is added once, before the first message; mc -c does not add it again" {
 	local start
 	start=$(script start 'cat > "$0.in"; echo x >> "$0.count"; echo "Build with make -j2."; echo "Branch: main"')
@@ -235,6 +255,25 @@ echo "the tests fail: make check" >&2; exit 2')
 		"$(jq -nc --arg s "$(basename "$f" .jsonl)" '{session: $s, answer: "first"}')"
 	assert_equal "$(jq -r .answer "$stop.in.2")" third
 	assert_equal "$(grep -c 'sends the model back to work: the tests fail' <<<"$stderr")" 2
+}
+
+@test "stop: the hook's message is marked in the session, never sent so; mc sessions counts no turn for it" {
+	fake_start "[$(answers first second | jq -c '.[]' | paste -sd,)]"
+	hooks "{\"stop\":[{\"command\":\"[ -e $BATS_TEST_TMPDIR/n ] && exit 0; touch $BATS_TEST_TMPDIR/n; echo not yet >&2; exit 2\"}]}"
+	run --separate-stderr mc 'fix it' </dev/null
+	assert_success
+	f=$(session_files)
+	assert_equal "$(jq -c 'select(.type == "message" and .role == "user")' "$f" | tr '\n' ' ')" \
+		'{"type":"message","role":"user","content":"fix it"} {"type":"message","role":"user","content":"not yet\n","hook":"hooks.stop[0]"} '
+	# the provider reads a plain user message
+	assert_equal "$(fake_request 2 | jq -c '.body.messages[-1]')" '{"role":"user","content":"not yet\n"}'
+	run --separate-stderr mc sessions --json
+	assert_success
+	assert_equal "$(jqo -c '[.turns, .first]')" '[1,"fix it"]'
+	# nor is it the first prompt when the user's own message is gone
+	grep -v '"content":"fix it"' "$f" > "$f.new" && mv "$f.new" "$f"
+	run --separate-stderr mc sessions --json
+	assert_equal "$(jqo -c '[.turns, .first]')" '[0,null]'
 }
 
 @test "stop: a hook that always exits 2 is bounded by --max-steps (exit 3); other statuses are warnings" {

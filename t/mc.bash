@@ -32,12 +32,14 @@ whole_lines() {
 }
 
 # calls JSON...: one chat answer asking for the given calls (each {call_id,name,arguments})
-calls() {
-	jq -nc --argjson c "[$(IFS=,; echo "$*")]" '{answer:{api:"chat",calls:$c}}'
-}
 # text TEXT: one chat answer (an entry of a script)
+# Both with the usage [input, output] of $USAGE (the fake's [10,5] by default).
+calls() {
+	jq -nc --argjson c "[$(IFS=,; echo "$*")]" --argjson u "${USAGE:-[10,5]}" \
+		'{answer:{api:"chat",calls:$c,usage:$u}}'
+}
 text() {
-	jq -nc --arg t "$1" '{answer:{api:"chat",text:$t}}'
+	jq -nc --arg t "$1" --argjson u "${USAGE:-[10,5]}" '{answer:{api:"chat",text:$t,usage:$u}}'
 }
 call() { # ID NAME ARGS-JSON
 	jq -nc --arg id "$1" --arg n "$2" --arg a "$3" '{call_id:$id,name:$n,arguments:$a}'

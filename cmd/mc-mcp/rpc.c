@@ -22,8 +22,7 @@ enqueue(struct server *sv, cJSON *msg)
 	size_t len;
 	char *s;
 
-	if ((s = mc_json_compact(msg, &len)) == NULL)
-		mc_oom();
+	s = mc_json_compact(msg, &len);
 	/* Compact JSON escapes every newline: one message, one line. */
 	if (sv->in >= 0 && !sv->closing) {
 		mc_buf_add(&sv->wq, s, len);
@@ -213,8 +212,7 @@ on_list(struct server *sv, cJSON *result)
 		mcp_fail(sv, 0, "tools/list went on for more than %d pages", PAGES_MAX);
 		return;
 	}
-	if ((sv->cursor = strdup(next)) == NULL)
-		mc_oom();
+	sv->cursor = mc_strdup(next);
 	list_page(sv);
 }
 

@@ -136,8 +136,7 @@ mcp_start(struct mcp *m, struct server *sv)
 		close_fd(&out[0]);
 		close_fd(&err[0]);
 		free(sv->why);
-		if ((sv->why = strdup(why)) == NULL)
-			mc_oom();
+		sv->why = mc_strdup(why);
 		sv->said_status = 0;
 		mc_err("server \"%s\": %s", sv->name, why);
 		sv->st = SV_OFF;

@@ -208,8 +208,7 @@ mcp_answer_text(const cJSON *answer)
 		/* Structured content is shown only when there is nothing else:
 		 * servers repeat it as text for clients like this one. */
 		if (n == 0 && structured != NULL) {
-			if ((s = mc_json_compact(structured, NULL)) == NULL)
-				mc_oom();
+			s = mc_json_compact(structured, NULL);
 			mc_buf_adds(&b, s);
 			free(s);
 		}

@@ -74,9 +74,8 @@ load_fragment(struct render *R, int f, unsigned *used)
 	unsigned u;
 
 	snprintf(name, sizeof name, "%s.md", fragment_names[f]);
-	if ((dir = mc_path_join(R->s.home, "prompts")) == NULL ||
-	    (path = mc_path_join(dir, name)) == NULL)
-		mc_oom();
+	dir = mc_path_join(R->s.home, "prompts");
+	path = mc_path_join(dir, name);
 	free(dir);
 	mc_file_read(path, FRAGMENT_CAP, MC_LINK_REFUSE, NULL, 1, &r);
 	if (r.status == MC_READ_OK) {
@@ -90,9 +89,9 @@ load_fragment(struct render *R, int f, unsigned *used)
 			mc_err("no bundled fragment %s (a build problem)", name);
 			return -1;
 		}
-		if (asprintf(&F->label, "prompts/%s", name) == -1 ||
-		    (F->raw = strdup(p->data)) == NULL)
+		if (asprintf(&F->label, "prompts/%s", name) == -1)
 			mc_oom();
+		F->raw = mc_strdup(p->data);
 		F->rawlen = p->len;
 		F->source = "bundled";
 	} else {

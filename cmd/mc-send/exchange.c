@@ -170,8 +170,7 @@ exchange(struct sender *sd, const struct envelope *env, const char *auth, struct
 	headers[nh++] = "Expect:";	/* no 100-continue round trip */
 	headers[nh++] = env->stream ? "Accept: text/event-stream" : "Accept: application/json";
 	headers[nh] = NULL;
-	if ((body = mc_json_compact(env->body, &len)) == NULL)
-		mc_oom();
+	body = mc_json_compact(env->body, &len);
 
 	req.url = env->url;
 	req.body = body;

@@ -247,8 +247,7 @@ emit(struct out *o, const struct mc_event *ev)
 	if (!o->recording)
 		return o->sd->mode == EVENTS ? put_json(o, event_json(ev)) : 0;
 	j = event_json(ev);
-	if ((s = mc_json_compact(j, &n)) == NULL)
-		mc_oom();
+	s = mc_json_compact(j, &n);
 	cJSON_Delete(j);
 	mc_buf_add(&o->record, s, n);
 	mc_buf_addc(&o->record, '\n');

@@ -35,8 +35,7 @@ tool_write(struct call *c)
 			lines++;
 		say(c, "%s %s: %zu bytes, %zu line%s\n", created ? "Created" : "Wrote",
 		    path, len, lines, lines == 1 ? "" : "s");
-		if ((full = mc_path_join(t.dir, t.name)) == NULL)
-			mc_oom();
+		full = mc_path_join(t.dir, t.name);
 		touch(c, full);
 		free(full);
 	}
@@ -96,8 +95,7 @@ tool_edit(struct call *c)
 		say(c, "error: %s\n", err);
 		return;
 	}
-	if ((full = mc_path_join(t.dir, t.name)) == NULL)
-		mc_oom();
+	full = mc_path_join(t.dir, t.name);
 	/* Through the directory resolved and held, as the write will be. */
 	mc_file_readat(t.dfd, t.name, EDIT_MAX, 0, &r);
 	if (r.status != MC_READ_OK) {

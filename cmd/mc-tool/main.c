@@ -13,6 +13,7 @@
 #include "clip.h"
 #include "diag.h"
 #include "fsread.h"
+#include "items.h"
 #include "json.h"
 #include "mc-tool.h"
 #include "toolenv.h"
@@ -100,14 +101,10 @@ arg_bool(const struct call *c, const char *name)
 static int
 write_output(const char *call_id, struct call *c)
 {
-	cJSON *item = mc_json_new_obj();
-	char *text;
+	char *text = mc_clip_text(c->out.data ? c->out.data : "", c->out.len, MC_CLIP_MAX, NULL);
+	cJSON *item = mc_item_output(call_id, text);
 	int rc;
 
-	text = mc_clip_text(c->out.data ? c->out.data : "", c->out.len, MC_CLIP_MAX, NULL);
-	mc_json_add_str(item, "type", "function_call_output");
-	mc_json_add_str(item, "call_id", call_id);
-	mc_json_add_str(item, "output", text);
 	free(text);
 	rc = mc_json_write(stdout, item, 0);
 	cJSON_Delete(item);
@@ -116,10 +113,11 @@ write_output(const char *call_id, struct call *c)
 	return rc;
 }
 
-/* The call's arguments as an object, or NULL with the problem said. */
+/* The arguments of the call item as an object, or NULL with the problem said. */
 static cJSON *
-parse_args(struct call *c, const struct tool *t, const cJSON *a)
+parse_args(struct call *c, const struct tool *t, const cJSON *item)
 {
+	const cJSON *a = cJSON_GetObjectItemCaseSensitive(item, "arguments");
 	const char *name = t->name;
 	char err[256], *p;
 	cJSON *args;
@@ -155,8 +153,8 @@ cmd_call(const struct mc_settings *s, const char *root, FILE *touched_fp)
 {
 	struct call c = { .s = s, .root = root };
 	const struct tool *t;
-	const char *type, *call_id, *name;
-	cJSON *item, *args = NULL, *a;
+	const char *call_id, *name;
+	cJSON *item, *args = NULL;
 	char err[256];
 	int empty, status = MC_EXIT_OK;
 
@@ -167,20 +165,13 @@ cmd_call(const struct mc_settings *s, const char *root, FILE *touched_fp)
 			mc_err("stdin: %s", err);
 		return MC_EXIT_FAIL;
 	}
-	type = mc_json_str(item, "type");
+	if (mc_item_call_check(item, err, sizeof err) == -1) {
+		mc_err("stdin: %s", err);
+		cJSON_Delete(item);
+		return MC_EXIT_FAIL;
+	}
 	call_id = mc_json_str(item, "call_id");
 	name = mc_json_str(item, "name");
-	a = cJSON_GetObjectItemCaseSensitive(item, "arguments");
-	if (!cJSON_IsObject(item) || type == NULL || strcmp(type, "function_call") != 0) {
-		mc_err("stdin: expected an item of type \"function_call\"");
-		cJSON_Delete(item);
-		return MC_EXIT_FAIL;
-	}
-	if (call_id == NULL || *call_id == '\0' || name == NULL || !(cJSON_IsString(a) || cJSON_IsObject(a))) {
-		mc_err("stdin: a function_call needs string members call_id, name and arguments");
-		cJSON_Delete(item);
-		return MC_EXIT_FAIL;
-	}
 	t = tool_named(name);
 	if (t == NULL || mc_settings_listed(s, "tools.disabled", name)) {
 		/* Our failure, but the driver may still hand this output to the model. */
@@ -194,7 +185,7 @@ cmd_call(const struct mc_settings *s, const char *root, FILE *touched_fp)
 		tool_say_names(&c, s);
 		say(&c, "\n");
 		status = MC_EXIT_FAIL;
-	} else if ((args = parse_args(&c, t, a)) != NULL) {
+	} else if ((args = parse_args(&c, t, item)) != NULL) {
 		c.args = args;
 		if (tool_check_args(&c, t) == 0)
 			t->run(&c);

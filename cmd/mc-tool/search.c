@@ -227,10 +227,8 @@ find_walk(struct finder *f, const char *dir, const char *rel)
 			f->timed_out = 1;
 			break;
 		}
-		if ((full = mc_path_join(dir, de->d_name)) == NULL)
-			mc_oom();
-		if ((r = *rel ? mc_path_join(rel, de->d_name) : strdup(de->d_name)) == NULL)
-			mc_oom();
+		full = mc_path_join(dir, de->d_name);
+		r = *rel ? mc_path_join(rel, de->d_name) : mc_strdup(de->d_name);
 		if (lstat(full, &st) == 0) {
 			if (f->bypath ? glob_match(f->glob, r) : fnmatch(f->glob, de->d_name, 0) == 0)
 				found(f, r, S_ISDIR(st.st_mode));

@@ -148,8 +148,7 @@ preview_write(const struct driver *d, struct mc_buf *out, int width, const cJSON
 	struct span *v;
 	struct stat st;
 
-	if ((full = path[0] == '/' ? strdup(path) : mc_path_join(d->c.cwd, path)) == NULL)
-		mc_oom();
+	full = path[0] == '/' ? mc_strdup(path) : mc_path_join(d->c.cwd, path);
 	if (lstat(full, &st) == 0 && S_ISREG(st.st_mode))
 		snprintf(old, sizeof old, "replacing a file of %jd bytes", (intmax_t)st.st_size);
 	else if (lstat(full, &st) == 0)
@@ -268,8 +267,7 @@ preview_edit(const struct driver *d, struct mc_buf *out, int width, const cJSON 
 	char *full;
 	long delta = 0;
 
-	if ((full = path[0] == '/' ? strdup(path) : mc_path_join(d->c.cwd, path)) == NULL)
-		mc_oom();
+	full = path[0] == '/' ? mc_strdup(path) : mc_path_join(d->c.cwd, path);
 	mc_file_read(full, EDIT_READ_MAX, MC_LINK_REFUSE, NULL, 0, &r);
 	free(full);
 	if (r.status == MC_READ_OK && olen > 0 && memchr(r.data, '\0', r.len) == NULL)

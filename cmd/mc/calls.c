@@ -43,6 +43,23 @@ call_output(struct driver *d, const cJSON *call, const char *output)
 	return output_item(d, mc_json_str(call, "name"), mc_item_output(cid ? cid : "", output));
 }
 
+/* The output item of a call that ran: the post_tool hooks (hooks.c; exit 2
+ * adds to it), then the session. */
+static int
+ran_item(struct driver *d, const cJSON *call, cJSON *item)
+{
+	hooks_post_tool(d, call, item);
+	return output_item(d, mc_json_str(call, "name"), item);
+}
+
+int
+call_ran(struct driver *d, const cJSON *call, const char *output)
+{
+	const char *cid = mc_json_str(call, "call_id");
+
+	return ran_item(d, call, mc_item_output(cid ? cid : "", output));
+}
+
 static int
 collect(void *arg, const char *p, size_t n)
 {
@@ -169,8 +186,7 @@ call_run(struct driver *d, const cJSON *call, struct mc_buf *touched)
 			return MC_EXIT_FAIL;
 		return interrupted ? MC_EXIT_INTR : MC_EXIT_OK;
 	}
-	hooks_post_tool(d, call, item);	/* hooks.c: exit 2 adds to the output */
-	return output_item(d, name, item) == 0 ? MC_EXIT_OK : MC_EXIT_FAIL;
+	return ran_item(d, call, item) == 0 ? MC_EXIT_OK : MC_EXIT_FAIL;
 }
 
 /* A user message <Context File=FILE>CONTENT</Context> into the session:

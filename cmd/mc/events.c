@@ -23,15 +23,13 @@ ev_new(const char *type)
 
 /* One event, one line, one write: a reader of the pipe never sees half
  * of one, and sees each as it happens. */
-void
-ev_emit(struct driver *d, cJSON *ev)
+static void
+emit(cJSON *ev)
 {
 	size_t n;
 	char *s;
 
-	(void)d;
-	if ((s = mc_json_compact(ev, &n)) == NULL)
-		mc_oom();
+	s = mc_json_compact(ev, &n);
 	s[n] = '\n';	/* over the NUL: the text is one line */
 	fwrite(s, 1, n + 1, stdout);
 	fflush(stdout);
@@ -39,19 +37,35 @@ ev_emit(struct driver *d, cJSON *ev)
 	cJSON_Delete(ev);
 }
 
-static void
-on_diag(const char *severity, const char *msg)
+/* The session event comes first, whatever is said before the run knows
+ * its session; nothing comes after done (an error then is on stderr
+ * alone). */
+void
+ev_emit(struct driver *d, cJSON *ev)
 {
-	cJSON *ev = ev_new(severity);
+	if (d->ev.done) {
+		cJSON_Delete(ev);
+		return;
+	}
+	ev_session(d);
+	emit(ev);
+}
+
+static void
+on_diag(const char *msg)
+{
+	cJSON *ev = ev_new("error");
 
 	mc_json_add_str(ev, "message", msg);
 	ev_emit(json_driver, ev);
 }
 
-/* From now on the driver's errors and warnings are events too. */
+/* From now on the driver's errors are events too (its warnings stay on
+ * stderr alone). */
 void
 ev_json_mode(struct driver *d)
 {
+	d->ev.on = 1;
 	json_driver = d;
 	mc_diag_hook = on_diag;
 }
@@ -69,20 +83,32 @@ ev_usage(const struct usage *u)
 	return o;
 }
 
+static cJSON *
+str_or_null(const char *s)
+{
+	return s ? mc_json_new_str(s) : cJSON_CreateNull();
+}
+
+/* Once, first: what is known of the session, null for what is not (a run
+ * that failed before it began). */
 void
 ev_session(struct driver *d)
 {
-	cJSON *ev = ev_new("session");
+	cJSON *ev;
 
+	if (d->ev.session)
+		return;
+	d->ev.session = 1;
+	ev = ev_new("session");
 	mc_json_add_num(ev, "version", EVENTS_VERSION);
-	mc_json_add(ev, "id", d->s.file.id ? mc_json_new_str(d->s.file.id) : cJSON_CreateNull());
-	mc_json_add(ev, "provider", d->s.provider ? mc_json_new_str(d->s.provider) :
-	    cJSON_CreateNull());
-	mc_json_add(ev, "model", d->s.model ? mc_json_new_str(d->s.model) : cJSON_CreateNull());
-	mc_json_add_str(ev, "cwd", d->c.cwd);
-	ev_emit(d, ev);
+	mc_json_add(ev, "id", str_or_null(d->s.file.id));
+	mc_json_add(ev, "provider", str_or_null(d->s.provider));
+	mc_json_add(ev, "model", str_or_null(d->s.model));
+	mc_json_add(ev, "cwd", str_or_null(d->c.cwd));
+	emit(ev);
 }
 
+/* Once, last; nothing unless the run is events. */
 void
 ev_done(struct driver *d, enum outcome o)
 {
@@ -90,10 +116,14 @@ ev_done(struct driver *d, enum outcome o)
 		[OUT_STOP] = "stop", [OUT_MAX_STEPS] = "max_steps", [OUT_LENGTH] = "length",
 		[OUT_REFUSAL] = "refusal", [OUT_ERROR] = "error", [OUT_CANCELLED] = "cancelled",
 	};
-	cJSON *ev = ev_new("done");
+	cJSON *ev;
 
+	if (!d->ev.on)
+		return;
+	ev = ev_new("done");
 	mc_json_add_str(ev, "reason", reasons[o]);
 	mc_json_add_num(ev, "steps", (double)d->s.steps);
 	mc_json_add(ev, "usage", ev_usage(&d->s.run));
 	ev_emit(d, ev);
+	d->ev.done = 1;
 }

@@ -164,7 +164,8 @@ hook_run(struct driver *d, enum kind k, size_t i, const cJSON *in, size_t outcap
 
 	hook_name(res->name, sizeof res->name, k, i);
 	res->status = -1;
-	if ((text = mc_json_compact(in, &n)) == NULL || (text = realloc(text, n + 2)) == NULL)
+	text = mc_json_compact(in, &n);
+	if ((text = realloc(text, n + 2)) == NULL)
 		mc_oom();
 	text[n++] = '\n';
 	text[n] = '\0';
@@ -418,7 +419,7 @@ hooks_stop(struct driver *d, enum outcome *o)
 			else if (asprintf(&msg, "The hook %s says the work is not done yet.",
 			    res.name) == -1)
 				mc_oom();
-			r = session_add(d, mc_item_message("user", msg)) == 0 ? 1 : 0;
+			r = session_add(d, mc_item_hook_message(res.name, msg)) == 0 ? 1 : 0;
 			if (r == 0)
 				*o = OUT_ERROR;
 			if (msg != res.err)

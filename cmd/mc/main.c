@@ -189,25 +189,19 @@ session_arg(const char *arg, const char *home)
 	char *id, *dir, *sessions;
 	int same;
 
-	if (mc_session_id_valid(arg)) {
-		if ((id = strdup(arg)) == NULL)
-			mc_oom();
-		return id;
-	}
-	id = n > 6 && strcmp(name + n - 6, ".jsonl") == 0 ? strndup(name, n - 6) : strdup("");
-	if (id == NULL)
-		mc_oom();
+	if (mc_session_id_valid(arg))
+		return mc_strdup(arg);
+	id = n > 6 && strcmp(name + n - 6, ".jsonl") == 0 ? mc_strndup(name, n - 6) : mc_strdup("");
 	if (!mc_session_id_valid(id)) {
 		free(id);
 		mc_usage_error("--session: not a session id or file: %s", arg);
 		return NULL;
 	}
 	if (name == arg)
-		dir = strdup(".");
+		dir = mc_strdup(".");
 	else
-		dir = strndup(arg, name - arg == 1 ? 1 : (size_t)(name - arg - 1));
-	if (dir == NULL || (sessions = mc_path_join(home, "sessions")) == NULL)
-		mc_oom();
+		dir = mc_strndup(arg, name - arg == 1 ? 1 : (size_t)(name - arg - 1));
+	sessions = mc_path_join(home, "sessions");
 	same = stat(dir, &here) == 0 && stat(sessions, &there) == 0 &&
 	    here.st_dev == there.st_dev && here.st_ino == there.st_ino;
 	if (!same) {
@@ -274,6 +268,17 @@ cleanup(struct driver *d)
 	mc_env_free(d->c.keys);
 	mc_settings_free(&d->c.set);
 	subagents_free(d);
+}
+
+/* A run that failed before its turn: with --json the failure is an
+ * event too, and done still ends the stream. */
+static int
+fail_early(struct driver *d, char *session_id)
+{
+	ev_done(d, OUT_ERROR);
+	cleanup(d);
+	free(session_id);
+	return MC_EXIT_FAIL;
 }
 
 /* The settings' unknown keys, said once for the run (the stages are
@@ -467,9 +472,13 @@ main(int argc, char *argv[])
 	    (argc == 0 && isatty(STDIN_FILENO))))
 		return mc_usage_error("%s is for one-shot runs (mc %s PROMPT)", d.c.cache, d.c.cache);
 
+	/* A --json run is events from here on, its failures too (not its
+	 * usage errors: no run began). */
+	if (d.c.json && !sessions_cmd)
+		ev_json_mode(&d);
 	if (mc_settings_load(&d.c.set, err, sizeof err) == -1) {
 		mc_err("%s", err);
-		return MC_EXIT_FAIL;
+		return fail_early(&d, NULL);
 	}
 	if (d.c.session && (d.c.session = session_id = session_arg(d.c.session, d.c.set.home)) == NULL) {
 		mc_settings_free(&d.c.set);
@@ -480,17 +489,12 @@ main(int argc, char *argv[])
 	d.c.keys = mc_keys_keep(&d.c.set);
 	if ((d.c.cwd = realpath(".", NULL)) == NULL) {
 		mc_err(".: %s", strerror(errno));
-		cleanup(&d);
-		free(session_id);
-		return MC_EXIT_FAIL;
+		return fail_early(&d, session_id);
 	}
 	/* mc-send first, before the piped input or the session is read: its
 	 * libcurl takes longest to load. */
-	if (!d.c.dry && !prompt_cmd && !sessions_cmd && send_start(&d) == -1) {
-		cleanup(&d);
-		free(session_id);
-		return MC_EXIT_FAIL;
-	}
+	if (!d.c.dry && !prompt_cmd && !sessions_cmd && send_start(&d) == -1)
+		return fail_early(&d, session_id);
 	d.t.out = isatty(STDOUT_FILENO);
 	nc = getenv("NO_COLOR");
 	d.t.color = d.t.out && (nc == NULL || *nc == '\0') &&
@@ -499,11 +503,8 @@ main(int argc, char *argv[])
 	 * the answer. */
 	sigemptyset(&sa.sa_mask);
 	/* hooks.c: a session's hooks, checked before anything runs or is sent */
-	if (!sessions_cmd && !prompt_cmd && hooks_load(&d) == -1) {
-		cleanup(&d);
-		free(session_id);
-		return MC_EXIT_FAIL;
-	}
+	if (!sessions_cmd && !prompt_cmd && hooks_load(&d) == -1)
+		return fail_early(&d, session_id);
 
 	if (!d.c.json && (sessions_cmd || prompt_cmd || (argc == 0 && isatty(STDIN_FILENO))))
 		settings_warnings(&d);
@@ -529,13 +530,12 @@ main(int argc, char *argv[])
 		sigaction(SIGINT, &sa, NULL);
 		sigaction(SIGTERM, &sa, NULL);
 		sigaction(SIGHUP, &sa, NULL);
-		if (d.c.json)
-			ev_json_mode(&d);
 		o = one_shot(&d, text);
-		if (d.c.json)
-			ev_done(&d, o);
+		ev_done(&d, o);
 		status = outcome_status(o);
 		free(text);
+	} else if (status == MC_EXIT_FAIL) {
+		ev_done(&d, OUT_ERROR);	/* the piped input */
 	}
 	cleanup(&d);
 	free(session_id);

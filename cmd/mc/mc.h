@@ -152,6 +152,7 @@ struct driver {
 	struct mcp mcp;
 	struct sandbox sandbox;
 	struct subagents sub;
+	struct { int on, session, done; } ev;	/* events.c: --json events; first, last said */
 };
 
 /* Set by SIGINT, SIGTERM and SIGHUP: the work in flight stops; for the
@@ -223,7 +224,11 @@ int sessions_list(struct driver *d, int all);
 
 /* calls.c */
 int call_run(struct driver *d, const cJSON *call, struct mc_buf *touched);
+/* The output of a call into the session: call_output's written by the
+ * driver (refused, interrupted, failed), call_ran's from a call that ran,
+ * after the post_tool hooks. 0, or -1 when the session could not take it. */
 int call_output(struct driver *d, const cJSON *call, const char *output);
+int call_ran(struct driver *d, const cJSON *call, const char *output);
 int context_add(struct driver *d, const char *file, const char *content);
 void guides_inject(struct driver *d, struct mc_buf *touched);
 

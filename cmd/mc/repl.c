@@ -265,8 +265,7 @@ set_model(struct driver *d, const char *id)
 		mc_err("/model takes one ID");
 		return;
 	}
-	if ((m = strdup(id)) == NULL)
-		mc_oom();
+	m = mc_strdup(id);
 	free(d->s.model);
 	d->s.model = m;
 	d->s.tell_model = 1;
@@ -326,11 +325,7 @@ command(struct driver *d, const char *line)
 static char *
 history_path(const struct driver *d)
 {
-	char *p = mc_path_join(d->c.set.home, "history");
-
-	if (p == NULL)
-		mc_oom();
-	return p;
+	return mc_path_join(d->c.set.home, "history");
 }
 
 static void

@@ -36,9 +36,7 @@ static void
 set_str(char **dst, const char *v)
 {
 	free(*dst);
-	*dst = NULL;
-	if (v && (*dst = strdup(v)) == NULL)
-		mc_oom();
+	*dst = mc_strdup(v);
 }
 
 /* Remember what the session file names, from its header or a model line. */
@@ -160,9 +158,9 @@ guide_remember(struct driver *d, const char *path, size_t n)
 {
 	char **p;
 
-	if ((p = reallocarray(d->s.guides, d->s.nguides + 1, sizeof *p)) == NULL ||
-	    (p[d->s.nguides] = strndup(path, n)) == NULL)
+	if ((p = reallocarray(d->s.guides, d->s.nguides + 1, sizeof *p)) == NULL)
 		mc_oom();
+	p[d->s.nguides] = mc_strndup(path, n);
 	d->s.guides = p;
 	d->s.nguides++;
 }
@@ -233,8 +231,8 @@ session_resume(struct driver *d)
 			mc_err("no session to continue in %s", d->c.cwd);
 			return -1;
 		}
-	} else if ((id = strdup(d->c.session)) == NULL)
-		mc_oom();
+	} else
+		id = mc_strdup(d->c.session);
 	r = (d->c.dry ? mc_session_read : mc_session_open)(&d->s.file, d->c.set.home, id,
 	    err, sizeof err);
 	free(id);

@@ -8,6 +8,13 @@
 #include "json.h"
 #include "mc.h"
 
+/* A subagent's session names its parent in its header. */
+static const char *
+parent_of(const struct mc_session_info *in)
+{
+	return mc_json_str(in->header, "parent");
+}
+
 static void
 line_text(const struct mc_session_info *in, const char *cwd)
 {
@@ -18,9 +25,10 @@ line_text(const struct mc_session_info *in, const char *cwd)
 	localtime_r(&in->mtime.tv_sec, &tm);
 	strftime(when, sizeof when, "%Y-%m-%d %H:%M", &tm);
 	mc_sanitize(first, sizeof first, in->first ? in->first : "");
-	printf("%s  %s  %-16s %3lld turn%s %8lld tokens  %s%s%s\n", in->id, when,
+	printf("%s  %s  %-16s %3lld turn%s %8lld tokens  %s%s%s%s\n", in->id, when,
 	    model ? model : "-", in->turns, in->turns == 1 ? " " : "s",
-	    in->input + in->output, first, cwd ? "  " : "", cwd ? cwd : "");
+	    in->input + in->output, parent_of(in) ? "[subagent] " : "", first,
+	    cwd ? "  " : "", cwd ? cwd : "");
 }
 
 static void
@@ -40,6 +48,7 @@ line_json(const struct mc_session_info *in)
 	mc_json_add(o, "cwd", mc_json_str(in->header, "cwd") ?
 	    mc_json_new_str(mc_json_str(in->header, "cwd")) : cJSON_CreateNull());
 	mc_json_add(o, "model", model ? mc_json_new_str(model) : cJSON_CreateNull());
+	mc_json_add(o, "parent", parent_of(in) ? mc_json_new_str(parent_of(in)) : cJSON_CreateNull());
 	mc_json_add_num(o, "turns", (double)in->turns);
 	mc_json_add_num(o, "input_tokens", (double)in->input);
 	mc_json_add_num(o, "output_tokens", (double)in->output);

@@ -68,7 +68,7 @@ announce(const struct driver *d, const char *name, const cJSON *call)
 	cJSON_Delete(a);
 }
 
-/* After an interactive answer: its tokens, one dim line on stderr. */
+/* After an interactive turn: its tokens, one dim line on stderr. */
 void
 usage_line(const struct driver *d, const struct usage *u)
 {

@@ -449,8 +449,7 @@ tools_put(struct driver *d, cJSON *all)
 	char *text;
 	size_t n;
 
-	if ((text = mc_json_compact(all, &n)) == NULL)
-		mc_oom();
+	text = mc_json_compact(all, &n);
 	cJSON_Delete(all);
 	d->s.tools.len = 0;
 	mc_buf_add(&d->s.tools, text, n);

@@ -470,9 +470,7 @@ static void
 set_error(char **dst, const char *msg)
 {
 	free(*dst);
-	*dst = strndup(msg, ERROR_MAX);
-	if (*dst == NULL)
-		mc_oom();
+	*dst = mc_strndup(msg, ERROR_MAX);
 }
 
 /*
@@ -801,8 +799,7 @@ notes(const struct task *t, struct mc_buf *b)
 	for (n = t->errtail.len; n > 0 && t->errtail.data[n - 1] == '\n'; n--)
 		;
 	if (n > 0) {
-		if ((tail = strndup(t->errtail.data, n)) == NULL)
-			mc_oom();
+		tail = mc_strndup(t->errtail.data, n);
 		mc_buf_printf(b, "(error: %s)\n", mc_sanitize(clean, sizeof clean, tail));
 		free(tail);
 	} else if (mc_pipeline_strstatus(t->wstatus, why, sizeof why) != NULL)
@@ -922,7 +919,7 @@ subagents_call(struct driver *d, const cJSON *call)
 	int r;
 
 	if (parse_tasks(&R, call, &why) == -1) {
-		r = call_output(d, call, why.data);
+		r = call_ran(d, call, why.data);
 		mc_buf_free(&why);
 		for (i = 0; i < R.n; i++)
 			task_free(&R.t[i]);
@@ -940,7 +937,7 @@ subagents_call(struct driver *d, const cJSON *call)
 		d->s.run.cached += R.t[i].used.cached;
 	}
 	text = aggregate(&R);
-	r = call_output(d, call, text);
+	r = call_ran(d, call, text);
 	free(text);
 	for (i = 0; i < R.n; i++)
 		task_free(&R.t[i]);

@@ -40,6 +40,8 @@ stream(struct driver *d, struct answer *a, const char *type, const char *p, size
 	if (keep->len < EVENT_CAP)
 		mc_buf_add(keep, p, n);
 	if (d->c.json) {
+		if (a->quiet && keep == &a->text)
+			return;		/* schema_answer says it, compact */
 		ev = ev_new(type);
 		mc_json_add_str(ev, "delta", p);
 		ev_emit(d, ev);
@@ -143,8 +145,7 @@ schema_answer(struct driver *d, struct answer *a)
 		mc_err("--schema: the answer is not JSON: %s", err);
 		return -1;
 	}
-	if ((s = mc_json_compact(v, &n)) == NULL)
-		mc_oom();
+	s = mc_json_compact(v, &n);
 	cJSON_Delete(v);
 	if (d->c.json) {
 		ev = ev_new("text");
@@ -200,7 +201,8 @@ num(const cJSON *ev, const char *key)
 	return cJSON_IsNumber(v) && v->valuedouble > 0 ? (long long)v->valuedouble : 0;
 }
 
-/* The answer's usage: counted, in the session as bookkeeping, shown. */
+/* The answer's usage: counted, in the session as bookkeeping, an event
+ * with --json. */
 static void
 account(struct driver *d, const struct answer *a)
 {
@@ -218,8 +220,7 @@ account(struct driver *d, const struct answer *a)
 		mc_json_add_num(ev, "output_tokens", (double)a->used.output);
 		mc_json_add_num(ev, "cached_tokens", (double)a->used.cached);
 		ev_emit(d, ev);
-	} else if (d->t.el != NULL)
-		usage_line(d, &a->used);
+	}
 }
 
 /*
@@ -354,6 +355,21 @@ step_fitted(struct driver *d, struct request *r, cJSON *calls)
 	return o;
 }
 
+/* An interactive turn's tokens, its steps' summed: one dim line when it
+ * ends, if the provider counted any. */
+static void
+turn_usage(const struct driver *d, const struct usage *before)
+{
+	struct usage u = {
+		.input = d->s.run.input - before->input,
+		.output = d->s.run.output - before->output,
+		.cached = d->s.run.cached - before->cached,
+	};
+
+	if (u.input > 0 || u.output > 0)
+		usage_line(d, &u);
+}
+
 int
 outcome_status(enum outcome o)
 {
@@ -383,6 +399,7 @@ turn(struct driver *d, const char *text, struct request *first)
 {
 	struct mc_buf touched = {0};
 	struct request r = {0};
+	struct usage before = d->s.run;
 	enum outcome o;
 	long long n;
 	cJSON *calls, *c;
@@ -421,16 +438,23 @@ turn(struct driver *d, const char *text, struct request *first)
 		if (touched.len > 0)
 			guides_inject(d, &touched);
 		if (n >= d->c.max_steps) {
-			mc_err("stopped after %lld step%s (--max-steps); `mc -c` goes on", n,
-			    n == 1 ? "" : "s");
 			o = OUT_MAX_STEPS;
 			break;
 		}
 		o = step_fitted(d, &r, calls);	/* compact2 */
 	}
-	if (o == OUT_LENGTH)
-		mc_err("the answer was cut by the output limit (--max-output-tokens); "
-		    "`mc -c` goes on");
+	if (d->t.el != NULL)
+		turn_usage(d, &before);
+	/* Not errors: the run stopped short, and how to go on (in the
+	 * interactive session, a next prompt does). */
+	if (o == OUT_MAX_STEPS)
+		mc_note("stopped after %lld step%s (--max-steps); %s", n, n == 1 ? "" : "s",
+		    d->t.el ? "a new prompt (\"go on\") goes on" : d->c.no_session ?
+		    "run it again with a larger --max-steps" : "`mc -c` goes on");
+	else if (o == OUT_LENGTH)
+		mc_note("the answer was cut by the output limit (--max-output-tokens); %s",
+		    d->t.el ? "a new prompt (\"go on\") goes on" : d->c.no_session ?
+		    "run it again with a larger --max-output-tokens" : "`mc -c` goes on");
 	cJSON_Delete(calls);
 	mc_buf_free(&touched);
 	return o;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "buf.h"
+#include "diag.h"
 #include "json.h"
 
 static const char *const docs[] = {
@@ -82,8 +83,7 @@ check_each(void)
 
 	for (i = 0; i < sizeof each / sizeof each[0]; i++) {
 		got = (struct mc_buf){0};
-		if ((text = strdup(each[i].text)) == NULL)
-			return 1;
+		text = mc_strdup(each[i].text);
 		doc = mc_json_parse_each(text, strlen(text), "skills", collect, &got, err, sizeof err);
 		if (doc != NULL) {
 			rest = mc_json_compact(doc, NULL);
