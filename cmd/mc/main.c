@@ -300,9 +300,8 @@ one_shot(struct driver *d, const char *text)
 {
 	struct request first;
 
-	if ((d->c.cont || d->c.session) && session_resume(d) == -1)
+	if (((d->c.cont || d->c.session) && session_resume(d) == -1) || session_resolve(d) == -1)
 		return OUT_ERROR;
-	session_resolve(d);
 	if (d->c.json) {
 		if (session_begin(d) == -1)
 			return OUT_ERROR;
@@ -520,12 +519,11 @@ main(int argc, char *argv[])
 		sigaction(SIGTERM, &sa, NULL);
 		sigaction(SIGHUP, &sa, NULL);
 		status = MC_EXIT_OK;
-		if ((d.c.cont || d.c.session) && session_resume(&d) == -1)
+		if (((d.c.cont || d.c.session) && session_resume(&d) == -1) ||
+		    session_resolve(&d) == -1)
 			status = MC_EXIT_FAIL;
-		if (status == MC_EXIT_OK) {
-			session_resolve(&d);
+		if (status == MC_EXIT_OK)
 			status = stages_launch(&d, NULL) == -1 ? MC_EXIT_FAIL : interactive(&d);
-		}
 	} else if ((text = one_shot_text(argc, argv, &status)) != NULL) {
 		sigaction(SIGINT, &sa, NULL);
 		sigaction(SIGTERM, &sa, NULL);

@@ -240,7 +240,7 @@ int session_resume(struct driver *d);
 int session_add(struct driver *d, cJSON *item);
 void session_usage(struct driver *d, const struct usage *u);
 void session_forget(struct driver *d);
-void session_resolve(struct driver *d);
+int session_resolve(struct driver *d);
 void session_record(struct driver *d);
 void session_switch(struct driver *d, struct mc_session *to);
 void guide_remember(struct driver *d, const char *path, size_t n);
