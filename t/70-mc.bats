@@ -722,3 +722,17 @@ chunk() {
 	assert_output three
 	assert_equal "$(head -n 1 "$(session_files)" | jq -c '{provider, model}')" '{"provider":"openai","model":"m"}'
 }
+
+@test "a key that is not set is one line naming the variable, without mc-send's line number" {
+	fake_start "$(answers never)"
+	settings "{\"provider\":\"fake\",\"model\":\"fake-model\",
+	  \"providers\":{\"fake\":{\"base_url\":\"$FAKE_URL\",\"api\":\"chat\",\"api_key_env\":\"MC_TEST_NO_KEY\"}}}"
+	unset MC_TEST_NO_KEY
+	run --separate-stderr mc 'hi' </dev/null
+	assert_failure 1
+	assert_output ""
+	assert_equal "$stderr" 'mc-send: MC_TEST_NO_KEY is not set: the provider fake needs it (export MC_TEST_NO_KEY=...)'
+	assert_equal "$(fake_count)" 0
+	# the message waits in the session for a run with the key
+	assert_equal "$(jq -r 'select(.role == "user") | .content' "$(session_files)")" hi
+}
