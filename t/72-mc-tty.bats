@@ -22,6 +22,16 @@ rows() {
 		'on && index($0, to) { exit } on { print substr($0, 3) } index($0, from) { on = 1 }'
 }
 
+# long_and_hidden N: the fake asks for two bash calls: $long, a command of
+# N a's and more, then $bidi, one with hidden characters.
+long_and_hidden() {
+	long="echo $(printf 'a%.0s' $(seq "$1")); rm -f x"
+	bidi=$(printf 'ls # \342\200\256txt.exe\342\201\246 \342\200\213\r\033[2K')
+	fake_start "$(ask_script "$(call c1 bash "$(jq -nc --arg c "$long" '{command:$c}')")" \
+		"$(call c2 bash "$(jq -nc --arg c "$bidi" '{command:$c}')")")"
+	use_fake
+}
+
 @test "approval: keys typed while the model works do not answer; only y, yes, n, no, a, always do" {
 	fake_start "[$(calls "$(call c1 bash '{"command":"echo 1 > f1"}')" | jq -c '. + {delay: 1.5}'),
 	  {\"answer\":{\"api\":\"chat\",\"text\":\"all done\"}}]"
@@ -51,11 +61,7 @@ rows() {
 }
 
 @test "approval: a long command is shown whole, wrapped; hidden characters are shown escaped" {
-	long="echo $(printf 'a%.0s' $(seq 280)); rm -f x"
-	bidi=$(printf 'ls # \342\200\256txt.exe\342\201\246 \342\200\213\r\033[2K')
-	fake_start "$(ask_script "$(call c1 bash "$(jq -nc --arg c "$long" '{command:$c}')")" \
-		"$(call c2 bash "$(jq -nc --arg c "$bidi" '{command:$c}')")")"
-	use_fake
+	long_and_hidden 280
 	on_tty mc
 	wait_for 'mc>'
 	keys 'go' Enter
@@ -72,6 +78,18 @@ rows() {
 	wait_prompt 2
 	keys C-d
 	assert_equal "$(wait_status)" 0
+}
+
+@test "a call allowed unasked is announced escaped, and cut with the preview's mark" {
+	long_and_hidden 600
+	on_tty "mc --yes go"
+	assert_equal "$(wait_status)" 0
+	wait_for 'all done'
+	# 512 bytes of "bash COMMAND", wrapped, then how many more there are
+	shown=$(pane | awk '/^> bash echo/ { on = 1 } on && /^  \[\.\.\. / { exit } on { print substr($0, 3) }' | tr -d '\n')
+	assert_equal "$shown" "$(printf 'bash %s' "$long" | head -c 512)"
+	assert_equal "$(pane | grep -c '^  \[\.\.\. 107 more bytes on this line\]$')" 1
+	assert_equal "$(pane | grep -F '> bash ls')" '> bash ls # \u202etxt.exe\u2066 \u200b\r\x1b[2K'
 }
 
 @test "approval: write shows the path, the size and the first lines; edit shows a unified diff" {
