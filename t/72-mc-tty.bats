@@ -212,3 +212,39 @@ long_and_hidden() {
 	assert_equal "$(wait_status)" 0
 	assert_equal "$(fake_count)" 2
 }
+
+@test "interactive: /new stops at a refused instruction file and keeps the session, unless --keep-going" {
+	fake_start "$(answers 'first' 'second' 'third')"
+	use_fake
+	printf 'Rule one.\n' > AGENTS.md
+	on_tty mc
+	wait_for 'mc>'
+	keys 'hello' Enter
+	wait_for 'first'
+	wait_prompt 2
+	printf 'Rule \377two.\n' > AGENTS.md
+	keys '/new' Enter
+	wait_for '/new: the prompt could not be built (above); the session goes on as it was'
+	assert_equal "$(pane | grep -c 'AGENTS.md: not valid UTF-8 text')" 1
+	assert_equal "$(pane | grep -c 'new session')" 0
+	keys 'again' Enter
+	wait_for 'second'
+	keys C-d
+	assert_equal "$(wait_status)" 0
+	# the same session, the same prompt
+	assert_equal "$(session_files | wc -l)" 1
+	assert_equal "$(fake_request 2 '[.body.messages[1:][] | .content] | join(",")')" 'hello,first,again'
+	assert_equal "$(fake_request 2 '.body.messages[0].content')" "$(fake_request 1 '.body.messages[0].content')"
+	# with --keep-going, /new goes on without the file
+	tmux -S "$TMUX_SOCK" kill-server
+	on_tty 'mc --keep-going'
+	wait_for 'mc>'
+	keys '/new' Enter
+	wait_for 'new session'
+	keys 'third' Enter
+	wait_for 'third'
+	keys C-d
+	assert_equal "$(wait_status)" 0
+	assert_equal "$(session_files | wc -l)" 2
+	assert_equal "$(fake_request 3 '[.body.messages[1:][] | .content] | join(",")')" 'third'
+}

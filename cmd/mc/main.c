@@ -513,7 +513,7 @@ main(int argc, char *argv[])
 	} else if (prompt_cmd) {
 		session_resolve(&d);
 		fflush(stdout);
-		status = stages_prompt(&d, d.c.stats, STDOUT_FILENO, NULL) == 0 ?
+		status = stages_prompt(&d, d.c.stats, 1, STDOUT_FILENO, NULL) == 0 ?
 		    MC_EXIT_OK : MC_EXIT_FAIL;
 	} else if (argc == 0 && isatty(STDIN_FILENO) && !d.c.dry) {
 		sigaction(SIGINT, &sa, NULL);

@@ -168,7 +168,7 @@ struct request {
 	int started;
 };
 int stage_ok(const char *name, int status);
-int stages_prompt(struct driver *d, int stats, int out_fd, struct mc_buf *out);
+int stages_prompt(struct driver *d, int stats, int keep_going, int out_fd, struct mc_buf *out);
 cJSON *stages_context(struct driver *d);
 int stages_launch(struct driver *d, struct request *first);
 int request_start(struct driver *d, struct request *r, int tools);

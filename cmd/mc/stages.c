@@ -190,13 +190,16 @@ tool_stats(struct driver *d)
 	return 0;
 }
 
+/* The prompt into out_fd, or out when out_fd is -1; an instruction file
+ * mc-discover refuses stops it unless keep_going. 0, or -1 after saying
+ * why. */
 int
-stages_prompt(struct driver *d, int stats, int out_fd, struct mc_buf *out)
+stages_prompt(struct driver *d, int stats, int keep_going, int out_fd, struct mc_buf *out)
 {
 	struct mc_pipeline p;
 	int rd = -1, r = 0;
 
-	if (context_start(d, 1, stats, 1, out_fd, &p, &rd) == -1)
+	if (context_start(d, 1, stats, keep_going, out_fd, &p, &rd) == -1)
 		return -1;
 	if (out_fd == -1 && (r = stage_output(rd, PROMPT_CAP, "mc-render", out)) == -1)
 		mc_pipeline_kill(&p, SIGTERM);
