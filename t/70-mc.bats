@@ -429,6 +429,26 @@ chunk() {
 	assert_equal "$(fake_request 2 '[.body.messages[] | select((.content // "") | startswith("<Context File="))] | length')" 1
 }
 
+@test "a guide under a directory whose name holds < and > is injected once, after a resume too" {
+	d='odd<b>dir'
+	mkdir -p "$d"
+	printf 'content A\n' > "$d/a.txt"
+	printf 'Odd rules.\n' > "$d/AGENTS.md"
+	read_a=$(call c1 read "$(jq -nc --arg p "$d/a.txt" '{path:$p}')")
+	fake_start "[$(calls "$read_a"), $(text 'read it')]"
+	use_fake
+	run --separate-stderr mc 'read it' </dev/null
+	assert_success
+	assert_equal "$(fake_request 2 '.body.messages[4].content')" \
+		"$(printf '<Context File=%s/odd&lt;b&gt;dir/AGENTS.md>\nOdd rules.\n</Context>' "$(pwd -P)")"
+	fake_stop
+	fake_start "[$(calls "$(call c2 read "$(jq -nc --arg p "$d/a.txt" '{path:$p}')")"), $(text ok)]"
+	use_fake
+	run --separate-stderr mc -c 'once more' </dev/null
+	assert_success
+	assert_equal "$(fake_request 2 '[.body.messages[] | select((.content // "") | startswith("<Context File="))] | length')" 1
+}
+
 @test "agent: a one-shot run refuses write, edit and bash unless --yes" {
 	fake_start "[$(calls "$(call c1 bash '{"command":"echo hi > made"}')"),
 	  {\"answer\":{\"api\":\"chat\",\"text\":\"refused then\"}},

@@ -5,6 +5,7 @@
 
 #include <bsd/stdlib.h>
 
+#include "context.h"
 #include "diag.h"
 #include "json.h"
 #include "mc.h"
@@ -177,15 +178,34 @@ session_add(struct driver *d, cJSON *item)
 	return r;
 }
 
+/*
+ * Guides are remembered by their path as the session writes it in the
+ * <Context File=PATH> tag (mc_context_path: < and > as &lt; and &gt;,
+ * control characters as ?), which is all a resumed session has of them,
+ * and looked up so written. Written twice, a path is as written once.
+ */
+static char *
+tag_path(const char *path, size_t n)
+{
+	struct mc_buf b = {0};
+	char *raw = mc_strndup(path, n);
+
+	mc_context_path(&b, raw);
+	mc_buf_adds(&b, "");
+	free(raw);
+	return mc_buf_steal(&b);
+}
+
 int
 guide_known(const struct driver *d, const char *path)
 {
+	char *p = tag_path(path, strlen(path));
 	size_t i;
 
-	for (i = 0; i < d->s.nguides; i++)
-		if (strcmp(d->s.guides[i], path) == 0)
-			return 1;
-	return 0;
+	for (i = 0; i < d->s.nguides && strcmp(d->s.guides[i], p) != 0; i++)
+		;
+	free(p);
+	return i < d->s.nguides;
 }
 
 void
@@ -195,7 +215,7 @@ guide_remember(struct driver *d, const char *path, size_t n)
 
 	if ((p = reallocarray(d->s.guides, d->s.nguides + 1, sizeof *p)) == NULL)
 		mc_oom();
-	p[d->s.nguides] = mc_strndup(path, n);
+	p[d->s.nguides] = tag_path(path, n);
 	d->s.guides = p;
 	d->s.nguides++;
 }
