@@ -213,15 +213,31 @@ long_and_hidden() {
 	assert_equal "$(fake_count)" 2
 }
 
-@test "interactive: /new stops at a refused instruction file and keeps the session, unless --keep-going" {
-	fake_start "$(answers 'first' 'second' 'third')"
-	use_fake
+# rule_one_session: AGENTS.md says "Rule one.", and a session on the
+# terminal has had its first turn ("hello", answered "first").
+rule_one_session() {
 	printf 'Rule one.\n' > AGENTS.md
 	on_tty mc
 	wait_for 'mc>'
 	keys 'hello' Enter
 	wait_for 'first'
 	wait_prompt 2
+}
+
+# new_then_third: /new, a message "third" answered "third", and the session left.
+new_then_third() {
+	keys '/new' Enter
+	wait_for 'new session'
+	keys 'third' Enter
+	wait_for 'third'
+	keys C-d
+	assert_equal "$(wait_status)" 0
+}
+
+@test "interactive: /new stops at a refused instruction file and keeps the session, unless --keep-going" {
+	fake_start "$(answers 'first' 'second' 'third')"
+	use_fake
+	rule_one_session
 	printf 'Rule \377two.\n' > AGENTS.md
 	keys '/new' Enter
 	wait_for '/new: the prompt could not be built (above); the session goes on as it was'
@@ -239,12 +255,30 @@ long_and_hidden() {
 	tmux -S "$TMUX_SOCK" kill-server
 	on_tty 'mc --keep-going'
 	wait_for 'mc>'
-	keys '/new' Enter
-	wait_for 'new session'
-	keys 'third' Enter
-	wait_for 'third'
-	keys C-d
-	assert_equal "$(wait_status)" 0
+	new_then_third
 	assert_equal "$(session_files | wc -l)" 2
 	assert_equal "$(fake_request 3 '[.body.messages[1:][] | .content] | join(",")')" 'third'
+}
+
+@test "interactive: /model keeps the prompt frozen, says when an override applies; /new renders it" {
+	fake_start "$(answers 'first' 'second' 'third')"
+	jq -nc --arg url "$FAKE_URL" '{provider: "fake", model: "fake-model",
+	  providers: {fake: {base_url: $url, api: "chat", api_key_env: null}},
+	  prompt: {model_overrides: [{match: "other", sections: {context: {action: "append", content: "OTHER-MODEL-NOTE"}}}]}}' \
+		> "$MC_HOME/settings.json"
+	rule_one_session
+	printf 'Rule two.\n' > AGENTS.md
+	keys '/model other-model' Enter
+	wait_for 'model: other-model (the prompt stays as it is; a per-model prompt override for it applies from the next launch or /new)'
+	keys 'again' Enter
+	wait_for 'second'
+	wait_prompt 4
+	assert_equal "$(fake_request 2 .body.model)" other-model
+	# neither the override for other-model nor the changed AGENTS.md reached the prompt
+	assert_equal "$(fake_request 2 '.body.messages[0].content')" "$(fake_request 1 '.body.messages[0].content')"
+	[[ $(fake_request 2 '.body.messages[0].content') == *'Rule one.'* ]]
+	# /new renders both
+	new_then_third
+	sys=$(fake_request 3 '.body.messages[0].content')
+	[[ $sys == *'Rule two.'* && $sys == *OTHER-MODEL-NOTE* && $sys != *'Rule one.'* ]]
 }
