@@ -87,7 +87,7 @@ mc_provider_resolve(const struct mc_settings *s, const struct mc_provider_opts *
 	*p = (struct mc_provider){0};
 	snprintf(from_settings, sizeof from_settings, "%s: provider", s->path);
 	if (o->provider != NULL)
-		name = o->provider, from = "-p";
+		name = o->provider, from = o->provider_from ? o->provider_from : "-p";
 	else if ((name = env("MC_PROVIDER")) != NULL)
 		from = "MC_PROVIDER";
 	else if ((name = mc_json_str(s->root, "provider")) != NULL)

@@ -22,6 +22,7 @@ struct mc_provider {
 /* What the command line said; NULL where it said nothing. */
 struct mc_provider_opts {
 	const char *provider;
+	const char *provider_from;	/* where provider came from, for messages; NULL: "-p" */
 	const char *model;
 	const char *api;
 };

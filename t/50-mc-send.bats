@@ -1087,7 +1087,7 @@ mc-send: line 6: envelope: (document): not a JSON object"
 	serve_run
 	assert_success
 	assert_equal "$(jqo -s -c '[.[] | select(.type == "error" or .type == "done")]')" \
-	    '[{"type":"error","status":400,"code":"invalid_value","message":"HTTP 400 from fake: bad request"},{"type":"done","finish_reason":"stop"},{"type":"error","message":"line 3: OTHER_KEY is not set: the provider fake needs it (export OTHER_KEY=...)"}]'
+	    '[{"type":"error","status":400,"code":"invalid_value","message":"HTTP 400 from fake: bad request"},{"type":"done","finish_reason":"stop"},{"type":"error","message":"OTHER_KEY is not set: the provider fake needs it (export OTHER_KEY=...)"}]'
 	assert_equal "$(fake_count)" 2
 	assert_equal "$(fake_request 2 .conn)" 1
 }

@@ -429,6 +429,26 @@ chunk() {
 	assert_equal "$(fake_request 2 '[.body.messages[] | select((.content // "") | startswith("<Context File="))] | length')" 1
 }
 
+@test "a guide under a directory whose name holds < and > is injected once, after a resume too" {
+	d='odd<b>dir'
+	mkdir -p "$d"
+	printf 'content A\n' > "$d/a.txt"
+	printf 'Odd rules.\n' > "$d/AGENTS.md"
+	read_a=$(call c1 read "$(jq -nc --arg p "$d/a.txt" '{path:$p}')")
+	fake_start "[$(calls "$read_a"), $(text 'read it')]"
+	use_fake
+	run --separate-stderr mc 'read it' </dev/null
+	assert_success
+	assert_equal "$(fake_request 2 '.body.messages[4].content')" \
+		"$(printf '<Context File=%s/odd&lt;b&gt;dir/AGENTS.md>\nOdd rules.\n</Context>' "$(pwd -P)")"
+	fake_stop
+	fake_start "[$(calls "$(call c2 read "$(jq -nc --arg p "$d/a.txt" '{path:$p}')")"), $(text ok)]"
+	use_fake
+	run --separate-stderr mc -c 'once more' </dev/null
+	assert_success
+	assert_equal "$(fake_request 2 '[.body.messages[] | select((.content // "") | startswith("<Context File="))] | length')" 1
+}
+
 @test "agent: a one-shot run refuses write, edit and bash unless --yes" {
 	fake_start "[$(calls "$(call c1 bash '{"command":"echo hi > made"}')"),
 	  {\"answer\":{\"api\":\"chat\",\"text\":\"refused then\"}},
@@ -670,9 +690,15 @@ chunk() {
 	use_fake
 	run --separate-stderr mc -p nosuch 'first' </dev/null
 	assert_failure 1
-	[[ $stderr == *'unknown provider "nosuch"'* ]]
+	assert_equal "$stderr" "mc-request: -p: unknown provider \"nosuch\": use openai, openrouter, ollama, llamacpp, vllm or openai-compatible, or define it under \"providers\" in $MC_HOME/settings.json"
 	f=$(session_files)
 	assert_equal "$(head -n 1 "$f" | jq -r .provider)" nosuch
+	# without -p, the provider comes from the session file, which the message names
+	run --separate-stderr mc -c 'again' </dev/null
+	assert_failure 1
+	assert_output ""
+	assert_equal "$stderr" "mc: $f: provider: unknown provider \"nosuch\": use openai, openrouter, ollama, llamacpp, vllm or openai-compatible, or define it under \"providers\" in $MC_HOME/settings.json"
+	assert_equal "$(fake_count)" 0
 	run --separate-stderr mc -c -p fake 'second' </dev/null
 	assert_success
 	assert_output one
@@ -684,4 +710,49 @@ chunk() {
 	assert_equal "$(fake_request 2 '[.body.messages[] | select(.role == "user") | .content] | join(",")')" \
 		"$(printf 'first\n\nsecond,third')"
 	assert_equal "$(jq -c 'select(.type == "model")' "$f")" '{"type":"model","provider":"fake","model":"fake-model"}'
+}
+
+@test "the session records the provider used when none was named: mc -c goes on with it" {
+	fake_start "$(answers one two three)"
+	settings '{"model":"fake-model"}'
+	# no provider anywhere: MC_BASE_URL makes it openai-compatible
+	MC_BASE_URL=$FAKE_URL run --separate-stderr mc 'first' </dev/null
+	assert_success
+	assert_output one
+	f=$(session_files)
+	assert_equal "$(head -n 1 "$f" | jq -c '{provider, model}')" \
+		'{"provider":"openai-compatible","model":"fake-model"}'
+	# without MC_BASE_URL the session does not move to openai: it says what is missing
+	run --separate-stderr mc -c 'second' </dev/null
+	assert_failure 1
+	assert_equal "$stderr" "mc: openai-compatible: no base URL: set MC_BASE_URL, or providers.openai-compatible.base_url in $MC_HOME/settings.json"
+	assert_equal "$(fake_count)" 1
+	# a provider entry for it, and -c goes on with the provider and model of the session
+	settings "{\"model\":\"other\",\"providers\":{\"openai-compatible\":{\"base_url\":\"$FAKE_URL\"}}}"
+	run --separate-stderr mc -c 'third' </dev/null
+	assert_success
+	assert_output two
+	assert_equal "$(fake_request 2 .body.model)" fake-model
+	assert_equal "$(jq -c 'select(.type == "model")' "$f")" ""
+	# a session begun with the built-in default records it too
+	rm "$f"
+	settings '{"model":"m","providers":{"openai":{"base_url":"'"$FAKE_URL"'","api":"chat","api_key_env":null}}}'
+	run --separate-stderr mc 'fourth' </dev/null
+	assert_success
+	assert_output three
+	assert_equal "$(head -n 1 "$(session_files)" | jq -c '{provider, model}')" '{"provider":"openai","model":"m"}'
+}
+
+@test "a key that is not set is one line naming the variable, without mc-send's line number" {
+	fake_start "$(answers never)"
+	settings "{\"provider\":\"fake\",\"model\":\"fake-model\",
+	  \"providers\":{\"fake\":{\"base_url\":\"$FAKE_URL\",\"api\":\"chat\",\"api_key_env\":\"MC_TEST_NO_KEY\"}}}"
+	unset MC_TEST_NO_KEY
+	run --separate-stderr mc 'hi' </dev/null
+	assert_failure 1
+	assert_output ""
+	assert_equal "$stderr" 'mc-send: MC_TEST_NO_KEY is not set: the provider fake needs it (export MC_TEST_NO_KEY=...)'
+	assert_equal "$(fake_count)" 0
+	# the message waits in the session for a run with the key
+	assert_equal "$(jq -r 'select(.role == "user") | .content' "$(session_files)")" hi
 }

@@ -22,6 +22,16 @@ rows() {
 		'on && index($0, to) { exit } on { print substr($0, 3) } index($0, from) { on = 1 }'
 }
 
+# long_and_hidden N: the fake asks for two bash calls: $long, a command of
+# N a's and more, then $bidi, one with hidden characters.
+long_and_hidden() {
+	long="echo $(printf 'a%.0s' $(seq "$1")); rm -f x"
+	bidi=$(printf 'ls # \342\200\256txt.exe\342\201\246 \342\200\213\r\033[2K')
+	fake_start "$(ask_script "$(call c1 bash "$(jq -nc --arg c "$long" '{command:$c}')")" \
+		"$(call c2 bash "$(jq -nc --arg c "$bidi" '{command:$c}')")")"
+	use_fake
+}
+
 @test "approval: keys typed while the model works do not answer; only y, yes, n, no, a, always do" {
 	fake_start "[$(calls "$(call c1 bash '{"command":"echo 1 > f1"}')" | jq -c '. + {delay: 1.5}'),
 	  {\"answer\":{\"api\":\"chat\",\"text\":\"all done\"}}]"
@@ -51,11 +61,7 @@ rows() {
 }
 
 @test "approval: a long command is shown whole, wrapped; hidden characters are shown escaped" {
-	long="echo $(printf 'a%.0s' $(seq 280)); rm -f x"
-	bidi=$(printf 'ls # \342\200\256txt.exe\342\201\246 \342\200\213\r\033[2K')
-	fake_start "$(ask_script "$(call c1 bash "$(jq -nc --arg c "$long" '{command:$c}')")" \
-		"$(call c2 bash "$(jq -nc --arg c "$bidi" '{command:$c}')")")"
-	use_fake
+	long_and_hidden 280
 	on_tty mc
 	wait_for 'mc>'
 	keys 'go' Enter
@@ -72,6 +78,18 @@ rows() {
 	wait_prompt 2
 	keys C-d
 	assert_equal "$(wait_status)" 0
+}
+
+@test "a call allowed unasked is announced escaped, and cut with the preview's mark" {
+	long_and_hidden 600
+	on_tty "mc --yes go"
+	assert_equal "$(wait_status)" 0
+	wait_for 'all done'
+	# 512 bytes of "bash COMMAND", wrapped, then how many more there are
+	shown=$(pane | awk '/^> bash echo/ { on = 1 } on && /^  \[\.\.\. / { exit } on { print substr($0, 3) }' | tr -d '\n')
+	assert_equal "$shown" "$(printf 'bash %s' "$long" | head -c 512)"
+	assert_equal "$(pane | grep -c '^  \[\.\.\. 107 more bytes on this line\]$')" 1
+	assert_equal "$(pane | grep -F '> bash ls')" '> bash ls # \u202etxt.exe\u2066 \u200b\r\x1b[2K'
 }
 
 @test "approval: write shows the path, the size and the first lines; edit shows a unified diff" {
@@ -193,4 +211,74 @@ rows() {
 	keys C-d
 	assert_equal "$(wait_status)" 0
 	assert_equal "$(fake_count)" 2
+}
+
+# rule_one_session: AGENTS.md says "Rule one.", and a session on the
+# terminal has had its first turn ("hello", answered "first").
+rule_one_session() {
+	printf 'Rule one.\n' > AGENTS.md
+	on_tty mc
+	wait_for 'mc>'
+	keys 'hello' Enter
+	wait_for 'first'
+	wait_prompt 2
+}
+
+# new_then_third: /new, a message "third" answered "third", and the session left.
+new_then_third() {
+	keys '/new' Enter
+	wait_for 'new session'
+	keys 'third' Enter
+	wait_for 'third'
+	keys C-d
+	assert_equal "$(wait_status)" 0
+}
+
+@test "interactive: /new stops at a refused instruction file and keeps the session, unless --keep-going" {
+	fake_start "$(answers 'first' 'second' 'third')"
+	use_fake
+	rule_one_session
+	printf 'Rule \377two.\n' > AGENTS.md
+	keys '/new' Enter
+	wait_for '/new: the prompt could not be built (above); the session goes on as it was'
+	assert_equal "$(pane | grep -c 'AGENTS.md: not valid UTF-8 text')" 1
+	assert_equal "$(pane | grep -c 'new session')" 0
+	keys 'again' Enter
+	wait_for 'second'
+	keys C-d
+	assert_equal "$(wait_status)" 0
+	# the same session, the same prompt
+	assert_equal "$(session_files | wc -l)" 1
+	assert_equal "$(fake_request 2 '[.body.messages[1:][] | .content] | join(",")')" 'hello,first,again'
+	assert_equal "$(fake_request 2 '.body.messages[0].content')" "$(fake_request 1 '.body.messages[0].content')"
+	# with --keep-going, /new goes on without the file
+	tmux -S "$TMUX_SOCK" kill-server
+	on_tty 'mc --keep-going'
+	wait_for 'mc>'
+	new_then_third
+	assert_equal "$(session_files | wc -l)" 2
+	assert_equal "$(fake_request 3 '[.body.messages[1:][] | .content] | join(",")')" 'third'
+}
+
+@test "interactive: /model keeps the prompt frozen, says when an override applies; /new renders it" {
+	fake_start "$(answers 'first' 'second' 'third')"
+	jq -nc --arg url "$FAKE_URL" '{provider: "fake", model: "fake-model",
+	  providers: {fake: {base_url: $url, api: "chat", api_key_env: null}},
+	  prompt: {model_overrides: [{match: "other", sections: {context: {action: "append", content: "OTHER-MODEL-NOTE"}}}]}}' \
+		> "$MC_HOME/settings.json"
+	rule_one_session
+	printf 'Rule two.\n' > AGENTS.md
+	keys '/model other-model' Enter
+	wait_for 'model: other-model (the prompt stays as it is; a per-model prompt override for it applies from the next launch or /new)'
+	keys 'again' Enter
+	wait_for 'second'
+	wait_prompt 4
+	assert_equal "$(fake_request 2 .body.model)" other-model
+	# neither the override for other-model nor the changed AGENTS.md reached the prompt
+	assert_equal "$(fake_request 2 '.body.messages[0].content')" "$(fake_request 1 '.body.messages[0].content')"
+	[[ $(fake_request 2 '.body.messages[0].content') == *'Rule one.'* ]]
+	# /new renders both
+	new_then_third
+	sys=$(fake_request 3 '.body.messages[0].content')
+	[[ $sys == *'Rule two.'* && $sys == *OTHER-MODEL-NOTE* && $sys != *'Rule one.'* ]]
 }

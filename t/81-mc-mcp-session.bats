@@ -197,3 +197,33 @@ slow_call_then() {
 		assert_equal "$(wait_gone $procs)" ""
 	done
 }
+
+@test "mc prompt --stats counts every tool schema sent: mc-tool's, the servers', the subagents tool" {
+	use_fake_mcp false
+	mkdir -p "$MC_HOME/subagents"
+	printf -- '---\nname: Scout\ndescription: Looks around.\n---\nLook.\n' > "$MC_HOME/subagents/scout.md"
+	run --separate-stderr mc prompt --stats
+	assert_success
+	assert_equal "$stderr" ""
+	# what a session sends, a row per source
+	tools=$(mc --dry-run hi </dev/null | jq -c '[.body.tools[].function]')
+	want() { jq -c "map(select($1))" <<<"$tools"; }
+	mine=$(want '.name != "subagents" and (.name | startswith("srv__") | not)')
+	srv=$(want '.name | startswith("srv__")')
+	sub=$(want '.name == "subagents"')
+	rows=$(grep '^schemas ' <<<"$output")
+	assert_equal "$(wc -l <<<"$rows")" 3
+	for r in "mc-tool $(printf %s "$mine" | wc -c) $(jq length <<<"$mine")" \
+		"mcp $(printf %s "$srv" | wc -c) $(jq length <<<"$srv")" \
+		"subagents $(printf %s "$sub" | wc -c) 1"; do
+		set -- $r
+		grep -Eq "^schemas +$1 +$2 +[0-9]+ +sent beside the prompt: $3 tool schemas?\$" <<<"$rows" ||
+			{ echo "no row for $r in: $rows" >&2; return 1; }
+	done
+	[ "$(jq length <<<"$srv")" -gt 0 ]
+	# a tool the settings disable is not sent, nor counted
+	jq -c '.tools.disabled = ["subagents"]' "$MC_HOME/settings.json" > s && mv s "$MC_HOME/settings.json"
+	run --separate-stderr mc prompt --stats
+	assert_success
+	assert_equal "$(grep -c '^schemas ' <<<"$output")" 2
+}

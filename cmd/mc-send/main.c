@@ -246,13 +246,21 @@ next_line(struct lines *l, const char **p, size_t *n, int *over)
 	}
 }
 
-/* A line that is no envelope: one error event and a message naming it. */
+/*
+ * A line that is no envelope, or one that cannot be sent: one error event
+ * and a message; naming the line (lineno not 0) where the line itself is
+ * at fault (bad JSON from a script feeding --serve), not for a key that is
+ * not set, which is the environment's and the same on every line.
+ */
 static void
 bad_line(struct sender *sd, size_t lineno, const char *what)
 {
 	char msg[1200];
 
-	snprintf(msg, sizeof msg, "line %zu: %s", lineno, what);
+	if (lineno > 0)
+		snprintf(msg, sizeof msg, "line %zu: %s", lineno, what);
+	else
+		snprintf(msg, sizeof msg, "%s", what);
 	mc_err("%s", msg);
 	put_error(sd, msg, NULL, 0);
 }
@@ -293,7 +301,7 @@ serve(struct sender *sd)
 		auth = NULL;
 		if ((keep = cache_find(sd, &env, &kept)) != 1 &&
 		    envelope_auth(&env, &sd->keys, &auth, err, sizeof err) == -1) {
-			bad_line(sd, lineno, err);
+			bad_line(sd, 0, err);
 			cJSON_Delete(doc);
 			continue;
 		}

@@ -99,7 +99,7 @@ block(const struct driver *d, struct mc_buf *out, int width, const struct span *
 {
 	char gutter[32], cont[32];
 	int digits = snprintf(NULL, 0, "%zu", n);
-	size_t i, cut;
+	size_t i;
 
 	for (i = 0; i < n; i++) {
 		if (number) {
@@ -109,14 +109,7 @@ block(const struct driver *d, struct mc_buf *out, int width, const struct span *
 			snprintf(gutter, sizeof gutter, "  %s", mark);
 			snprintf(cont, sizeof cont, "  %s", mark);
 		}
-		if ((cut = v[i].n) > cap && cap > 0) {
-			cut = cap;
-			while (cut > 0 && ((unsigned char)v[i].p[cut] & 0xc0) == 0x80)
-				cut--;
-		}
-		show_rows(d, out, gutter, cont, v[i].p, cut, width);
-		if (cut < v[i].n)
-			mc_buf_printf(out, "%s[... %zu more bytes on this line]\n", cont, v[i].n - cut);
+		show_cut(d, out, gutter, cont, v[i].p, v[i].n, width, cap);
 	}
 }
 

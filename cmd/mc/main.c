@@ -53,7 +53,8 @@ static const char usage[] =
     "  --allow TOOL      allow TOOL (write, edit, bash, an MCP tool) without asking;\n"
     "                    repeatable\n"
     "  --dry-run         print the request envelope instead of sending it\n"
-    "  --stats           with prompt: a table of the prompt's sections\n"
+    "  --stats           with prompt: a table of the prompt's sections and of the\n"
+    "                    tool schemas sent beside it\n"
     "  --all             with sessions: every directory's\n"
     "  -h, --help        show this help\n"
     "  --version         show the version\n"
@@ -300,9 +301,8 @@ one_shot(struct driver *d, const char *text)
 {
 	struct request first;
 
-	if ((d->c.cont || d->c.session) && session_resume(d) == -1)
+	if (((d->c.cont || d->c.session) && session_resume(d) == -1) || session_resolve(d) == -1)
 		return OUT_ERROR;
-	session_resolve(d);
 	if (d->c.json) {
 		if (session_begin(d) == -1)
 			return OUT_ERROR;
@@ -513,19 +513,18 @@ main(int argc, char *argv[])
 	} else if (prompt_cmd) {
 		session_resolve(&d);
 		fflush(stdout);
-		status = stages_prompt(&d, d.c.stats, STDOUT_FILENO, NULL) == 0 ?
+		status = stages_prompt(&d, d.c.stats, 1, STDOUT_FILENO, NULL) == 0 ?
 		    MC_EXIT_OK : MC_EXIT_FAIL;
 	} else if (argc == 0 && isatty(STDIN_FILENO) && !d.c.dry) {
 		sigaction(SIGINT, &sa, NULL);
 		sigaction(SIGTERM, &sa, NULL);
 		sigaction(SIGHUP, &sa, NULL);
 		status = MC_EXIT_OK;
-		if ((d.c.cont || d.c.session) && session_resume(&d) == -1)
+		if (((d.c.cont || d.c.session) && session_resume(&d) == -1) ||
+		    session_resolve(&d) == -1)
 			status = MC_EXIT_FAIL;
-		if (status == MC_EXIT_OK) {
-			session_resolve(&d);
+		if (status == MC_EXIT_OK)
 			status = stages_launch(&d, NULL) == -1 ? MC_EXIT_FAIL : interactive(&d);
-		}
 	} else if ((text = one_shot_text(argc, argv, &status)) != NULL) {
 		sigaction(SIGINT, &sa, NULL);
 		sigaction(SIGTERM, &sa, NULL);

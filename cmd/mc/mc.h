@@ -169,7 +169,7 @@ struct request {
 	int started;
 };
 int stage_ok(const char *name, int status);
-int stages_prompt(struct driver *d, int stats, int out_fd, struct mc_buf *out);
+int stages_prompt(struct driver *d, int stats, int keep_going, int out_fd, struct mc_buf *out);
 cJSON *stages_context(struct driver *d);
 int stages_launch(struct driver *d, struct request *first);
 int request_start(struct driver *d, struct request *r, int tools);
@@ -242,7 +242,7 @@ int session_resume(struct driver *d);
 int session_add(struct driver *d, cJSON *item);
 void session_usage(struct driver *d, const struct usage *u);
 void session_forget(struct driver *d);
-void session_resolve(struct driver *d);
+int session_resolve(struct driver *d);
 void session_record(struct driver *d);
 void session_switch(struct driver *d, struct mc_session *to);
 void guide_remember(struct driver *d, const char *path, size_t n);
@@ -284,5 +284,7 @@ void announce(const struct driver *d, const char *name, const cJSON *call);
 void usage_line(const struct driver *d, const struct usage *u);
 void show_rows(const struct driver *d, struct mc_buf *out, const char *gutter, const char *cont,
     const char *s, size_t n, int width);
+void show_cut(const struct driver *d, struct mc_buf *out, const char *gutter, const char *cont,
+    const char *s, size_t n, int width, size_t cap);
 
 #endif

@@ -274,6 +274,29 @@ set_model(struct driver *d, const char *id)
 	    "applies from the next launch or /new)", m);
 }
 
+/* /new: the prompt rendered again, then a new session, with the MCP
+ * servers started afresh. An instruction
+ * file mc-discover refuses stops it, as at launch, unless --keep-going:
+ * the session goes on as it was. */
+static void
+new_session(struct driver *d)
+{
+	struct mc_buf b = {0};
+
+	if (stages_prompt(d, 0, d->c.keep_going, -1, &b) == -1) {
+		mc_buf_free(&b);
+		if (!interrupted)
+			mc_err("/new: the prompt could not be built (above); the session goes on "
+			    "as it was");
+		return;
+	}
+	session_forget(d);
+	mcp_restart(d);
+	mc_buf_free(&d->s.prompt);
+	d->s.prompt = b;
+	note(d, "new session");
+}
+
 /* A slash command. Returns 1 to leave the session. */
 static int
 command(struct driver *d, const char *line)
@@ -304,16 +327,7 @@ command(struct driver *d, const char *line)
 		compact_run(d, COMPACT_HAND, *argp ? argp : NULL);
 		interrupted = 0;
 	} else if (IS("/new")) {
-		struct mc_buf b = {0};
-
-		session_forget(d);
-		mcp_restart(d);
-		if (stages_prompt(d, 0, -1, &b) == 0) {
-			mc_buf_free(&d->s.prompt);
-			d->s.prompt = b;
-			note(d, "new session");
-		} else
-			mc_buf_free(&b);
+		new_session(d);
 	} else {
 		mc_err("unknown command %.*s; /help lists them", (int)n, line);
 	}

@@ -5,30 +5,33 @@
 
 #include <bsd/stdlib.h>
 
+#include "context.h"
 #include "diag.h"
 #include "json.h"
 #include "mc.h"
+#include "provider.h"
 
-/* The value of option > environment > the session > settings; *told is
- * set when it must be told to the stages: the environment and the
- * settings they read themselves, and naming those as -p would make
- * their messages blame the wrong place. */
+/* Where a provider or model came from. */
+enum from { FROM_OPTION, FROM_ENV, FROM_SESSION, FROM_SETTINGS };
+
+/* The value of option > environment > the session > settings, and where
+ * it came from. */
 static const char *
 pick(const char *option, const char *env, const cJSON *header, const char *key,
-    const struct mc_settings *s, int *told)
+    const struct mc_settings *s, enum from *from)
 {
 	const char *v;
 
-	*told = 1;
+	*from = FROM_OPTION;
 	if (option)
 		return option;
-	*told = 0;
+	*from = FROM_ENV;
 	if ((v = getenv(env)) != NULL && *v)
 		return v;
-	if (header && (v = mc_json_str(header, key)) != NULL) {
-		*told = 1;
+	*from = FROM_SESSION;
+	if (header && (v = mc_json_str(header, key)) != NULL)
 		return v;
-	}
+	*from = FROM_SETTINGS;
 	return mc_json_str(s->root, key);
 }
 
@@ -85,16 +88,49 @@ session_record(struct driver *d)
 	cJSON_Delete(line);
 }
 
-/* Provider and model: options, environment, the session (its last model
- * line, else its header), settings. */
-void
+/*
+ * Provider and model: options, environment, the session (its last model
+ * line, else its header), settings. What the option or the session gives
+ * is told to the stages (-p, -m); the environment and the settings they
+ * read themselves, and naming those as -p would make their messages
+ * blame the wrong place. Then the provider and model the stages will
+ * use, found as mc-request finds them, so that the session records what
+ * was used (not null for a default or MC_BASE_URL's openai-compatible,
+ * which a later `mc -c` would not find again). A provider the session
+ * names that will not do is said here, naming the session file: 0, or -1
+ * after saying why.
+ */
+int
 session_resolve(struct driver *d)
 {
 	const cJSON *h = d->s.open ? d->s.recorded : NULL;
+	struct mc_provider_opts o = {0};
+	struct mc_provider p = {0};
+	char err[1024], from[600];
+	enum from pf, mf;
+	int r = 0;
 
-	set_str(&d->s.provider, pick(d->c.provider, "MC_PROVIDER", h, "provider", &d->c.set,
-	    &d->s.tell_provider));
-	set_str(&d->s.model, pick(d->c.model, "MC_MODEL", h, "model", &d->c.set, &d->s.tell_model));
+	set_str(&d->s.provider, pick(d->c.provider, "MC_PROVIDER", h, "provider", &d->c.set, &pf));
+	set_str(&d->s.model, pick(d->c.model, "MC_MODEL", h, "model", &d->c.set, &mf));
+	d->s.tell_provider = pf == FROM_OPTION || pf == FROM_SESSION;
+	d->s.tell_model = mf == FROM_OPTION || mf == FROM_SESSION;
+	if (d->s.tell_provider)
+		o.provider = d->s.provider;
+	if (d->s.tell_model)
+		o.model = d->s.model;
+	if (pf == FROM_SESSION) {
+		snprintf(from, sizeof from, "%s: provider", d->s.file.path);
+		o.provider_from = from;
+	}
+	if (mc_provider_resolve(&d->c.set, &o, &p, err, sizeof err) == 0) {
+		set_str(&d->s.provider, p.name);
+		set_str(&d->s.model, p.model);
+	} else if (pf == FROM_SESSION) {
+		mc_err("%s", err);
+		r = -1;
+	}	/* else mc-request says why, when it builds the request */
+	mc_provider_free(&p);
+	return r;
 }
 
 /* The session the next message goes to, created on first use; a dry run
@@ -142,15 +178,34 @@ session_add(struct driver *d, cJSON *item)
 	return r;
 }
 
+/*
+ * Guides are remembered by their path as the session writes it in the
+ * <Context File=PATH> tag (mc_context_path: < and > as &lt; and &gt;,
+ * control characters as ?), which is all a resumed session has of them,
+ * and looked up so written. Written twice, a path is as written once.
+ */
+static char *
+tag_path(const char *path, size_t n)
+{
+	struct mc_buf b = {0};
+	char *raw = mc_strndup(path, n);
+
+	mc_context_path(&b, raw);
+	mc_buf_adds(&b, "");
+	free(raw);
+	return mc_buf_steal(&b);
+}
+
 int
 guide_known(const struct driver *d, const char *path)
 {
+	char *p = tag_path(path, strlen(path));
 	size_t i;
 
-	for (i = 0; i < d->s.nguides; i++)
-		if (strcmp(d->s.guides[i], path) == 0)
-			return 1;
-	return 0;
+	for (i = 0; i < d->s.nguides && strcmp(d->s.guides[i], p) != 0; i++)
+		;
+	free(p);
+	return i < d->s.nguides;
 }
 
 void
@@ -160,7 +215,7 @@ guide_remember(struct driver *d, const char *path, size_t n)
 
 	if ((p = reallocarray(d->s.guides, d->s.nguides + 1, sizeof *p)) == NULL)
 		mc_oom();
-	p[d->s.nguides] = mc_strndup(path, n);
+	p[d->s.nguides] = tag_path(path, n);
 	d->s.guides = p;
 	d->s.nguides++;
 }

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 #include <wchar.h>
 
@@ -11,6 +12,8 @@
 #include "mc.h"
 #include "term.h"
 #include "utf8.h"
+
+#define ANNOUNCE_MAX 512	/* bytes shown of what a call announced works on */
 
 /* Write text from a file, the model or a stage: filtered on a terminal. */
 int
@@ -46,25 +49,41 @@ note(const struct driver *d, const char *fmt, ...)
 	fflush(stdout);
 }
 
-/* On a terminal, one dim line on stderr saying what a call does. */
+/*
+ * On a terminal, a dim line on stderr saying what a call does: its name
+ * and its path, command or pattern, escaped and wrapped as the approval
+ * preview shows them, cut past ANNOUNCE_MAX bytes with the preview's
+ * mark, so that what runs unasked is never hidden or cut unsaid.
+ */
 void
 announce(const struct driver *d, const char *name, const cJSON *call)
 {
 	static const char *const keys[] = { "path", "command", "pattern", "glob", NULL };
 	const char *args = mc_json_str(call, "arguments"), *v = NULL;
-	char clean[128], cname[128], err[64];
+	struct mc_buf b = {0}, line = {0};
+	struct winsize ws;
+	char err[64];
 	cJSON *a;
-	int i;
+	int i, width = 80;
 
 	if (!isatty(STDERR_FILENO))
 		return;
+	if (ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+		width = ws.ws_col;
 	if ((a = mc_json_parse(args ? args : "", args ? strlen(args) : 0, err, sizeof err)) != NULL)
 		for (i = 0; keys[i] && v == NULL; i++)
 			v = mc_json_str(a, keys[i]);
-	mc_sanitize(clean, sizeof clean, v ? v : "");
-	mc_sanitize(cname, sizeof cname, name);
-	fprintf(stderr, "%s> %s %s%s\n", d->t.color ? "\033[2m" : "", cname, clean,
-	    d->t.color ? "\033[0m" : "");
+	mc_buf_printf(&line, "%s %s", name, v ? v : "");
+	if (d->t.color)
+		mc_buf_adds(&b, "\033[2m");
+	show_cut(d, &b, "> ", "  ", line.data, line.len, width, ANNOUNCE_MAX);
+	if (d->t.color) {
+		b.len--;	/* the colour ends before the newline */
+		mc_buf_adds(&b, "\033[0m\n");
+	}
+	fwrite(b.data, 1, b.len, stderr);
+	mc_buf_free(&b);
+	mc_buf_free(&line);
 	cJSON_Delete(a);
 }
 
@@ -171,4 +190,22 @@ show_rows(const struct driver *d, struct mc_buf *out, const char *gutter, const 
 		col += w;
 	}
 	mc_buf_addc(out, '\n');
+}
+
+/* show_rows of s cut past cap bytes (when cap is not 0) where a character
+ * starts, then a row saying how much more there is. */
+void
+show_cut(const struct driver *d, struct mc_buf *out, const char *gutter, const char *cont,
+    const char *s, size_t n, int width, size_t cap)
+{
+	size_t cut = n;
+
+	if (cap > 0 && cut > cap) {
+		cut = cap;
+		while (cut > 0 && ((unsigned char)s[cut] & 0xc0) == 0x80)
+			cut--;
+	}
+	show_rows(d, out, gutter, cont, s, cut, width);
+	if (cut < n)
+		mc_buf_printf(out, "%s[... %zu more bytes on this line]\n", cont, n - cut);
 }

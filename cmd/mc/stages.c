@@ -140,41 +140,66 @@ collect(void *arg, const char *p, size_t n)
 }
 
 /*
- * With --stats, the line after mc-render's table: the tool schemas travel
- * beside the prompt in every request and are often most of its bytes.
+ * With --stats, the rows after mc-render's table: the tool schemas that
+ * travel beside the prompt in every request and are often most of its
+ * bytes, a row for each source that has any: mc-tool's, the MCP servers'
+ * (their mc-mcp started and ended for it) and the subagents tool, as a
+ * session would send them (without the tools the settings disable).
  */
 static int
-tool_stats(void)
+tool_stats(struct driver *d)
 {
-	char *argv[] = { "mc-tool", "-q", "list", NULL }, err[256];
-	struct mc_filter f = { .out = collect };
-	struct mc_buf b = {0};
-	cJSON *tools;
-	int st, r = -1;
+	static const char *const source[] = { "mc-tool", "mcp", "subagents" };
+	char *argv[] = { "mc-tool", "-q", "list", NULL }, err[256], *text;
+	struct mc_filter f = { .out = collect, .arg = &d->s.tools };
+	cJSON *all, *t, *rows[3];
+	const char *name;
+	size_t len;
+	int st, i, n;
 
-	f.arg = &b;
-	if (mc_filter_run(argv, &f, &st, err, sizeof err) == -1)
+	if (mc_filter_run(argv, &f, &st, err, sizeof err) == -1) {
 		mc_err("%s", err);
-	else if (stage_ok("mc-tool", st) &&
-	    (tools = mc_json_parse(b.data ? b.data : "", b.len, err, sizeof err)) != NULL) {
-		while (b.len > 0 && b.data[b.len - 1] == '\n')
-			b.len--;
-		printf("%-10s %-12s %6zu %6zu   sent beside the prompt: %d tool schemas\n",
-		    "schemas", "mc-tool", b.len, b.len / 4, cJSON_GetArraySize(tools));
-		cJSON_Delete(tools);
-		r = 0;
+		return -1;
 	}
-	mc_buf_free(&b);
-	return r;
+	if (!stage_ok("mc-tool", st) || mcp_start(d) == -1 || mcp_tools(d) == -1 ||
+	    subagents_prepare(d) == -1 || subagents_tools(d) == -1 || (all = tools_get(d)) == NULL)
+		return -1;
+	mcp_stop(d);
+	for (i = 0; i < 3; i++)
+		rows[i] = mc_json_new_arr();
+	while ((t = cJSON_DetachItemFromArray(all, 0)) != NULL) {
+		name = mc_json_str(t, "name");
+		if (name != NULL && mc_settings_listed(&d->c.set, "tools.disabled", name)) {
+			cJSON_Delete(t);
+			continue;
+		}
+		mc_json_push(rows[name == NULL ? 0 : mcp_has(d, name) ? 1 :
+		    subagents_has(d, name) ? 2 : 0], t);
+	}
+	cJSON_Delete(all);
+	for (i = 0; i < 3; i++) {
+		if ((n = cJSON_GetArraySize(rows[i])) > 0 || i == 0) {
+			if ((text = mc_json_compact(rows[i], &len)) == NULL)
+				mc_oom();
+			printf("%-10s %-12s %6zu %6zu   sent beside the prompt: %d tool schema%s\n",
+			    "schemas", source[i], len, len / 4, n, n == 1 ? "" : "s");
+			free(text);
+		}
+		cJSON_Delete(rows[i]);
+	}
+	return 0;
 }
 
+/* The prompt into out_fd, or out when out_fd is -1; an instruction file
+ * mc-discover refuses stops it unless keep_going. 0, or -1 after saying
+ * why. */
 int
-stages_prompt(struct driver *d, int stats, int out_fd, struct mc_buf *out)
+stages_prompt(struct driver *d, int stats, int keep_going, int out_fd, struct mc_buf *out)
 {
 	struct mc_pipeline p;
 	int rd = -1, r = 0;
 
-	if (context_start(d, 1, stats, 1, out_fd, &p, &rd) == -1)
+	if (context_start(d, 1, stats, keep_going, out_fd, &p, &rd) == -1)
 		return -1;
 	if (out_fd == -1 && (r = stage_output(rd, PROMPT_CAP, "mc-render", out)) == -1)
 		mc_pipeline_kill(&p, SIGTERM);
@@ -182,7 +207,7 @@ stages_prompt(struct driver *d, int stats, int out_fd, struct mc_buf *out)
 		return -1;
 	if (stats && r == 0) {
 		fflush(stdout);
-		r = tool_stats();
+		r = tool_stats(d);
 	}
 	return r;
 }
