@@ -421,10 +421,9 @@ main(int argc, char *argv[])
 		return MC_EXIT_FAIL;
 	/* Out of /proc/PID/environ, where a tool command could read them. */
 	sd.keys = mc_keys_keep(&sd.settings);
-	if (cache_setup(&sd, caching) == -1) {
-		mc_settings_free(&sd.settings);
-		return MC_EXIT_FAIL;
-	}
+	status = MC_EXIT_FAIL;
+	if (cache_setup(&sd, caching) == -1)
+		goto out;
 
 	/* Room for a whole piece of the body's text: one write(2) per flush
 	 * (glibc ignores the size when it allocates the buffer itself). */
@@ -433,7 +432,7 @@ main(int argc, char *argv[])
 	sd.tty = isatty(STDERR_FILENO);
 	if (pipe2(wake_pipe, O_CLOEXEC | O_NONBLOCK) == -1) {
 		mc_err("pipe: %s", strerror(errno));
-		return MC_EXIT_FAIL;
+		goto out;
 	}
 	sa.sa_handler = on_sigint;
 	sigemptyset(&sa.sa_mask);
@@ -443,10 +442,11 @@ main(int argc, char *argv[])
 	 * hit, the usual case there, does without. */
 	if (sd.caching == CACHE_OFF && (sd.http = mc_http_new(err, sizeof err)) == NULL) {
 		mc_err("%s", err);
-		return MC_EXIT_FAIL;
+		goto out;
 	}
 
 	status = sd.serve ? serve(&sd) : one(&sd);
+out:
 	mc_http_free(sd.http);
 	mc_cache_free(&sd.cache);
 	mc_settings_free(&sd.settings);
