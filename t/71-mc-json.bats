@@ -339,6 +339,7 @@ refusal() {
 	keys '/usage' Enter
 	wait_for 'session: '
 	assert_equal "$(pane | grep -o 'session: .*')" 'session: 220 tokens in (0 cached), 16 out; this run: 220 in, 16 out'
+	wait_prompt 3	# Ctrl-D typed ahead is lost to the switch of terminal modes
 	keys C-d
 	assert_equal "$(wait_status)" 0
 }

@@ -226,10 +226,15 @@ rule_one_session() {
 
 # new_then_third: /new, a message "third" answered "third", and the session left.
 new_then_third() {
+	local n
 	keys '/new' Enter
 	wait_for 'new session'
+	n=$(pane | grep -c '^mc>')
 	keys 'third' Enter
-	wait_for 'third'
+	# the answer, and the prompt after it: a key sent while the model
+	# works is type-ahead, which the session may discard
+	wait_lines 1 -x -- third
+	wait_prompt $((n + 1))
 	keys C-d
 	assert_equal "$(wait_status)" 0
 }
@@ -243,8 +248,10 @@ new_then_third() {
 	wait_for '/new: the prompt could not be built (above); the session goes on as it was'
 	assert_equal "$(pane | grep -c 'AGENTS.md: not valid UTF-8 text')" 1
 	assert_equal "$(pane | grep -c 'new session')" 0
+	n=$(pane | grep -c '^mc>')
 	keys 'again' Enter
 	wait_for 'second'
+	wait_prompt $((n + 1))	# Ctrl-D typed ahead is lost to the switch of terminal modes
 	keys C-d
 	assert_equal "$(wait_status)" 0
 	# the same session, the same prompt
