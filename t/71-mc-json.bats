@@ -244,6 +244,20 @@ only_failure() {
 	assert_output ''
 }
 
+@test "--json: a stage that fails says why on stderr, and an error event names it" {
+	fake_start "$(answers unused)"
+	settings "{\"provider\":\"fake\",
+	  \"providers\":{\"fake\":{\"base_url\":\"$FAKE_URL\",\"api\":\"chat\",\"api_key_env\":null}}}"
+	run --separate-stderr mc --json 'hi' </dev/null
+	assert_failure 1
+	[[ $stderr == 'mc-request: no model for provider fake: '* ]]
+	assert_equal "$(printf '%s\n' "$output" | jq -r .type | paste -sd, -)" session,error,done
+	assert_equal "$(printf '%s\n' "$output" | jq -r 'select(.type == "error") | .message')" \
+		'mc-request failed (exit status 1); its message is on stderr'
+	assert_equal "$(printf '%s\n' "$output" | tail -1 | jq -c '[.reason, .steps]')" '["error",0]'
+	assert_equal "$(fake_count)" 0
+}
+
 @test "--json: warnings stay on stderr, not events" {
 	fake_start "[$(text hello)]"
 	settings "{\"provider\":\"fake\",\"model\":\"fake-model\",\"bogus\":1,

@@ -60,6 +60,23 @@ on_diag(const char *msg)
 	ev_emit(json_driver, ev);
 }
 
+/* A stage that failed has said why on stderr, which a reader of the
+ * events may not see: an error event says which and where to look. */
+void
+ev_stage_failed(const char *name, int status)
+{
+	char msg[160];
+	cJSON *ev;
+
+	if (json_driver == NULL)
+		return;
+	snprintf(msg, sizeof msg, "%s failed (exit status %d); its message is on stderr",
+	    name, status);
+	ev = ev_new("error");
+	mc_json_add_str(ev, "message", msg);
+	ev_emit(json_driver, ev);
+}
+
 /* From now on the driver's errors are events too (its warnings stay on
  * stderr alone). */
 void

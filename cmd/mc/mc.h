@@ -217,6 +217,7 @@ void ev_emit(struct driver *d, cJSON *ev);
 void ev_session(struct driver *d);
 void ev_done(struct driver *d, enum outcome o);
 void ev_json_mode(struct driver *d);
+void ev_stage_failed(const char *name, int status);
 cJSON *ev_usage(const struct usage *u);
 
 /* sessions.c */

@@ -29,7 +29,8 @@ arg(struct args *a, const char *s)
 }
 
 /* False, after saying why when the stage could not, unless it exited 0.
- * A stage that exited non-zero has printed its own message. */
+ * A stage that exited non-zero has printed its own message (on stderr:
+ * with --json, an error event names the stage). */
 int
 stage_ok(const char *name, int status)
 {
@@ -41,6 +42,8 @@ stage_ok(const char *name, int status)
 		return 0;
 	if (mc_pipeline_strstatus(status, why, sizeof why) != NULL)
 		mc_err("%s: %s", name, why);
+	else if (WIFEXITED(status))
+		ev_stage_failed(name, WEXITSTATUS(status));
 	return 0;
 }
 
