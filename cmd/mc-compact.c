@@ -352,21 +352,12 @@ stage_ok(const char *name, int status)
 	return 0;
 }
 
-static int
-collect(void *arg, const char *p, size_t n)
-{
-	struct mc_buf *b = arg;
-
-	mc_buf_add(b, p, n);
-	return b->len > PROMPT_MAX ? -1 : 0;
-}
-
 /* The system prompt: mc-render --fragment compact. */
 static int
 render_prompt(struct mc_buf *prompt)
 {
 	char *argv[] = { "mc-render", "--fragment", "compact", mc_quiet ? "-q" : NULL, NULL };
-	struct mc_filter f = { .out = collect, .arg = prompt };
+	struct mc_filter f = { .collect = prompt, .cap = PROMPT_MAX };
 	char err[256];
 	int st;
 

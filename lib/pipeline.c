@@ -236,6 +236,18 @@ feed_more(int *fd, const char *p, size_t n, size_t *off)
 	}
 }
 
+/* A chunk of stdout to f's callback or buffer: -1 to stop the program. */
+static int
+keep(struct mc_filter *f, const char *p, size_t n)
+{
+	if (f->out != NULL)
+		return f->out(f->arg, p, n);
+	if (f->collect == NULL)
+		return 0;
+	mc_buf_add(f->collect, p, n);
+	return f->collect->len > f->cap ? -1 : 0;
+}
+
 void
 mc_filter_finish(struct mc_filter *f, int *status)
 {
@@ -288,7 +300,7 @@ mc_filter_finish(struct mc_filter *f, int *status)
 				continue;
 			if (n <= 0)
 				break;
-			if (!killed && f->out != NULL && f->out(f->arg, buf, (size_t)n) == -1) {
+			if (!killed && keep(f, buf, (size_t)n) == -1) {
 				kill(f->pid, SIGTERM);
 				killed = 1;
 			}

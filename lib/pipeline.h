@@ -6,6 +6,8 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "buf.h"
+
 #define MC_PIPELINE_MAX 4
 
 struct mc_pipeline {
@@ -85,6 +87,10 @@ struct mc_filter {
 	/* Each chunk of stdout; returning -1 stops the program (SIGTERM)
 	 * and the rest of its output is drained unread. */
 	int (*out)(void *arg, const char *p, size_t n);
+	/* Or, with out NULL, stdout gathered in collect; past cap bytes the
+	 * program is stopped in the same way, and the length tells the caller. */
+	struct mc_buf *collect;
+	size_t cap;
 	/* Called every tick_ms while no output arrives (NULL: never). */
 	void (*tick)(void *arg);
 	int tick_ms;

@@ -60,15 +60,6 @@ call_ran(struct driver *d, const cJSON *call, const char *output)
 	return ran_item(d, call, mc_item_output(cid ? cid : "", output));
 }
 
-static int
-collect(void *arg, const char *p, size_t n)
-{
-	struct mc_buf *b = arg;
-
-	mc_buf_add(b, p, n);
-	return b->len > TOOL_OUTPUT_CAP ? -1 : 0;
-}
-
 /*
  * Run call through `mc-tool call`: its output item, or NULL. The paths
  * it touched come back through a pipe named to it as --touched-out
@@ -80,7 +71,7 @@ tool_call(const cJSON *call, struct mc_buf *touched, int *st)
 	char *argv[] = { "mc-tool", "-q", "call", "--touched-out", NULL, NULL }, path[24], err[256];
 	struct mc_buf out = {0}, in = {0};
 	struct mc_feed back = { .wr = -1 };
-	struct mc_filter f = { .out = collect, .arg = &out, .stop = &interrupted,
+	struct mc_filter f = { .collect = &out, .cap = TOOL_OUTPUT_CAP, .stop = &interrupted,
 	    .feeds = &back, .nfeeds = 1 };
 	int fds[2];
 	cJSON *item = NULL;

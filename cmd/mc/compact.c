@@ -63,15 +63,6 @@ compact_estimate(const struct driver *d)
 	return mc_window_tokens(d->s.prompt.len + d->s.tools.len + d->s.file.lines.len);
 }
 
-static int
-collect(void *arg, const char *p, size_t n)
-{
-	struct mc_buf *b = arg;
-
-	mc_buf_add(b, p, n);
-	return b->len > MC_SESSION_MAX ? -1 : 0;
-}
-
 /*
  * Whether mc-compact gave the conversation back as it came (it had
  * nothing to compact): out is then the session's lines without its
@@ -116,7 +107,7 @@ run_compact(struct driver *d, long long window, const char *focus, struct mc_buf
 {
 	char *argv[16], keep[32], win[32], err[256], **env;
 	struct mc_filter f = { .in = d->s.file.lines.data, .inlen = d->s.file.lines.len,
-	    .out = collect, .arg = out, .stop = &interrupted };
+	    .collect = out, .cap = MC_SESSION_MAX, .stop = &interrupted };
 	size_t k = 0;
 	int st, r;
 

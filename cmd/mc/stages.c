@@ -132,16 +132,6 @@ stage_output(int fd, size_t cap, const char *name, struct mc_buf *out)
 	return r;
 }
 
-static int
-collect(void *arg, const char *p, size_t n)
-{
-	struct mc_buf *b = arg;
-
-	/* Past the cap the program is stopped; the length tells the caller. */
-	mc_buf_add(b, p, n);
-	return b->len > ENVELOPE_CAP ? -1 : 0;
-}
-
 /*
  * With --stats, the rows after mc-render's table: the tool schemas that
  * travel beside the prompt in every request and are often most of its
@@ -154,7 +144,7 @@ tool_stats(struct driver *d)
 {
 	static const char *const source[] = { "mc-tool", "mcp", "subagents" };
 	char *argv[] = { "mc-tool", "-q", "list", NULL }, err[256], *text;
-	struct mc_filter f = { .out = collect, .arg = &d->s.tools };
+	struct mc_filter f = { .collect = &d->s.tools, .cap = ENVELOPE_CAP };
 	cJSON *all, *t, *rows[3];
 	const char *name;
 	size_t len;
@@ -284,8 +274,8 @@ request_start(struct driver *d, struct request *r, int tools)
 		arg(&a, r->tools);
 	}
 	memcpy(r->argv, a.v, sizeof a.v);
-	r->f.out = collect;
-	r->f.arg = &r->env;
+	r->f.collect = &r->env;
+	r->f.cap = ENVELOPE_CAP;
 	r->f.stop = &interrupted;
 	if (mc_filter_start(r->argv, &r->f, err, sizeof err) == -1) {
 		mc_err("%s", err);
@@ -335,15 +325,6 @@ request_free(struct request *r)
 	mc_buf_free(&r->env);
 }
 
-static int
-sandbox_out(void *arg, const char *p, size_t n)
-{
-	struct mc_buf *b = arg;
-
-	mc_buf_add(b, p, n);
-	return b->len > (1u << 16) ? -1 : 0;
-}
-
 /*
  * Whether bash will run sandboxed, asked of `mc-tool sandbox` once a
  * session, when its first answer begins (not while the request is on its
@@ -367,7 +348,7 @@ sandbox_ask(struct driver *d)
 	    mc_settings_listed(&d->c.set, "tools.disabled", "bash") ||
 	    (null = open("/dev/null", O_WRONLY | O_CLOEXEC)) == -1)
 		return;
-	d->sandbox.f = (struct mc_filter){ .out = sandbox_out, .arg = &d->sandbox.out,
+	d->sandbox.f = (struct mc_filter){ .collect = &d->sandbox.out, .cap = 1u << 16,
 	    .err_fd = null };
 	d->sandbox.running = mc_filter_start(argv, &d->sandbox.f, err, sizeof err) == 0;
 	close(null);
@@ -504,8 +485,8 @@ stages_guides(char **paths, size_t n)
 	argv[4] = "--";		/* a file named -C.. is a path, not an option */
 	for (i = 0; i < n; i++)
 		argv[5 + i] = paths[i];
-	f.out = collect;
-	f.arg = &doc;
+	f.collect = &doc;
+	f.cap = ENVELOPE_CAP;
 	if (mc_filter_run(argv, &f, &st, err, sizeof err) == -1)
 		mc_err("%s", err);
 	else if (stage_ok("mc-discover", st) &&
@@ -520,7 +501,8 @@ stages_guides(char **paths, size_t n)
 int
 stages_stats(struct driver *d, const char *doc, struct mc_buf *out)
 {
-	struct mc_filter f = { .in = doc, .inlen = strlen(doc), .out = collect, .arg = out };
+	struct mc_filter f = { .in = doc, .inlen = strlen(doc), .collect = out,
+	    .cap = ENVELOPE_CAP };
 	struct args a = {0};
 	char err[256];
 	int st;
