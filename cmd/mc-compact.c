@@ -144,7 +144,7 @@ read_session(struct session *S)
 		else if ((r = mc_window_usage(doc, &tokens, err, sizeof err)) == 1) {
 			S->usage = tokens;
 			S->usage_at = S->n;
-		} else if (r == 0 && cJSON_IsObject(doc) && mc_item_bookkeeping(doc))
+		} else if (r == 0 && mc_item_bookkeeping(doc))
 			r = 1;
 		cJSON_Delete(doc);
 		if (r == -1) {

@@ -94,12 +94,10 @@ load(struct discovery *d, const char *source, int index, const char *path,
 
 	mc_file_read(path, FILE_CAP, MC_LINK_INSIDE, within, 1, &r);
 	if (r.status == MC_READ_MISSING || r.status == MC_READ_DANGLING) {
-		if (dry)
-			;
-		else if (index >= 0)
+		if (!dry && index >= 0)
 			mc_context_diag(d->doc, "error", d->settings, "%s[%d]: %s: %s", paths_key,
 			    index, mc_read_strerror(&r, FILE_CAP), path);
-		else if (r.status == MC_READ_DANGLING)
+		else if (!dry && r.status == MC_READ_DANGLING)
 			mc_context_diag(d->doc, "warning", path, "%s; skipped",
 			    mc_read_strerror(&r, FILE_CAP));
 		return 0;
@@ -178,13 +176,13 @@ file_names(struct discovery *d, const struct mc_settings *s)
 		    "%s: expected 1 to %d file names; AGENTS.md is looked for", names_key, NAMES_MAX);
 	cJSON_ArrayForEach(e, list) {
 		n = e->valuestring;
-		if (i == NAMES_MAX)
+		if (i == NAMES_MAX) {
 			mc_context_diag(d->doc, "error", s->path,
 			    "%s[%d]: at most %d file names; this one and the rest are not looked for",
 			    names_key, i, NAMES_MAX);
-		else if (i > NAMES_MAX)
-			;
-		else if (*n == '\0')
+			break;
+		}
+		if (*n == '\0')
 			mc_context_diag(d->doc, "error", s->path, "%s[%d]: empty file name",
 			    names_key, i);
 		else if (strchr(n, '/') != NULL || strcmp(n, ".") == 0 || strcmp(n, "..") == 0)

@@ -61,24 +61,10 @@ mc_cache_free(struct mc_cache *c)
 static int
 open_dir(struct mc_cache *c, int create, char *err, size_t errsz)
 {
-	char *home;
-
 	if (c->fd >= 0)
 		return 0;
-	if (create) {
-		home = mc_strdup(c->dir);
-		*strrchr(home, '/') = '\0';
-		if (*home != '\0' && mkdir(home, 0700) == -1 && errno != EEXIST) {
-			snprintf(err, errsz, "%s: %s", home, strerror(errno));
-			free(home);
-			return -1;
-		}
-		free(home);
-		if (mkdir(c->dir, 0700) == -1 && errno != EEXIST) {
-			snprintf(err, errsz, "%s: %s", c->dir, strerror(errno));
-			return -1;
-		}
-	}
+	if (create && mc_dir_make(c->dir, err, errsz) == -1)
+		return -1;
 	/* The directory may be a link the user made (to a bigger disk, say);
 	 * the entries in it never are. */
 	if ((c->fd = open(c->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1) {
@@ -110,8 +96,8 @@ mc_cache_get(struct mc_cache *c, const char *key, struct mc_buf *out, char *err,
 	/* Used now: the last to go. A cache the user may only read still
 	 * answers. */
 	(void)utimensat(c->fd, key, NULL, AT_SYMLINK_NOFOLLOW);
-	mc_buf_add(out, r.data, r.len);
-	free(r.data);
+	mc_buf_free(out);	/* the read's buffer is handed over, not copied */
+	*out = (struct mc_buf){ .data = r.data, .len = r.len, .cap = r.len + 1 };
 	return 1;
 }
 

@@ -40,6 +40,25 @@ mc_path_join(const char *dir, const char *name)
 }
 
 int
+mc_dir_make(const char *dir, char *err, size_t errsz)
+{
+	char *up = mc_strdup(dir), *slash = strrchr(up, '/');
+	const char *bad = NULL;
+
+	if (slash != NULL && slash != up) {
+		*slash = '\0';
+		if (mkdir(up, 0700) == -1 && errno != EEXIST)
+			bad = up;
+	}
+	if (bad == NULL && mkdir(dir, 0700) == -1 && errno != EEXIST)
+		bad = dir;
+	if (bad != NULL)
+		snprintf(err, errsz, "%s: %s", bad, strerror(errno));
+	free(up);
+	return bad == NULL ? 0 : -1;
+}
+
+int
 mc_write_all(int fd, const void *p, size_t n)
 {
 	const char *c = p;

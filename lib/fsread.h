@@ -76,4 +76,8 @@ int mc_path_within(const char *path, const char *dir);
 /* Join dir and name with one slash: a malloc'ed string (mc_oom on failure). */
 char *mc_path_join(const char *dir, const char *name);
 
+/* Make the directory above dir, then dir, mode 0700, where missing (as
+ * $MC_HOME and $MC_HOME/sessions): 0, or -1 with "PATH: reason" in err. */
+int mc_dir_make(const char *dir, char *err, size_t errsz);
+
 #endif

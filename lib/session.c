@@ -42,13 +42,7 @@ sessions_dir(const char *home, int create, char *err, size_t errsz)
 {
 	char *dir = mc_path_join(home, "sessions");
 
-	if (create && mkdir(home, 0700) == -1 && errno != EEXIST) {
-		snprintf(err, errsz, "%s: %s", home, strerror(errno));
-		free(dir);
-		return NULL;
-	}
-	if (create && mkdir(dir, 0700) == -1 && errno != EEXIST) {
-		snprintf(err, errsz, "%s: %s", dir, strerror(errno));
+	if (create && mc_dir_make(dir, err, errsz) == -1) {
 		free(dir);
 		return NULL;
 	}

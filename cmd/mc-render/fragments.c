@@ -260,25 +260,30 @@ apply_section(struct render *R, int k, const cJSON *sec, int i)
 	return 0;
 }
 
+/* Section k of an override entry (NULL when it has none, or no entry). */
+static const cJSON *
+entry_section(const cJSON *entry, int k)
+{
+	return cJSON_GetObjectItemCaseSensitive(
+	    cJSON_GetObjectItemCaseSensitive(entry, "sections"), section_names[k]);
+}
+
 /* Each section from the entry for the model when it names the section,
  * else from the "*" entry. */
 int
 apply_override(struct render *R)
 {
 	const cJSON *sec;
-	int k;
+	int k, i;
 
 	for (k = 0; k < S_N; k++) {
-		sec = R->override == NULL ? NULL : cJSON_GetObjectItemCaseSensitive(
-		    cJSON_GetObjectItemCaseSensitive(R->override, "sections"), section_names[k]);
-		if (sec != NULL) {
-			if (apply_section(R, k, sec, R->override_index) == -1)
-				return -1;
-			continue;
+		sec = entry_section(R->override, k);
+		i = R->override_index;
+		if (sec == NULL) {
+			sec = entry_section(R->every, k);
+			i = R->every_index;
 		}
-		sec = R->every == NULL ? NULL : cJSON_GetObjectItemCaseSensitive(
-		    cJSON_GetObjectItemCaseSensitive(R->every, "sections"), section_names[k]);
-		if (sec != NULL && apply_section(R, k, sec, R->every_index) == -1)
+		if (sec != NULL && apply_section(R, k, sec, i) == -1)
 			return -1;
 	}
 	return 0;

@@ -53,6 +53,13 @@ usable(struct sender *sd, const struct envelope *env)
 	return 0;
 }
 
+/* An answer worth keeping, or replaying, ends for one of these reasons. */
+static int
+whole(const char *finish)
+{
+	return strcmp(finish, "stop") == 0 || strcmp(finish, "tool_calls") == 0;
+}
+
 /* The events of an entry, each line one, ending with the done event of
  * a whole answer; NULL with "line N: why" in err. */
 static cJSON *
@@ -82,8 +89,7 @@ entry_events(char *s, size_t len, char *err, size_t errsz)
 		len -= (size_t)(nl + 1 - s);
 		s = nl + 1;
 	}
-	if (done && (strcmp(ev.finish_reason, "stop") == 0 ||
-	    strcmp(ev.finish_reason, "tool_calls") == 0))
+	if (done && whole(ev.finish_reason))
 		return events;
 	snprintf(err, errsz, "%s", done ? "not a whole answer" : "no done event");
 	cJSON_Delete(events);
@@ -147,7 +153,7 @@ cache_keep(struct sender *sd, const struct envelope *env, struct out *o, int sta
 	int r;
 
 	if (status != MC_EXIT_OK || !o->done || o->failed || sd->broken || got_sigint ||
-	    (strcmp(o->finish, "stop") != 0 && strcmp(o->finish, "tool_calls") != 0))
+	    !whole(o->finish))
 		return;
 	r = mc_cache_put(&sd->cache, env->cache_key, o->record.data, o->record.len, err,
 	    sizeof err);
