@@ -759,7 +759,6 @@ main(int argc, char *argv[])
 	char err[1024], from[512], **keys = NULL;
 	int c, bad = 0, status = MC_EXIT_FAIL;
 	size_t cut;
-	cJSON *w;
 
 	mc_init("mc-compact", argv);
 	while ((c = getopt_long(argc, argv, "+hm:p:q", longopts, NULL)) != -1) {
@@ -802,8 +801,7 @@ main(int argc, char *argv[])
 		mc_err("%s", err);
 		goto out;
 	}
-	cJSON_ArrayForEach(w, s.warnings)
-		mc_warn("%s: %s", s.path, w->valuestring);
+	mc_settings_warn(&s);
 	/* No stage but mc-send holds a key, nor this process's environ. */
 	keys = mc_keys_keep(&s);
 	if (mc_provider_resolve(&s, &popts, &p, err, sizeof err) == -1) {

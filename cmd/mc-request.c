@@ -130,7 +130,7 @@ main(int argc, char *argv[])
 	const char *items_path = NULL, *tools_path = NULL, *schema_path = NULL, *prompt = NULL;
 	struct mc_buf tools_text = {0};
 	char err[1024], *system = NULL, schema_name[65];
-	cJSON *items = NULL, *tools = NULL, *schema = NULL, *out = NULL, *w;
+	cJSON *items = NULL, *tools = NULL, *schema = NULL, *out = NULL;
 	int c, body_only = 0, pretty = 0, status = MC_EXIT_FAIL, bad = 0;
 
 	mc_init("mc-request", argv);
@@ -207,8 +207,7 @@ main(int argc, char *argv[])
 		mc_err("%s", err);
 		goto out;
 	}
-	cJSON_ArrayForEach(w, s.warnings)
-		mc_warn("%s: %s", s.path, w->valuestring);
+	mc_settings_warn(&s);
 	if (mc_provider_resolve(&s, &po, &p, err, sizeof err) == -1) {
 		mc_err("%s", err);
 		goto out;

@@ -405,7 +405,7 @@ mc_session_create_items(struct mc_session *s, const char *home, const char *cwd,
 {
 	struct mc_buf b = {0};
 	char *dir = NULL, *text, **open_ids = NULL;
-	size_t nopen = 0, i;
+	size_t nopen = 0, i, n;
 	time_t now = time(NULL);
 	struct tm tm;
 	int fd, ret = -1;
@@ -420,10 +420,9 @@ mc_session_create_items(struct mc_session *s, const char *home, const char *cwd,
 		return -1;
 	}
 	h = header_new(s, &tm, cwd, provider, model, more);
-	if ((text = cJSON_PrintUnformatted(h)) == NULL)
-		mc_oom();
+	text = mc_json_compact(h, &n);
 	cJSON_Delete(h);
-	mc_buf_adds(&b, text);
+	mc_buf_add(&b, text, n);
 	mc_buf_addc(&b, '\n');
 	free(text);
 	mc_buf_add(&b, items, len);

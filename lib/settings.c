@@ -367,6 +367,15 @@ mc_settings_parse(struct mc_settings *s, const char *text, size_t len, char *err
 }
 
 void
+mc_settings_warn(const struct mc_settings *s)
+{
+	const cJSON *w;
+
+	cJSON_ArrayForEach(w, s->warnings)
+		mc_warn("%s: %s", s->path, w->valuestring);
+}
+
+void
 mc_settings_free(struct mc_settings *s)
 {
 	free(s->home);

@@ -25,6 +25,8 @@ struct mc_settings {
  */
 int mc_settings_load(struct mc_settings *s, char *err, size_t errsz);
 void mc_settings_free(struct mc_settings *s);
+/* Its warnings said on stderr (mc_warn), each naming the file. */
+void mc_settings_warn(const struct mc_settings *s);
 
 /* The checking half of mc_settings_load: parse and validate text as the
  * file s->path (which names it in errors). Frees nothing on failure. */

@@ -253,7 +253,6 @@ main(int argc, char *argv[])
 	struct mc_settings s;
 	struct mcp m = {0};
 	int c, pretty = 0, status;
-	const cJSON *w;
 	char err[1024], *cwd;
 
 	mc_init("mc-mcp", argv);
@@ -291,8 +290,7 @@ main(int argc, char *argv[])
 		mc_err("%s", err);
 		return MC_EXIT_FAIL;
 	}
-	cJSON_ArrayForEach(w, s.warnings)
-		mc_warn("%s: %s", s.path, w->valuestring);
+	mc_settings_warn(&s);
 	/* No server, nor anything it starts, may hold a provider's key. */
 	mc_env_free(mc_keys_take(&s));
 	m.s = &s;

@@ -289,7 +289,6 @@ main(int argc, char *argv[])
 	struct mc_settings s;
 	char err[1024];
 	int c, pretty = 0, status;
-	const cJSON *w;
 
 	mc_init("mc-tool", argv);
 	while ((c = getopt_long(argc, argv, "C:hq", longopts, NULL)) != -1) {
@@ -336,8 +335,7 @@ main(int argc, char *argv[])
 		mc_settings_free(&s);
 		return MC_EXIT_FAIL;
 	}
-	cJSON_ArrayForEach(w, s.warnings)
-		mc_warn("%s: %s", s.path, w->valuestring);
+	mc_settings_warn(&s);
 	/* What a tool runs could print a key into its output, and so into the
 	 * session and the next request. The value is overwritten where it
 	 * lies, so /proc/PID/environ of mc-tool, the command's parent, no

@@ -275,10 +275,8 @@ compact_run(struct driver *d, enum compact_why why, const char *focus)
 		mc_err("%s; the session goes on as it was", err);
 		goto out;
 	}
-	if (d->s.file.id != NULL)
-		old = mc_strdup(d->s.file.id);
-	if (d->s.file.path != NULL)
-		old_path = mc_strdup(d->s.file.path);
+	old = mc_strdup(d->s.file.id);
+	old_path = mc_strdup(d->s.file.path);
 	newer_than(&to, old_path);
 	session_switch(d, &to);
 	tell(d, why, old, window, from, before, compact_estimate(d));

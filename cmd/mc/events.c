@@ -66,15 +66,12 @@ void
 ev_stage_failed(const char *name, int status)
 {
 	char msg[160];
-	cJSON *ev;
 
 	if (json_driver == NULL)
 		return;
 	snprintf(msg, sizeof msg, "%s failed (exit status %d); its message is on stderr",
 	    name, status);
-	ev = ev_new("error");
-	mc_json_add_str(ev, "message", msg);
-	ev_emit(json_driver, ev);
+	on_diag(msg);
 }
 
 /* From now on the driver's errors are events too (its warnings stay on

@@ -165,10 +165,7 @@ hook_run(struct driver *d, enum kind k, size_t i, const cJSON *in, size_t outcap
 	hook_name(res->name, sizeof res->name, k, i);
 	res->status = -1;
 	text = mc_json_compact(in, &n);
-	if ((text = realloc(text, n + 2)) == NULL)
-		mc_oom();
-	text[n++] = '\n';
-	text[n] = '\0';
+	text[n++] = '\n';	/* over the NUL: the command reads one line */
 	env = mc_toolenv(&d->c.set, NULL);
 	mc_clip_init(&out, outcap);
 	mc_clip_init(&err, errcap);

@@ -282,17 +282,6 @@ fail_early(struct driver *d, char *session_id)
 	return MC_EXIT_FAIL;
 }
 
-/* The settings' unknown keys, said once for the run (the stages are
- * given -q, or would each say them again). */
-static void
-settings_warnings(const struct driver *d)
-{
-	const cJSON *w;
-
-	cJSON_ArrayForEach(w, d->c.set.warnings)
-		mc_warn("%s: %s", d->c.set.path, w->valuestring);
-}
-
 /* A run with a message: the session resumed if asked, every stage
  * launched at once, then the turn. With --json the session comes first,
  * so that the first event can name it. */
@@ -309,7 +298,7 @@ one_shot(struct driver *d, const char *text)
 		d->s.made = d->s.file.fd != -1 && d->s.file.items == 0;
 		ev_session(d);
 	}
-	settings_warnings(d);
+	mc_settings_warn(&d->c.set);	/* once for the run: the stages get -q */
 	if (stages_launch(d, &first) == -1)
 		return interrupted ? OUT_CANCELLED : OUT_ERROR;
 	return turn(d, text, &first);
@@ -507,7 +496,7 @@ main(int argc, char *argv[])
 		return fail_early(&d, session_id);
 
 	if (!d.c.json && (sessions_cmd || prompt_cmd || (argc == 0 && isatty(STDIN_FILENO))))
-		settings_warnings(&d);
+		mc_settings_warn(&d.c.set);	/* once for the run: the stages get -q */
 	if (sessions_cmd) {
 		status = sessions_list(&d, all);
 	} else if (prompt_cmd) {

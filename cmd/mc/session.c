@@ -191,7 +191,6 @@ tag_path(const char *path, size_t n)
 	char *raw = mc_strndup(path, n);
 
 	mc_context_path(&b, raw);
-	mc_buf_adds(&b, "");
 	free(raw);
 	return mc_buf_steal(&b);
 }

@@ -387,6 +387,22 @@ outcome_status(enum outcome o)
 	}
 }
 
+/* How a run stopped short goes on: in the interactive session, a next
+ * prompt; a one-shot run, `mc -c`; one without a session, again with a
+ * larger option. */
+static const char *
+go_on(const struct driver *d, const char *option)
+{
+	static char again[64];
+
+	if (d->t.el != NULL)
+		return "a new prompt (\"go on\") goes on";
+	if (!d->c.no_session)
+		return "`mc -c` goes on";
+	snprintf(again, sizeof again, "run it again with a larger %s", option);
+	return again;
+}
+
 /*
  * One user message: appended to the session before anything is sent, so
  * a failed turn keeps what was typed. Then the agent loop: while the
@@ -445,16 +461,13 @@ turn(struct driver *d, const char *text, struct request *first)
 	}
 	if (d->t.el != NULL)
 		turn_usage(d, &before);
-	/* Not errors: the run stopped short, and how to go on (in the
-	 * interactive session, a next prompt does). */
+	/* Not errors: the run stopped short, and how to go on. */
 	if (o == OUT_MAX_STEPS)
 		mc_note("stopped after %lld step%s (--max-steps); %s", n, n == 1 ? "" : "s",
-		    d->t.el ? "a new prompt (\"go on\") goes on" : d->c.no_session ?
-		    "run it again with a larger --max-steps" : "`mc -c` goes on");
+		    go_on(d, "--max-steps"));
 	else if (o == OUT_LENGTH)
 		mc_note("the answer was cut by the output limit (--max-output-tokens); %s",
-		    d->t.el ? "a new prompt (\"go on\") goes on" : d->c.no_session ?
-		    "run it again with a larger --max-output-tokens" : "`mc -c` goes on");
+		    go_on(d, "--max-output-tokens"));
 	cJSON_Delete(calls);
 	mc_buf_free(&touched);
 	return o;
