@@ -556,6 +556,14 @@ mc_json_str(const cJSON *obj, const char *key)
 	return cJSON_IsString(v) ? v->valuestring : NULL;
 }
 
+long long
+mc_json_count(const cJSON *obj, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+
+	return cJSON_IsNumber(v) && v->valuedouble > 0 ? (long long)v->valuedouble : 0;
+}
+
 cJSON *
 mc_json_obj(const cJSON *obj, const char *key)
 {

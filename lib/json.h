@@ -85,6 +85,8 @@ int mc_jw_end(struct mc_jw *w);
 /* Accessors that return NULL / the fallback when the member is absent or
  * of another type. */
 const char *mc_json_str(const cJSON *obj, const char *key);
+/* The number at key as a count: 0 when absent, not a number or negative. */
+long long mc_json_count(const cJSON *obj, const char *key);
 cJSON *mc_json_obj(const cJSON *obj, const char *key);
 cJSON *mc_json_arr(const cJSON *obj, const char *key);
 

@@ -84,6 +84,31 @@ ev_json_mode(struct driver *d)
 	mc_diag_hook = on_diag;
 }
 
+/* Token counts as they travel: input_tokens, output_tokens and
+ * cached_tokens of an event, a session's usage line or done. */
+struct usage
+usage_of(const cJSON *o)
+{
+	return (struct usage){ mc_json_count(o, "input_tokens"),
+	    mc_json_count(o, "output_tokens"), mc_json_count(o, "cached_tokens") };
+}
+
+void
+usage_put(cJSON *o, const struct usage *u)
+{
+	mc_json_add_num(o, "input_tokens", (double)u->input);
+	mc_json_add_num(o, "output_tokens", (double)u->output);
+	mc_json_add_num(o, "cached_tokens", (double)u->cached);
+}
+
+void
+usage_add(struct usage *to, const struct usage *u)
+{
+	to->input += u->input;
+	to->output += u->output;
+	to->cached += u->cached;
+}
+
 /* {input_tokens, output_tokens, cached_tokens}: the done event's, a
  * subagent's (subagents.c). */
 cJSON *
@@ -91,9 +116,7 @@ ev_usage(const struct usage *u)
 {
 	cJSON *o = mc_json_new_obj();
 
-	mc_json_add_num(o, "input_tokens", (double)u->input);
-	mc_json_add_num(o, "output_tokens", (double)u->output);
-	mc_json_add_num(o, "cached_tokens", (double)u->cached);
+	usage_put(o, u);
 	return o;
 }
 

@@ -219,6 +219,9 @@ void ev_done(struct driver *d, enum outcome o);
 void ev_json_mode(struct driver *d);
 void ev_stage_failed(const char *name, int status);
 cJSON *ev_usage(const struct usage *u);
+struct usage usage_of(const cJSON *o);
+void usage_put(cJSON *o, const struct usage *u);
+void usage_add(struct usage *to, const struct usage *u);
 
 /* sessions.c */
 int sessions_list(struct driver *d, int all);

@@ -349,14 +349,10 @@ session_usage(struct driver *d, const struct usage *u)
 	cJSON *l = mc_json_new_obj();
 
 	mc_json_add_str(l, "type", "usage");
-	mc_json_add_num(l, "input_tokens", (double)u->input);
-	mc_json_add_num(l, "output_tokens", (double)u->output);
-	mc_json_add_num(l, "cached_tokens", (double)u->cached);
+	usage_put(l, u);
 	mc_json_add(l, "provider", d->s.provider ? mc_json_new_str(d->s.provider) :
 	    cJSON_CreateNull());
 	mc_json_add(l, "model", d->s.model ? mc_json_new_str(d->s.model) : cJSON_CreateNull());
 	session_add(d, l);
-	d->s.used.input += u->input;
-	d->s.used.output += u->output;
-	d->s.used.cached += u->cached;
+	usage_add(&d->s.used, u);
 }

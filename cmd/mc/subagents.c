@@ -542,14 +542,6 @@ step_seen(struct run *R, struct task *t, int say)
 		event(R, t, "step");
 }
 
-static long long
-num(const cJSON *o, const char *key)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-
-	return cJSON_IsNumber(v) && v->valuedouble > 0 ? (long long)v->valuedouble : 0;
-}
-
 /* The answer's text as it comes: the head kept, the length counted. */
 static void
 answer_text(struct task *t, const char *delta)
@@ -572,6 +564,7 @@ task_event(struct run *R, struct task *t, const cJSON *ev)
 {
 	const char *type = mc_json_str(ev, "type"), *s;
 	const cJSON *u;
+	struct usage step;
 
 	if (type == NULL)
 		return;
@@ -592,9 +585,8 @@ task_event(struct run *R, struct task *t, const cJSON *ev)
 		R->dirty = 1;
 		event(R, t, "step");
 	} else if (strcmp(type, "usage") == 0) {
-		t->used.input += num(ev, "input_tokens");
-		t->used.output += num(ev, "output_tokens");
-		t->used.cached += num(ev, "cached_tokens");
+		step = usage_of(ev);
+		usage_add(&t->used, &step);
 		t->in_answer = 0;
 		t->fresh = 1;
 	} else if (strcmp(type, "tool_output") == 0 || strcmp(type, "approval") == 0) {
@@ -605,11 +597,10 @@ task_event(struct run *R, struct task *t, const cJSON *ev)
 	} else if (strcmp(type, "done") == 0) {
 		snprintf(t->reason, sizeof t->reason, "%s",
 		    (s = mc_json_str(ev, "reason")) ? s : "error");
-		t->steps = num(ev, "steps");
+		t->steps = mc_json_count(ev, "steps");
 		/* its own answers' and its children's */
 		if ((u = mc_json_obj(ev, "usage")) != NULL)
-			t->used = (struct usage){ num(u, "input_tokens"), num(u, "output_tokens"),
-			    num(u, "cached_tokens") };
+			t->used = usage_of(u);
 	}
 }
 
@@ -932,9 +923,7 @@ subagents_call(struct driver *d, const cJSON *call)
 	R.dirty = 1;
 	run_all(&R);
 	for (i = 0; i < R.n; i++) {
-		d->s.run.input += R.t[i].used.input;
-		d->s.run.output += R.t[i].used.output;
-		d->s.run.cached += R.t[i].used.cached;
+		usage_add(&d->s.run, &R.t[i].used);
 	}
 	text = aggregate(&R);
 	r = call_ran(d, call, text);

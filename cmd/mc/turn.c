@@ -193,14 +193,6 @@ keep_answer(struct driver *d, struct answer *a, int cut, cJSON *calls)
 	return 0;
 }
 
-static long long
-num(const cJSON *ev, const char *key)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(ev, key);
-
-	return cJSON_IsNumber(v) && v->valuedouble > 0 ? (long long)v->valuedouble : 0;
-}
-
 /* The answer's usage: counted, in the session as bookkeeping, an event
  * with --json. */
 static void
@@ -210,15 +202,11 @@ account(struct driver *d, const struct answer *a)
 
 	if (!a->got_usage)
 		return;
-	d->s.run.input += a->used.input;
-	d->s.run.output += a->used.output;
-	d->s.run.cached += a->used.cached;
+	usage_add(&d->s.run, &a->used);
 	session_usage(d, &a->used);
 	if (d->c.json) {
 		ev = ev_new("usage");
-		mc_json_add_num(ev, "input_tokens", (double)a->used.input);
-		mc_json_add_num(ev, "output_tokens", (double)a->used.output);
-		mc_json_add_num(ev, "cached_tokens", (double)a->used.cached);
+		usage_put(ev, &a->used);
 		ev_emit(d, ev);
 	}
 }
@@ -248,9 +236,7 @@ answer(struct driver *d, struct answer *a)
 			    mc_json_str(ev, "name") : "", mc_json_str(ev, "arguments") ?
 			    mc_json_str(ev, "arguments") : ""));
 		else if (strcmp(type, "usage") == 0) {
-			a->used.input = num(ev, "input_tokens");
-			a->used.output = num(ev, "output_tokens");
-			a->used.cached = num(ev, "cached_tokens");
+			a->used = usage_of(ev);
 			a->got_usage = 1;
 		} else if (strcmp(type, "done") == 0) {
 			fr = mc_json_str(ev, "finish_reason");
