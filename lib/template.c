@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "template.h"
+#include "utf8.h"
 
 static const char *const names[MC_TVAR_N] = {
 	[MC_TVAR_HAS_RIPGREP] = "has_ripgrep",
@@ -20,9 +21,7 @@ fail(struct mc_template_error *e, const char *what, const char *tok, size_t n,
 	e->what = what;
 	e->offset = offset;
 	if (n > max) {
-		keep = max - 3;
-		while (keep > 0 && ((unsigned char)tok[keep] & 0xc0) == 0x80)
-			keep--;
+		keep = mc_utf8_floor(tok, max - 3);
 	}
 	memcpy(e->token, tok, keep);
 	if (keep < n)

@@ -101,3 +101,11 @@ mc_utf8_valid(const char *p, size_t n)
 	}
 	return true;
 }
+
+size_t
+mc_utf8_floor(const char *s, size_t n)
+{
+	while (n > 0 && ((unsigned char)s[n] & 0xc0) == 0x80)
+		n--;
+	return n;
+}

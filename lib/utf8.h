@@ -13,5 +13,8 @@ size_t mc_utf8_seqlen(const char *s, size_t n);
 bool mc_utf8_incomplete(const char *s, size_t n);
 /* True when all n bytes are well-formed UTF-8. NUL bytes are allowed. */
 bool mc_utf8_valid(const char *s, size_t n);
+/* n, or less so that the first n bytes of s do not end inside a
+ * character: the place to cut s at n. */
+size_t mc_utf8_floor(const char *s, size_t n);
 
 #endif

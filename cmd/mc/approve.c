@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <termios.h>
 #include <unistd.h>
@@ -402,16 +401,14 @@ ask(struct driver *d, const char *name, const cJSON *call)
 {
 	struct termios saved, line;
 	struct mc_buf b = {0};
-	struct winsize ws;
 	char answer[ANSWER_MAX];
-	int fd, width = 80, r = -1, modes;
+	int fd, width, r = -1, modes;
 
 	if ((fd = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC)) == -1) {
 		mc_err("/dev/tty: %s: cannot ask whether %s may run; refused", strerror(errno), name);
 		return -2;
 	}
-	if (ioctl(fd, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
-		width = ws.ws_col;
+	width = term_width(fd);
 	preview(d, &b, width, name, call);
 	/* The driver's own terminal modes (no echo while the model works)
 	 * give way to a plain line with echo while the user answers. */

@@ -15,6 +15,7 @@
 #include "mc.h"
 #include "proc.h"
 #include "toolenv.h"
+#include "utf8.h"
 
 #define HOOK_TIMEOUT 60		/* seconds, when timeout_s is not set */
 #define FEEDBACK_CAP (4u << 10)	/* a pre_tool or post_tool hook's stderr, for the model */
@@ -202,8 +203,7 @@ first_line(const struct ran *res)
 	size_t n = strcspn(res->err, "\n");
 
 	if (n > SHOWN_MAX)
-		for (n = SHOWN_MAX; n > 0 && ((unsigned char)res->err[n] & 0xc0) == 0x80; n--)
-			;
+		n = mc_utf8_floor(res->err, SHOWN_MAX);
 	return (int)n;
 }
 

@@ -286,6 +286,7 @@ int show(const struct driver *d, const char *p, size_t n);
 void note(const struct driver *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void announce(const struct driver *d, const char *name, const cJSON *call);
 void usage_line(const struct driver *d, const struct usage *u);
+int term_width(int fd);
 void show_rows(const struct driver *d, struct mc_buf *out, const char *gutter, const char *cont,
     const char *s, size_t n, int width);
 void show_cut(const struct driver *d, struct mc_buf *out, const char *gutter, const char *cont,

@@ -61,15 +61,13 @@ announce(const struct driver *d, const char *name, const cJSON *call)
 	static const char *const keys[] = { "path", "command", "pattern", "glob", NULL };
 	const char *args = mc_json_str(call, "arguments"), *v = NULL;
 	struct mc_buf b = {0}, line = {0};
-	struct winsize ws;
 	char err[64];
 	cJSON *a;
-	int i, width = 80;
+	int i, width;
 
 	if (!isatty(STDERR_FILENO))
 		return;
-	if (ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
-		width = ws.ws_col;
+	width = term_width(STDERR_FILENO);
 	if ((a = mc_json_parse(args ? args : "", args ? strlen(args) : 0, err, sizeof err)) != NULL)
 		for (i = 0; keys[i] && v == NULL; i++)
 			v = mc_json_str(a, keys[i]);
@@ -128,6 +126,15 @@ hidden(unsigned long c)
 	    (c >= 0x2028 && c <= 0x202e) || (c >= 0x2060 && c <= 0x206f) ||
 	    c == 0x3164 || c == 0xfeff || c == 0xffa0 || (c >= 0xfff9 && c <= 0xfffb) ||
 	    (c >= 0xe0000 && c <= 0xe007f);
+}
+
+/* The columns of the terminal at fd, or 80 when it does not say. */
+int
+term_width(int fd)
+{
+	struct winsize ws;
+
+	return ioctl(fd, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0 ? ws.ws_col : 80;
 }
 
 /*
@@ -200,11 +207,8 @@ show_cut(const struct driver *d, struct mc_buf *out, const char *gutter, const c
 {
 	size_t cut = n;
 
-	if (cap > 0 && cut > cap) {
-		cut = cap;
-		while (cut > 0 && ((unsigned char)s[cut] & 0xc0) == 0x80)
-			cut--;
-	}
+	if (cap > 0 && cut > cap)
+		cut = mc_utf8_floor(s, cap);
 	show_rows(d, out, gutter, cont, s, cut, width);
 	if (cut < n)
 		mc_buf_printf(out, "%s[... %zu more bytes on this line]\n", cont, n - cut);

@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -351,11 +350,8 @@ status_line(const struct run *R, const struct task *t, int width, struct mc_buf 
 		    t->steps, t->tool ? ", " : "", t->tool ? mc_sanitize(tool, sizeof tool,
 		    t->tool) : "");
 	n = strlen(line);
-	if (width > 1 && n > (size_t)width - 1) {
-		n = (size_t)width - 1;
-		while (n > 0 && ((unsigned char)line[n] & 0xc0) == 0x80)
-			n--;
-	}
+	if (width > 1 && n > (size_t)width - 1)
+		n = mc_utf8_floor(line, (size_t)width - 1);
 	mc_buf_adds(b, "\033[2K");
 	if (R->d->t.color)
 		mc_buf_adds(b, "\033[2m");
@@ -370,14 +366,12 @@ static void
 draw(struct run *R, int now)
 {
 	struct mc_buf b = {0};
-	struct winsize ws;
-	int width = 80;
+	int width;
 	size_t i;
 
 	if (!R->draw || !R->dirty || (!now && mc_clock_ms() - R->drawn_at < DRAW_MS))
 		return;
-	if (ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
-		width = ws.ws_col;
+	width = term_width(STDERR_FILENO);
 	if (R->drawn > 0)
 		mc_buf_printf(&b, "\r\033[%dA", R->drawn);
 	for (i = 0; i < R->n; i++)
@@ -830,8 +824,7 @@ block(const struct driver *d, const struct task *t, size_t limit, struct mc_buf 
 		cut = room > mark.len ? room - mark.len : 0;
 		if (cut > t->answer.len)
 			cut = t->answer.len;
-		while (cut > 0 && ((unsigned char)t->answer.data[cut] & 0xc0) == 0x80)
-			cut--;
+		cut = mc_utf8_floor(t->answer.data, cut);
 		mark.len = 0;
 		mc_buf_printf(&mark, "\n[... cut here: %zu more bytes of this answer%s%s]\n",
 		    t->answer_len - cut, path ? "; the whole transcript is in " : "",
