@@ -651,7 +651,7 @@ mc_json_new_arr(void)
 cJSON *
 mc_json_new_str(const char *s)
 {
-	return checked(cJSON_CreateString(s));
+	return checked(s != NULL ? cJSON_CreateString(s) : cJSON_CreateNull());
 }
 
 cJSON *

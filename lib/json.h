@@ -101,6 +101,7 @@ cJSON *mc_json_add(cJSON *obj, const char *key, cJSON *item);
 cJSON *mc_json_push(cJSON *arr, cJSON *item);
 cJSON *mc_json_new_obj(void);
 cJSON *mc_json_new_arr(void);
+/* A string, or null for NULL (a member not known). */
 cJSON *mc_json_new_str(const char *s);
 /* The array member key of obj, created when missing. */
 cJSON *mc_json_arr_ensure(cJSON *obj, const char *key);

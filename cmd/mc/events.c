@@ -120,12 +120,6 @@ ev_usage(const struct usage *u)
 	return o;
 }
 
-static cJSON *
-str_or_null(const char *s)
-{
-	return s ? mc_json_new_str(s) : cJSON_CreateNull();
-}
-
 /* Once, first: what is known of the session, null for what is not (a run
  * that failed before it began). */
 void
@@ -138,10 +132,10 @@ ev_session(struct driver *d)
 	d->ev.session = 1;
 	ev = ev_new("session");
 	mc_json_add_num(ev, "version", EVENTS_VERSION);
-	mc_json_add(ev, "id", str_or_null(d->s.file.id));
-	mc_json_add(ev, "provider", str_or_null(d->s.provider));
-	mc_json_add(ev, "model", str_or_null(d->s.model));
-	mc_json_add(ev, "cwd", str_or_null(d->c.cwd));
+	mc_json_add(ev, "id", mc_json_new_str(d->s.file.id));
+	mc_json_add(ev, "provider", mc_json_new_str(d->s.provider));
+	mc_json_add(ev, "model", mc_json_new_str(d->s.model));
+	mc_json_add(ev, "cwd", mc_json_new_str(d->c.cwd));
 	emit(ev);
 }
 
