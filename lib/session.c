@@ -61,6 +61,15 @@ session_path(const char *dir, const char *id)
 	return path;
 }
 
+char *
+mc_session_path(const char *home, const char *id)
+{
+	char *dir = mc_path_join(home, "sessions"), *path = session_path(dir, id);
+
+	free(dir);
+	return path;
+}
+
 static size_t
 hash(const char *id)
 {

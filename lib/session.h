@@ -35,6 +35,8 @@ struct mc_session {
 
 /* True when id is a session id (letters, digits, '-', '_', at most 64). */
 int mc_session_id_valid(const char *id);
+/* The file of session id under home: home/sessions/ID.jsonl (malloc'ed). */
+char *mc_session_path(const char *home, const char *id);
 
 /*
  * Create a new session with its header (provider, model may be NULL;

@@ -437,6 +437,23 @@ ask(struct driver *d, const char *name, const cJSON *call)
 	return r;
 }
 
+/* Allowed without asking: answered "always" in this session, or granted
+ * beforehand with --allow (for a subagent, by its parent). */
+static int
+granted(const struct driver *d, const char *name)
+{
+	const cJSON *e;
+	int i;
+
+	cJSON_ArrayForEach(e, d->s.always)
+		if (strcmp(e->valuestring, name) == 0)
+			return 1;
+	for (i = 0; i < d->c.nallow; i++)
+		if (strcmp(d->c.allow[i], name) == 0)
+			return 1;
+	return 0;
+}
+
 /*
  * May this call run? 1 yes; 0 no, with *why the output the model gets;
  * -1 when the user interrupted the question. *by says who decided:
@@ -448,8 +465,7 @@ int
 approve(struct driver *d, const char *name, const cJSON *call, const char **why,
     const char **by)
 {
-	const cJSON *e;
-	int tool = guarded(d, name), r, i;
+	int tool = guarded(d, name), r;
 
 	*by = tool == -1 ? "policy" : "yes";
 	if (tool == -1 || d->c.yes) {
@@ -457,17 +473,10 @@ approve(struct driver *d, const char *name, const cJSON *call, const char **why,
 		return 1;
 	}
 	*by = "always";
-	cJSON_ArrayForEach(e, d->s.always)
-		if (strcmp(e->valuestring, name) == 0) {
-			announce(d, name, call);
-			return 1;
-		}
-	/* --allow: granted beforehand (for a subagent, by its parent). */
-	for (i = 0; i < d->c.nallow; i++)
-		if (strcmp(d->c.allow[i], name) == 0) {
-			announce(d, name, call);
-			return 1;
-		}
+	if (granted(d, name)) {
+		announce(d, name, call);
+		return 1;
+	}
 	*by = "policy";
 	if (d->c.depth > 0) {
 		/* A subagent never asks: the parent did not allow it. */

@@ -269,7 +269,7 @@ hooks_post_tool(struct driver *d, const cJSON *call, cJSON *item)
 {
 	const char *tool = mc_json_str(call, "name") ? mc_json_str(call, "name") : "";
 	const char *output = mc_json_str(item, "output") ? mc_json_str(item, "output") : "";
-	struct mc_buf more = {0};
+	struct mc_buf b = {0};	/* the output and what the hooks add, once one does */
 	struct ran res;
 	cJSON *in = NULL;
 	size_t i;
@@ -286,25 +286,19 @@ hooks_post_tool(struct driver *d, const cJSON *call, cJSON *item)
 		}
 		hook_run(d, POST_TOOL, i, in, UNUSED_CAP, FEEDBACK_CAP, &res);
 		if (res.status == 2 && res.errlen > 0) {
-			if (more.len > 0 && more.data[more.len - 1] != '\n')
-				mc_buf_addc(&more, '\n');
-			mc_buf_add(&more, res.err, res.errlen);
+			if (b.data == NULL)
+				mc_buf_adds(&b, output);
+			if (b.len > 0 && b.data[b.len - 1] != '\n')
+				mc_buf_addc(&b, '\n');
+			mc_buf_add(&b, res.err, res.errlen);
 		} else if (res.status > 0 && res.status != 2)
 			warn_status(&res);
 		ran_free(&res);
 	}
 	cJSON_Delete(in);
-	if (more.len > 0) {
-		struct mc_buf b = {0};
-
-		mc_buf_adds(&b, output);
-		if (b.len > 0 && b.data[b.len - 1] != '\n')
-			mc_buf_addc(&b, '\n');
-		mc_buf_add(&b, more.data, more.len);
+	if (b.data != NULL)
 		cJSON_ReplaceItemInObjectCaseSensitive(item, "output",
 		    mc_json_new_owned(mc_buf_steal(&b)));
-	}
-	mc_buf_free(&more);
 }
 
 static cJSON *

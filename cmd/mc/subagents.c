@@ -815,9 +815,8 @@ block(const struct driver *d, const struct task *t, size_t limit, struct mc_buf 
 	room = limit > head.len + tail.len ? limit - head.len - tail.len : 0;
 	cut = t->answer.len;
 	if (t->answer_len + (t->answer_len > 0 && t->answer.data[t->answer.len - 1] != '\n') > room) {
-		if (t->session != NULL && asprintf(&path, "%s/sessions/%s.jsonl", d->c.set.home,
-		    t->session) == -1)
-			mc_oom();
+		if (t->session != NULL)
+			path = mc_session_path(d->c.set.home, t->session);
 		/* the marker as long as it can be, then the text before it */
 		mc_buf_printf(&mark, "\n[... cut here: %zu more bytes of this answer%s%s]\n",
 		    t->answer_len, path ? "; the whole transcript is in " : "", path ? path : "");
