@@ -480,20 +480,7 @@ mc_ans_args_set(struct mc_stream *s, struct call *c, const cJSON *a)
 		room(s, c->args.len - before);
 }
 
-/* A string of a call made valid UTF-8 in place of the original. */
-static void
-repair(char **p)
-{
-	struct mc_buf b = {0};
-
-	if (*p == NULL || mc_utf8_valid(*p, strlen(*p)))
-		return;
-	mc_clip_repair(&b, *p, strlen(*p));
-	mc_buf_grow(&b, 0);
-	free(*p);
-	*p = mc_buf_steal(&b);
-}
-
+/* A piece of a call made valid UTF-8 in place of the original. */
 static void
 repair_buf(struct mc_buf *b)
 {
@@ -504,6 +491,18 @@ repair_buf(struct mc_buf *b)
 	mc_clip_repair(&r, b->data, b->len);
 	mc_buf_free(b);
 	*b = r;
+}
+
+static void
+repair(char **p)
+{
+	struct mc_buf b;
+
+	if (*p == NULL)
+		return;
+	b = (struct mc_buf){ .data = *p, .len = strlen(*p), .cap = strlen(*p) + 1 };
+	repair_buf(&b);
+	*p = mc_buf_steal(&b);
 }
 
 /* "call_" and 24 random hex digits, for a call the provider sent without
