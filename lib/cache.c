@@ -130,11 +130,12 @@ remove_entry(struct mc_cache *c, const char *name, char *err, size_t errsz)
 	return 0;
 }
 
-/* The entries other than keep (whose size is in *total), the oldest
- * first; leftover temporary files removed on the way. */
-static struct entry *
-entries(struct mc_cache *c, const char *keep, size_t *n, unsigned long long *total,
-    char *err, size_t errsz)
+/* The entries other than keep (whose size is in *total) into *vp, the
+ * oldest first; leftover temporary files removed on the way. 0, or -1
+ * with err. */
+static int
+entries(struct mc_cache *c, const char *keep, struct entry **vp, size_t *n,
+    unsigned long long *total, char *err, size_t errsz)
 {
 	struct entry *v = NULL, *nv;
 	struct dirent *de;
@@ -142,23 +143,24 @@ entries(struct mc_cache *c, const char *keep, size_t *n, unsigned long long *tot
 	size_t cap = 0;
 	time_t now = time(NULL);
 	DIR *d;
-	int fd;
+	int fd, tmp;
 
+	*vp = NULL;
 	*n = 0;
 	if ((fd = dup(c->fd)) == -1 || (d = fdopendir(fd)) == NULL) {
 		snprintf(err, errsz, "%s: %s", c->dir, strerror(errno));
 		if (fd != -1)
 			close(fd);
-		return NULL;
+		return -1;
 	}
 	rewinddir(d);
 	while ((de = readdir(d)) != NULL) {
-		if (!mc_cache_key_valid(de->d_name) && !temp_name(de->d_name))
+		if (!(tmp = temp_name(de->d_name)) && !mc_cache_key_valid(de->d_name))
 			continue;
 		if (fstatat(c->fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) == -1 ||
 		    !S_ISREG(st.st_mode))
 			continue;	/* gone meanwhile, or not ours */
-		if (temp_name(de->d_name)) {
+		if (tmp) {
 			if (now - st.st_mtim.tv_sec > LEFTOVER_S)
 				(void)unlinkat(c->fd, de->d_name, 0);
 			continue;
@@ -180,9 +182,8 @@ entries(struct mc_cache *c, const char *keep, size_t *n, unsigned long long *tot
 	closedir(d);
 	if (*n > 1)
 		qsort(v, *n, sizeof *v, older);
-	if (v == NULL && (v = malloc(sizeof *v)) == NULL)
-		mc_oom();
-	return v;
+	*vp = v;
+	return 0;
 }
 
 /* Remove the oldest entries but keep until the rest fit in c->max. */
@@ -194,7 +195,7 @@ evict(struct mc_cache *c, const char *keep, char *err, size_t errsz)
 	size_t n, i;
 	int rc = 0;
 
-	if ((v = entries(c, keep, &n, &total, err, errsz)) == NULL)
+	if (entries(c, keep, &v, &n, &total, err, errsz) == -1)
 		return -1;
 	for (i = 0; i < n && total > c->max && rc == 0; i++) {
 		rc = remove_entry(c, v[i].name, err, errsz);
