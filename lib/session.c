@@ -309,11 +309,11 @@ find_id(char **ids, size_t n, const char *id)
 
 /*
  * Scan the items: count them and note function_calls whose output never
- * came. Returns 0, or -1 with err naming the line.
+ * came. Returns 0, or -1 with err naming the line of name.
  */
 static int
-scan(struct mc_session *s, char *data, size_t len, char ***open_ids, size_t *nopen,
-    char *err, size_t errsz)
+scan(struct mc_session *s, const char *name, char *data, size_t len, char ***open_ids,
+    size_t *nopen, char *err, size_t errsz)
 {
 	char *line = data, *nl, perr[256], **ids = NULL;
 	size_t lineno = 0, n = 0;
@@ -326,14 +326,14 @@ scan(struct mc_session *s, char *data, size_t len, char ***open_ids, size_t *nop
 		lineno++;
 		item = mc_json_parse(line, (size_t)(nl - line), perr, sizeof perr);
 		if (item == NULL || !cJSON_IsObject(item)) {
-			snprintf(err, errsz, "%s:%zu: %s", s->path, lineno,
+			snprintf(err, errsz, "%s:%zu: %s", name, lineno,
 			    item ? "not a JSON object" : perr);
 			goto fail;
 		}
 		type = mc_json_str(item, "type");
 		if (lineno == 1) {
 			if (type == NULL || strcmp(type, "session") != 0) {
-				snprintf(err, errsz, "%s:1: not a session header", s->path);
+				snprintf(err, errsz, "%s:1: not a session header", name);
 				goto fail;
 			}
 			s->header = item;
@@ -362,7 +362,7 @@ scan(struct mc_session *s, char *data, size_t len, char ***open_ids, size_t *nop
 		line = nl + 1;
 	}
 	if (s->header == NULL) {
-		snprintf(err, errsz, "%s: empty session file", s->path);
+		snprintf(err, errsz, "%s: empty session file", name);
 		goto fail0;
 	}
 	*open_ids = ids;
@@ -437,15 +437,12 @@ mc_session_create_items(struct mc_session *s, const char *home, const char *cwd,
 	mc_buf_add(&b, items, len);
 	if (len > 0 && items[len - 1] != '\n')
 		mc_buf_addc(&b, '\n');
-	if (s->path == NULL)
-		s->path = mc_strdup("the compacted session");	/* for scan's messages */
 	/* The items become the session's, checked as a resumed file's are. */
-	if (scan(s, b.data, b.len, &open_ids, &nopen, err, errsz) == -1)
+	if (scan(s, s->path ? s->path : "the compacted session", b.data, b.len, &open_ids,
+	    &nopen, err, errsz) == -1)
 		goto out;
 	s->bytes = b.len;
 	if (home == NULL) {
-		free(s->path);
-		s->path = NULL;
 		ret = 0;
 		goto out;
 	}
@@ -456,7 +453,7 @@ mc_session_create_items(struct mc_session *s, const char *home, const char *cwd,
 	ret = 0;
 out:
 	if (ret == -1) {
-		if (home != NULL && s->path != NULL)
+		if (s->path != NULL)
 			unlink(s->path);
 		mc_session_close(s);
 	}
@@ -530,7 +527,7 @@ load(struct mc_session *s, const char *home, const char *id, int writable,
 		snprintf(err, errsz, "%s: not valid UTF-8 text", s->path);
 		goto out;
 	}
-	if (scan(s, r.data, keep, &ids, &nids, err, errsz) == -1)
+	if (scan(s, s->path, r.data, keep, &ids, &nids, err, errsz) == -1)
 		goto out;
 	if (writable && s->dropped && ftruncate(s->fd, (off_t)keep) == -1) {
 		snprintf(err, errsz, "%s: %s", s->path, strerror(errno));
