@@ -113,15 +113,7 @@ run_compact(struct driver *d, long long window, const char *focus, struct mc_buf
 
 	argv[k++] = "mc-compact";
 	argv[k++] = "-q";	/* the driver has said what the settings lack */
-	/* As to the stages: what the environment and settings say, it finds itself. */
-	if (d->s.provider && d->s.tell_provider) {
-		argv[k++] = "-p";
-		argv[k++] = d->s.provider;
-	}
-	if (d->s.model && d->s.tell_model) {
-		argv[k++] = "-m";
-		argv[k++] = d->s.model;
-	}
+	k += told_args(d, argv + k);
 	if (window > 0) {
 		snprintf(win, sizeof win, "%lld", window);
 		argv[k++] = "--window";

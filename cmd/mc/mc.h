@@ -169,6 +169,7 @@ struct request {
 	int started;
 };
 int stage_ok(const char *name, int status);
+int told_args(const struct driver *d, char **argv);
 int stages_prompt(struct driver *d, int stats, int keep_going, int out_fd, struct mc_buf *out);
 cJSON *stages_context(struct driver *d);
 int stages_launch(struct driver *d, struct request *first);

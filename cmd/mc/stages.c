@@ -28,6 +28,25 @@ arg(struct args *a, const char *s)
 	a->v[a->n] = NULL;
 }
 
+/* -p PROVIDER and -m MODEL into argv (room for 4) where what the option
+ * or the session said must be told; the environment and the settings a
+ * program reads itself. Returns how many were put. */
+int
+told_args(const struct driver *d, char **argv)
+{
+	int k = 0;
+
+	if (d->s.provider && d->s.tell_provider) {
+		argv[k++] = "-p";
+		argv[k++] = d->s.provider;
+	}
+	if (d->s.model && d->s.tell_model) {
+		argv[k++] = "-m";
+		argv[k++] = d->s.model;
+	}
+	return k;
+}
+
 /* False, after saying why when the stage could not, unless it exited 0.
  * A stage that exited non-zero has printed its own message (on stderr:
  * with --json, an error event names the stage). */
@@ -251,14 +270,7 @@ request_start(struct driver *d, struct request *r, int tools)
 		snprintf(r->tools, sizeof r->tools, "/dev/fd/%d", r->feedv[1].fd);
 	arg(&a, "mc-request");
 	arg(&a, "-q");	/* the driver has said what the settings lack */
-	if (d->s.provider && d->s.tell_provider) {
-		arg(&a, "-p");
-		arg(&a, d->s.provider);
-	}
-	if (d->s.model && d->s.tell_model) {
-		arg(&a, "-m");
-		arg(&a, d->s.model);
-	}
+	a.n += told_args(d, a.v + a.n);
 	if (d->c.max_output) {
 		arg(&a, "--max-output-tokens");
 		arg(&a, d->c.max_output);
