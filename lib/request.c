@@ -376,15 +376,8 @@ field(SHA2_CTX *ctx, const char *s)
 		SHA256Update(ctx, (const uint8_t *)s, strlen(s));
 }
 
-/*
- * The lowercase SHA-256 hex digest (65 bytes with the NUL) that names an
- * answer: of the provider's name, the URL and the body as compact JSON
- * without "stream" and "stream_options" (everything that shapes the
- * answer: model, system prompt, items, tools, schema, output limit), each
- * length-prefixed so that no two different inputs serialize alike.
- */
-static void
-cache_key(const char *provider, const char *url, const cJSON *body, char hex[65])
+void
+mc_request_cache_key(const char *provider, const char *url, const cJSON *body, char hex[65])
 {
 	SHA2_CTX ctx;
 	char *b;
@@ -412,7 +405,7 @@ mc_request_envelope(const struct mc_provider *p, const struct mc_request *r)
 	snprintf(url, n, "%s/%s", p->base_url,
 	    strcmp(p->api, "chat") == 0 ? "chat/completions" : "responses");
 	/* The same answer whether it is streamed or not. */
-	cache_key(p->name, url, body, key);
+	mc_request_cache_key(p->name, url, body, key);
 	add_stream(body, p, r);
 	mc_json_add_num(e, "version", 1);
 	mc_json_add_str(e, "provider", p->name);

@@ -40,6 +40,16 @@ cJSON *mc_request_tools(const char *name, const char *s, size_t len,
  */
 cJSON *mc_request_body(const struct mc_provider *p, const struct mc_request *r);
 
+/*
+ * The lowercase SHA-256 hex digest (65 bytes with the NUL) that names an
+ * answer: of the provider's name, the URL and the body as compact JSON
+ * without "stream" and "stream_options" (everything that shapes the
+ * answer: model, system prompt, items, tools, schema, output limit), each
+ * length-prefixed so that no two different inputs serialize alike.
+ */
+void mc_request_cache_key(const char *provider, const char *url, const cJSON *body,
+    char hex[65]);
+
 /* The schema name for the file at path: its base name without the last
  * extension, each byte outside [A-Za-z0-9_-] made '_', at most 64 bytes
  * ("schema" when nothing is left). */
