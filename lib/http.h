@@ -1,4 +1,4 @@
-/* http.h: HTTP POSTs over one libcurl connection kept for the process, with an idle timeout, interruption and retry timing. */
+/* http.h: HTTP POSTs over one connection kept for the process, with an idle timeout, interruption and retry timing. */
 #ifndef MC_HTTP_H
 #define MC_HTTP_H
 
@@ -50,7 +50,7 @@ struct mc_http_res {
 	char retry_after_ms[32];	/* retry-after-ms header (OpenAI) */
 	struct mc_buf errbody;		/* body of a non-2xx answer (bounded) */
 	int got_body;			/* on_body was called */
-	char err[320];			/* libcurl's reason for a failure */
+	char err[320];			/* the reason for a failure */
 	int refused;			/* MC_HTTP_NOCONN: the connection was refused */
 };
 
@@ -60,14 +60,16 @@ struct mc_http_res {
  * open. An answer that ends before its body does (the stream's last event
  * came) is followed a short while for the body's end, so that the
  * connection stays usable; a server that does not end the body then loses
- * it. libcurl itself is loaded (dlopen) by the first call, not when the
- * program starts. NULL, with the reason in err, when it cannot start.
+ * it. Plain HTTP to an address or localhost, without a proxy, goes by
+ * the suite's own HTTP/1.1 client; the rest by libcurl, loaded (dlopen)
+ * by the first POST that needs it.
  */
 struct mc_http;
-struct mc_http *mc_http_new(char *err, size_t errsz);
+struct mc_http *mc_http_new(void);
 void mc_http_free(struct mc_http *h);
 /* POST req->body to req->url. The result is in res (free with
- * mc_http_res_free). Returns -1 only when libcurl could not be set up. */
+ * mc_http_res_free). Returns -1, with the reason in res->err, only when
+ * libcurl could not be loaded or set up. */
 int mc_http_post(struct mc_http *h, const struct mc_http_req *req, struct mc_http_res *res);
 void mc_http_res_free(struct mc_http_res *res);
 

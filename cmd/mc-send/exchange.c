@@ -150,7 +150,7 @@ exchange(struct sender *sd, const struct envelope *env, const char *auth, struct
 {
 	struct mc_http_req req = {0};
 	struct mc_http_res res;
-	const char *headers[5];
+	const char *headers[4];
 	long connect, idle, delay;
 	int n, nh = 0, local, status = MC_EXIT_FAIL;
 	size_t len;
@@ -167,7 +167,6 @@ exchange(struct sender *sd, const struct envelope *env, const char *auth, struct
 	if (auth != NULL)
 		headers[nh++] = auth;
 	headers[nh++] = "Content-Type: application/json";
-	headers[nh++] = "Expect:";	/* no 100-continue round trip */
 	headers[nh++] = env->stream ? "Accept: text/event-stream" : "Accept: application/json";
 	headers[nh] = NULL;
 	body = mc_json_compact(env->body, &len);
@@ -188,7 +187,7 @@ exchange(struct sender *sd, const struct envelope *env, const char *auth, struct
 		o->failed = 0;
 		o->stream = mc_stream_new(env->api, on_event, o);
 		if (mc_http_post(sd->http, &req, &res) == -1) {
-			set_error(o, "cannot start libcurl", NULL, 0, 1);
+			set_error(o, res.err, NULL, 0, 1);
 			break;
 		}
 		if (res.result == MC_HTTP_INTR || got_sigint) {

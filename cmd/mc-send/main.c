@@ -118,23 +118,17 @@ auth_free(char *auth)
 /*
  * Answer env into o (which the caller frees): the kept answer's events
  * when there are some, else the provider's answer, itself kept when keep
- * is set and it came whole. libcurl starts with the first answer sent.
+ * is set and it came whole.
  */
 static int
 answer(struct sender *sd, const struct envelope *env, const cJSON *kept, int keep,
     const char *auth, struct out *o)
 {
-	char err[600];
 	int status;
 
 	out_init(o, sd, env->provider, auth_key(auth));
 	if (kept != NULL)
 		return cache_replay(o, kept);
-	if (sd->http == NULL && (sd->http = mc_http_new(err, sizeof err)) == NULL) {
-		set_error(o, err, NULL, 0, 1);
-		report(o);
-		return MC_EXIT_FAIL;
-	}
 	o->recording = keep;
 	status = exchange(sd, env, auth, o, wake_pipe[0]);
 	if (keep)
@@ -347,7 +341,6 @@ main(int argc, char *argv[])
 	struct sigaction sa = {0};
 	enum caching caching = CACHE_OFF;
 	const char *k, *e = NULL;
-	char err[600];
 	int c, bad = 0, status;
 
 	mc_init("mc-send", argv);
@@ -437,13 +430,7 @@ main(int argc, char *argv[])
 	sa.sa_handler = on_sigint;
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
-	/* libcurl's start (about 4 ms), while the envelope is on its way;
-	 * with a cache that may hold the answer, only once it does not: a
-	 * hit, the usual case there, does without. */
-	if (sd.caching == CACHE_OFF && (sd.http = mc_http_new(err, sizeof err)) == NULL) {
-		mc_err("%s", err);
-		goto out;
-	}
+	sd.http = mc_http_new();
 
 	status = sd.serve ? serve(&sd) : one(&sd);
 out:
