@@ -48,6 +48,9 @@ one body source:
                 document when stream is false)
   json          any JSON value, sent as application/json
   body          raw text;  body_file: a file sent byte for byte
+  raw           the whole answer, status line and head included, sent byte
+                for byte (latin-1); the connection is closed after it
+                unless "keep" is true ("chunk" and "chunk_delay" apply)
   endless       {"api": "chat"|"responses", "text": "...", "arguments":
                 "..."}: text deltas (or, with arguments, the pieces of one
                 tool call's arguments) without end, until the client goes;
@@ -377,6 +380,9 @@ class Handler(BaseHTTPRequestHandler):
         if "endless" in e:
             self.answer_endless(e["endless"])
             return
+        if "raw" in e:
+            self.answer_raw(e)
+            return
         data, ctype, sse = load_body(e, BASE)
         framing = e.get("framing", "chunked" if sse else "length")
         close = e.get("close") or ("cut_after" in e or framing == "close") and "header"
@@ -422,6 +428,16 @@ class Handler(BaseHTTPRequestHandler):
         if framing == "chunked":
             self.wfile.write(b"0\r\n\r\n")
         self.wfile.flush()
+
+    def answer_raw(self, e):
+        data = e["raw"].encode("latin-1")
+        size = e.get("chunk", 0) or len(data) or 1
+        for at in range(0, len(data), size):
+            self.wfile.write(data[at:at + size])
+            self.wfile.flush()
+            if e.get("chunk_delay"):
+                time.sleep(e["chunk_delay"])
+        self.close_connection = not e.get("keep", False)
 
     def answer_endless(self, e):
         self.send_response(200)

@@ -1,0 +1,192 @@
+#!/usr/bin/env bats
+# mc-send's two transports (SPEC §5, §8): plain HTTP to a local server by its
+# own HTTP/1.1 client, everything else (TLS, proxies, names) by libcurl.
+
+load helper
+load fake
+
+setup_file_local() {
+	export FAKE_API_KEY=sk-test-Zq8Wv3Tn5Rb7Yx1Kc4Hm
+	export MC_RETRY_BASE_MS=1
+}
+
+serve() {
+	local IFS=,
+	fake_start "[$*]"
+}
+
+envelope() {
+	fake_envelope "$@" > "$BATS_TEST_TMPDIR/env.json"
+}
+
+send() {
+	run --separate-stderr mc-send "$@" < "$BATS_TEST_TMPDIR/env.json"
+}
+
+# raw TEXT [EXTRA]: a script entry sending TEXT as the whole answer ($'..' escapes)
+raw() {
+	jq -nc --arg raw "$1" "{raw: \$raw}${2:+ + $2}"
+}
+
+SSE_HI=$'data: {"choices":[{"index":0,"delta":{"content":"hi"}}]}\n\ndata: {"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}\n\ndata: [DONE]\n\n'
+
+@test "a local provider over plain HTTP: libcurl is not loaded, the head is as libcurl's" {
+	serve '{"answer":{"api":"chat","text":"plain"}}'
+	envelope chat
+	LD_DEBUG=files send
+	assert_success
+	assert_equal "$output" plain
+	[[ $stderr != *libcurl* ]] || fail "libcurl was loaded for $FAKE_URL"
+	assert_equal "$(fake_request 1 .path)" /v1/chat/completions
+	assert_equal "$(fake_request 1 .headers.host)" "${FAKE_URL:7:-3}"
+	assert_regex "$(fake_request 1 '.headers["user-agent"]')" '^mc-send/[0-9]'
+	assert_equal "$(fake_request 1 .headers.authorization)" "Bearer $FAKE_API_KEY"
+	assert_equal "$(fake_request 1 '.headers["content-type"]')" application/json
+	assert_equal "$(fake_request 1 .headers.expect)" null
+}
+
+@test "localhost is reached on whichever of its addresses the server listens" {
+	serve '{"answer":{"api":"chat","text":"local"}}'
+	local port=${FAKE_URL:17:-3}
+	FAKE_URL=http://localhost:$port/v1
+	envelope chat
+	send
+	assert_success
+	assert_equal "$output" local
+	assert_equal "$(fake_request 1 .headers.host)" "localhost:$port"
+}
+
+@test "http_proxy or all_proxy: the request goes through the proxy, by libcurl" {
+	serve '{"answer":{"api":"chat","text":"one"}}' '{"answer":{"api":"chat","text":"two"}}'
+	local proxy=${FAKE_URL%/v1}
+	unset NO_PROXY no_proxy
+	# Nothing listens on port 9: only the proxy can answer.
+	FAKE_URL=http://127.0.0.1:9/v1
+	envelope chat
+	http_proxy=$proxy LD_DEBUG=files send
+	assert_success
+	assert_equal "$output" one
+	[[ $stderr == *libcurl* ]] || fail "libcurl was not loaded"
+	assert_equal "$(fake_request 1 .path)" http://127.0.0.1:9/v1/chat/completions
+	all_proxy=$proxy send
+	assert_success
+	assert_equal "$output" two
+	assert_equal "$(fake_request 2 .path)" http://127.0.0.1:9/v1/chat/completions
+}
+
+@test "framing: length, chunks with LF line ends and extensions, the connection's end" {
+	serve "$(raw "HTTP/1.1 200 OK"$'\r\nContent-Length: '"${#SSE_HI}"$'\r\n\r\n'"$SSE_HI" '{keep: true}')" \
+	    "$(raw $'HTTP/1.1 200 OK\nTransfer-Encoding: chunked\n\n5;x=y\ndata:\n'"$(printf %x $((${#SSE_HI} - 5)))"$'\n'"${SSE_HI:5}"$'\n0\nX-Trailer: 1\n\n' '{keep: true}')" \
+	    "$(raw $'HTTP/1.0 200 OK\r\n\r\n'"$SSE_HI")" \
+	    "$(raw $'HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip\r\n\r\n'"$SSE_HI")"
+	envelope chat
+	local n
+	for n in 1 2 3 4; do
+		send --retries 0
+		assert_success
+		assert_equal "$output" hi
+	done
+}
+
+@test "--serve keeps the connection after length and chunked answers, not after HTTP/1.0 ones" {
+	serve "$(raw "HTTP/1.1 200 OK"$'\r\nContent-Length: '"${#SSE_HI}"$'\r\n\r\n'"$SSE_HI" '{keep: true}')" \
+	    "$(raw $'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n'"$(printf %x ${#SSE_HI})"$'\r\n'"$SSE_HI"$'\r\n0\r\n\r\n' '{keep: true}')" \
+	    "$(raw "HTTP/1.0 200 OK"$'\r\nContent-Length: '"${#SSE_HI}"$'\r\n\r\n'"$SSE_HI" '{keep: true}')" \
+	    "$(raw "HTTP/1.0 200 OK"$'\r\nConnection: keep-alive\r\nContent-Length: '"${#SSE_HI}"$'\r\n\r\n'"$SSE_HI" '{keep: true}')" \
+	    '{"answer":{"api":"chat","text":"!"}}'
+	local i
+	: > "$BATS_TEST_TMPDIR/envs.jsonl"
+	for i in 1 2 3 4 5; do
+		fake_envelope chat >> "$BATS_TEST_TMPDIR/envs.jsonl"
+	done
+	run --separate-stderr mc-send --serve < "$BATS_TEST_TMPDIR/envs.jsonl"
+	assert_success
+	assert_equal "$stderr" ""
+	assert_equal "$(jq -j 'select(.type == "text") | .delta' <<< "$output")" hihihihi!
+	assert_equal "$(for i in 1 2 3 4 5; do fake_request $i .conn; done | tr '\n' ' ')" "1 1 1 2 2 "
+}
+
+@test "a head that comes a byte at a time, after a 100 Continue" {
+	serve "$(raw $'HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nContent-Length: '"${#SSE_HI}"$'\r\n\r\n'"$SSE_HI" '{chunk: 1}')"
+	envelope chat
+	send
+	assert_success
+	assert_equal "$output" hi
+}
+
+@test "an answer that is not HTTP/1, or breaks its framing, is an error naming why" {
+	serve "$(raw $'SSH-2.0-OpenSSH_9.2\r\n\r\n')" \
+	    "$(raw $'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n')" \
+	    "$(raw $'HTTP/1.1 200 OK\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\nab')" \
+	    "$(raw $'HTTP/1.1 200 OK\r\nContent-Length: 500\r\n\r\n'"${SSE_HI:0:60}")"
+	envelope chat
+	send --retries 0
+	assert_failure 1
+	assert_equal "$stderr" "mc-send: cannot reach fake: not an HTTP/1 answer"
+	send --retries 0
+	assert_failure 1
+	assert_equal "$stderr" "mc-send: the answer from fake was cut: a chunk without a size"
+	send --retries 0
+	assert_failure 1
+	assert_equal "$stderr" "mc-send: the answer from fake was cut: two different Content-Lengths"
+	# An event came, the others and the body's end did not: cut.
+	send --retries 0
+	assert_failure 1
+	assert_equal "$stderr" "mc-send: the answer from fake was cut: the connection ended before the answer did"
+}
+
+@test "a server that closes without answering: retried, then an error" {
+	serve "$(raw '' '{times: 2}')" '{"answer":{"api":"chat","text":"third time"}}'
+	envelope chat
+	send --retries 1
+	assert_failure 1
+	assert_equal "${stderr_lines[0]}" "mc-send: warning: cannot reach fake: the server closed the connection without an answer; retry 1 of 1 in 0.0 s"
+	assert_equal "${stderr_lines[1]}" "mc-send: cannot reach fake: the server closed the connection without an answer"
+	assert_equal "$(fake_count)" 2
+	send --retries 1
+	assert_success
+	assert_equal "$output" "third time"
+}
+
+@test "an error status's head: its reason when the body says nothing, Retry-After honoured" {
+	serve "$(raw $'HTTP/1.1 503 Busy Right Now\r\nRetry-After: 0\r\nContent-Length: 0\r\n\r\n' '{keep: true}')" \
+	    '{"answer":{"api":"chat","text":"later"}}'
+	envelope chat
+	send --retries 1
+	assert_success
+	assert_equal "$output" later
+	assert_equal "${stderr_lines[0]}" "mc-send: warning: HTTP 503 from fake: Busy Right Now; retry 1 of 1 in 0.0 s"
+}
+
+@test "connecting times out after --connect-timeout, and Ctrl-C ends the wait" {
+	# A listening socket whose backlog is full: connect(2) waits.
+	python3 -c '
+import socket, sys, time
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(0)
+print(s.getsockname()[1], flush=True)
+fill = []
+for _ in range(64):
+    c = socket.socket(); c.setblocking(False)
+    try: c.connect(("127.0.0.1", s.getsockname()[1]))
+    except BlockingIOError: pass
+    fill.append(c)
+time.sleep(30)' > "$BATS_TEST_TMPDIR/port" &
+	local pid=$! i
+	for ((i = 0; i < 100; i++)); do
+		[ -s "$BATS_TEST_TMPDIR/port" ] && break
+		sleep 0.05
+	done
+	FAKE_URL=http://127.0.0.1:$(cat "$BATS_TEST_TMPDIR/port")/v1
+	envelope chat
+	send --retries 0 --connect-timeout 1
+	assert_failure 1
+	assert_regex "$stderr" '^mc-send: cannot reach fake: connecting to 127\.0\.0\.1 port [0-9]+ timed out after 1 s$'
+	mc-send --retries 0 --connect-timeout 30 < "$BATS_TEST_TMPDIR/env.json" 2>/dev/null &
+	local send=$!
+	sleep 0.5
+	kill -INT $send
+	local st=0
+	wait $send || st=$?
+	kill $pid
+	assert_equal "$st" 130
+}
