@@ -132,8 +132,8 @@ on_progress(void *arg, curl_off_t dt, curl_off_t dn, curl_off_t ut, curl_off_t u
 	return http_interrupted(arg);
 }
 
-static struct http_curl *
-curl_new(char *err, size_t errsz)
+struct http_curl *
+http_curl_new(char *err, size_t errsz)
 {
 	struct http_curl *c;
 
@@ -253,7 +253,7 @@ set_options(struct http_xfer *x, CURL *h, struct curl_slist *hl, char *errbuf)
 }
 
 int
-http_curl_post(struct http_curl **cp, const struct mc_http_req *req, struct mc_http_res *res)
+http_curl_post(struct http_curl *c, const struct mc_http_req *req, struct mc_http_res *res)
 {
 	struct curl_slist *hl = NULL, *n, *e;
 	struct curl_xfer cx = { .x = { .req = req, .res = res } };
@@ -264,9 +264,7 @@ http_curl_post(struct http_curl **cp, const struct mc_http_req *req, struct mc_h
 	CURLcode rc;
 	CURL *h;
 
-	if (*cp == NULL && (*cp = curl_new(res->err, sizeof res->err)) == NULL)
-		return -1;
-	h = cx.h = (*cp)->h;
+	h = cx.h = c->h;
 	for (hp = req->headers; hp && *hp; hp++) {
 		if ((n = curl_slist_append(hl, *hp)) == NULL)
 			mc_oom();
@@ -277,14 +275,14 @@ http_curl_post(struct http_curl **cp, const struct mc_http_req *req, struct mc_h
 		mc_oom();
 	hl = n;
 	set_options(x, h, hl, errbuf);
-	if (curl_multi_add_handle((*cp)->m, h) != CURLM_OK) {
+	if (curl_multi_add_handle(c->m, h) != CURLM_OK) {
 		curl_slist_free_all(hl);
 		snprintf(res->err, sizeof res->err, "cannot start libcurl");
 		return -1;
 	}
 	http_touch(x);
 	res->result = MC_HTTP_OK;
-	rc = run(x, (*cp)->m);
+	rc = run(x, c->m);
 	if (x->h1.status == 0)
 		curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &x->h1.status);
 	http_head(x);
@@ -301,7 +299,7 @@ http_curl_post(struct http_curl **cp, const struct mc_http_req *req, struct mc_h
 		snprintf(res->err, sizeof res->err, "%s", errbuf[0] ? errbuf : curl_easy_strerror(rc));
 	}
 	/* A transfer stopped early loses its connection; a whole one keeps it. */
-	curl_multi_remove_handle((*cp)->m, h);
+	curl_multi_remove_handle(c->m, h);
 	curl_easy_setopt(h, CURLOPT_ERRORBUFFER, NULL);
 	curl_easy_setopt(h, CURLOPT_HTTPHEADER, NULL);
 	/* The headers may hold a key: wipe libcurl's copies before freeing them. */

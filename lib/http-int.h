@@ -57,10 +57,11 @@ int http_plain_post(struct http_plain **p, const struct http_url *u,
     const struct mc_http_req *req, struct mc_http_res *res);
 void http_plain_free(struct http_plain *p);
 
-/* libcurl's, for the rest: loaded (dlopen) by the first call. -1, with
- * the reason in res->err, when it cannot be loaded or set up. */
+/* libcurl's, for the rest: http_curl_new loads it (dlopen), NULL with the
+ * reason in err when it cannot be loaded or set up. */
 struct http_curl;
-int http_curl_post(struct http_curl **c, const struct mc_http_req *req, struct mc_http_res *res);
+struct http_curl *http_curl_new(char *err, size_t errsz);
+int http_curl_post(struct http_curl *c, const struct mc_http_req *req, struct mc_http_res *res);
 void http_curl_free(struct http_curl *c);
 
 #endif

@@ -77,16 +77,35 @@ proxied(void)
 	return 0;
 }
 
+/* A URL for the plain transport (taken apart in u). */
+static int
+plain(const char *url, struct http_url *u)
+{
+	return http_url_split(url, u) == 0 && strcmp(u->scheme, "http") == 0 && !u->userinfo &&
+	    numeric_host(u->host) && !proxied();
+}
+
+void
+mc_http_preload(struct mc_http *h, const char *url)
+{
+	struct http_url u;
+	char err[320];
+
+	if (!plain(url, &u) && h->curl == NULL)
+		h->curl = http_curl_new(err, sizeof err);	/* else the POST says why */
+}
+
 int
 mc_http_post(struct mc_http *h, const struct mc_http_req *req, struct mc_http_res *res)
 {
 	struct http_url u;
 
 	memset(res, 0, sizeof *res);
-	if (http_url_split(req->url, &u) == 0 && strcmp(u.scheme, "http") == 0 && !u.userinfo &&
-	    numeric_host(u.host) && !proxied())
+	if (plain(req->url, &u))
 		return http_plain_post(&h->plain, &u, req, res);
-	return http_curl_post(&h->curl, req, res);
+	if (h->curl == NULL && (h->curl = http_curl_new(res->err, sizeof res->err)) == NULL)
+		return -1;
+	return http_curl_post(h->curl, req, res);
 }
 
 void

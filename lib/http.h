@@ -67,6 +67,8 @@ struct mc_http_res {
 struct mc_http;
 struct mc_http *mc_http_new(void);
 void mc_http_free(struct mc_http *h);
+/* Get ready for POSTs to url now: load libcurl when they will need it. */
+void mc_http_preload(struct mc_http *h, const char *url);
 /* POST req->body to req->url. The result is in res (free with
  * mc_http_res_free). Returns -1, with the reason in res->err, only when
  * libcurl could not be loaded or set up. */

@@ -190,3 +190,35 @@ time.sleep(30)' > "$BATS_TEST_TMPDIR/port" &
 	kill $pid
 	assert_equal "$st" 130
 }
+
+@test "--preload URL loads libcurl at the start when URL's requests need it, and only then" {
+	LD_DEBUG=files run --separate-stderr mc-send --serve --preload https://api.example.invalid/v1 < /dev/null
+	assert_success
+	[[ $stderr == *libcurl* ]] || fail "libcurl was not loaded for an https URL"
+	LD_DEBUG=files run --separate-stderr mc-send --serve --preload http://127.0.0.1:8080/v1 < /dev/null
+	assert_success
+	[[ $stderr != *libcurl* ]] || fail "libcurl was loaded for a local http URL"
+	# A hit from the cache needs no connection at all.
+	MC_HOME=$BATS_TEST_TMPDIR/home LD_DEBUG=files run --separate-stderr mc-send --serve --cache \
+	    --preload https://api.example.invalid/v1 < /dev/null
+	assert_success
+	[[ $stderr != *libcurl* ]] || fail "libcurl was loaded with --cache"
+	run --separate-stderr mc-send --preload
+	assert_failure 2
+}
+
+@test "mc starts mc-send with --preload and its provider's base URL" {
+	load mc
+	fake_start '[{"answer":{"api":"chat","text":"slow"},"delay":2}]'
+	use_fake
+	mc --no-session hi > out 2>&1 < /dev/null &
+	local pid=$! args="" i
+	for ((i = 0; i < 100; i++)); do
+		args=$(pgrep -a -P "$pid" mc-send || true)
+		[ -n "$args" ] && break
+		sleep 0.05
+	done
+	wait "$pid"
+	assert_equal "$(cat out)" slow
+	assert_equal "${args#* }" "mc-send --serve --preload $FAKE_URL"
+}

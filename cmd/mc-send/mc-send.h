@@ -28,7 +28,7 @@ struct sender {
 	long retries, maxwait, base_ms;
 	struct mc_settings settings;
 	int have_settings;
-	struct mc_http *http;	/* NULL until the first answer not in the cache */
+	struct mc_http *http;
 	enum caching caching;	/* --cache, --refresh, MC_CACHE, cache.enabled */
 	struct mc_cache cache;	/* its directory, when caching */
 	int cache_said;		/* the reason answers are not cached was given */

@@ -13,6 +13,7 @@
 #include "json.h"
 #include "lines.h"
 #include "mc.h"
+#include "provider.h"
 #include "toolenv.h"
 
 /*
@@ -25,14 +26,25 @@
 int
 send_start(struct driver *d)
 {
-	/* --cache or --refresh: each envelope of the session looked up alone. */
-	char *argv[] = { "mc-send", "--serve", (char *)d->c.cache, NULL }, err[256], **env;
+	char *argv[6] = { "mc-send", "--serve" }, err[256], **env;
 	struct mc_child c = { .argv = argv, .fd = { -1, -1, -1 },
 	    .flags = MC_CHILD_SUITE | MC_CHILD_PGROUP | MC_CHILD_PDEATH };
-	int in[2], out[2];
+	struct mc_provider_opts o = { .provider = d->c.provider, .model = d->c.model };
+	struct mc_provider p = {0};
+	int in[2], out[2], n = 2;
 
 	if (d->send.pid > 0)
 		return 0;
+	/* --cache or --refresh: each envelope of the session looked up alone. */
+	if (d->c.cache != NULL)
+		argv[n++] = (char *)d->c.cache;
+	/* The provider's URL, so that libcurl loads now when its requests need
+	 * it, while the prompt is assembled. A session read later may name
+	 * another provider: this is only a hint. */
+	if (mc_provider_resolve(&d->c.set, &o, &p, err, sizeof err) == 0 && p.base_url != NULL) {
+		argv[n++] = "--preload";
+		argv[n++] = p.base_url;
+	}
 	if (pipe2(in, O_CLOEXEC) == -1) {
 		mc_err("pipe: %s", strerror(errno));
 		return -1;
@@ -49,6 +61,7 @@ send_start(struct driver *d)
 	c.fd[1] = out[1];
 	d->send.pid = mc_child_start(&c, err, sizeof err);
 	mc_env_free(env);
+	mc_provider_free(&p);
 	close(in[0]);
 	close(out[1]);
 	if (d->send.pid == -1) {
