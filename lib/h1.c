@@ -272,8 +272,9 @@ mc_h1_feed(struct mc_h1 *h, const char *p, size_t n, size_t *used,
 				r = 0;
 				if (h->line.len == 2 && h->line.data[0] != '\r')
 					r = bad(h, "a chunk longer than its size");
+				else
+					h->state = MC_H1_CHUNK_SIZE;
 				h->line.len = 0;
-				h->state = MC_H1_CHUNK_SIZE;
 			} else if (r == -1)
 				snprintf(h->err, sizeof h->err, "a chunk longer than its size");
 			break;
