@@ -156,6 +156,7 @@ head(struct mc_h1 *h)
 		if (field(h, s, n, &alive) == -1)
 			return -1;
 	}
+	h->seen += h->line.len;
 	h->line.len = 0;
 	if (h->status < 100)
 		return bad(h, "not an HTTP/1 answer");
@@ -179,38 +180,52 @@ head(struct mc_h1 *h)
 	return 0;
 }
 
+/* Take bytes into h->line up to a line's end: 1 when the line is whole,
+ * 0 when more is needed, -1 when it would pass max (toolong says so). */
+static int
+take_line(struct mc_h1 *h, const char **p, size_t *n, size_t max, const char *toolong)
+{
+	const char *nl = memchr(*p, '\n', *n);
+	size_t k = nl != NULL ? (size_t)(nl - *p) + 1 : *n;
+
+	if (h->line.len + k > max)
+		return bad(h, toolong);
+	mc_buf_add(&h->line, *p, k);
+	*p += k;
+	*n -= k;
+	return nl != NULL;
+}
+
 /*
- * Take bytes into h->line up to a line's end. 1 when the line (or, for a
- * head, the blank line that ends it) is whole, 0 when more is needed.
+ * Take a head's bytes into h->line: 1 once the blank line that ends it
+ * came. Every head of the answer (1xx ones, blank lines before them)
+ * counts against MC_H1_HEAD_MAX; a first line that cannot be a status
+ * line fails at once, not when the head would have ended.
  */
 static int
-take_line(struct mc_h1 *h, const char **p, size_t *n, size_t max, int whole_head)
+take_head(struct mc_h1 *h, const char **p, size_t *n)
 {
-	const char *nl;
-	size_t k;
+	const char *s;
+	size_t len;
+	int r;
 
-	while (*n > 0) {
-		nl = memchr(*p, '\n', *n);
-		k = nl != NULL ? (size_t)(nl - *p) + 1 : *n;
-		if (h->line.len + k > max)
-			return bad(h, whole_head ? "an answer's head over 64 KiB" :
-			    "a chunk's size line over 4 KiB");
-		mc_buf_add(&h->line, *p, k);
-		*p += k;
-		*n -= k;
-		if (nl == NULL)
+	for (;;) {
+		if ((r = take_line(h, p, n, MC_H1_HEAD_MAX - h->seen,
+		    "an answer's head over 64 KiB")) == -1)
+			return -1;
+		s = h->line.data;
+		len = h->line.len;
+		if (len > 0 && s[0] != '\r' && s[0] != '\n' &&
+		    memcmp(s, "HTTP/", len < 5 ? len : 5) != 0)
+			return bad(h, "not an HTTP/1 answer");
+		if (r == 0)
 			return 0;
-		if (!whole_head)
-			return 1;
-		/* A blank line ends the head: "\n\n" or "\n\r\n" at the end. */
-		if (h->line.len == 1 || (h->line.len == 2 && h->line.data[0] == '\r'))
-			h->line.len = 0;	/* blank lines before a status line */
-		else if (h->line.data[h->line.len - 2] == '\n' ||
-		    (h->line.len >= 3 && h->line.data[h->line.len - 2] == '\r' &&
-		    h->line.data[h->line.len - 3] == '\n'))
-			return 1;
+		if (len == 1 || (len == 2 && s[0] == '\r')) {
+			h->seen += len;	/* a blank line before a status line */
+			h->line.len = 0;
+		} else if (s[len - 2] == '\n' || (len >= 3 && s[len - 2] == '\r' && s[len - 3] == '\n'))
+			return 1;	/* "\n\n" or "\n\r\n": the head's end */
 	}
-	return 0;
 }
 
 static int
@@ -250,7 +265,7 @@ mc_h1_feed(struct mc_h1 *h, const char *p, size_t n, size_t *used,
 	while (n > 0 && r == 0) {
 		switch (h->state) {
 		case MC_H1_HEAD:
-			if ((r = take_line(h, &p, &n, MC_H1_HEAD_MAX, 1)) == 1)
+			if ((r = take_head(h, &p, &n)) == 1)
 				r = head(h);
 			break;
 		case MC_H1_LENGTH:
@@ -264,22 +279,22 @@ mc_h1_feed(struct mc_h1 *h, const char *p, size_t n, size_t *used,
 			r = body(p - k, k, arg);
 			break;
 		case MC_H1_CHUNK_SIZE:
-			if ((r = take_line(h, &p, &n, LINE_MAX_CHUNK, 0)) == 1)
+			if ((r = take_line(h, &p, &n, LINE_MAX_CHUNK,
+			    "a chunk's size line over 4 KiB")) == 1)
 				r = chunk_size(h);
 			break;
 		case MC_H1_CHUNK_END:
-			if ((r = take_line(h, &p, &n, 2, 0)) == 1) {
+			if ((r = take_line(h, &p, &n, 2, "a chunk longer than its size")) == 1) {
 				r = 0;
 				if (h->line.len == 2 && h->line.data[0] != '\r')
 					r = bad(h, "a chunk longer than its size");
 				else
 					h->state = MC_H1_CHUNK_SIZE;
 				h->line.len = 0;
-			} else if (r == -1)
-				snprintf(h->err, sizeof h->err, "a chunk longer than its size");
+			}
 			break;
 		case MC_H1_TRAILER:
-			if ((r = take_line(h, &p, &n, MC_H1_HEAD_MAX, 0)) == 1) {
+			if ((r = take_line(h, &p, &n, MC_H1_HEAD_MAX, "a trailer line over 64 KiB")) == 1) {
 				r = 0;
 				if (h->line.len <= 2 && h->line.data[0] != ' ' &&
 				    (h->line.len == 1 || h->line.data[0] == '\r'))

@@ -31,6 +31,7 @@ struct mc_h1 {
 	/* private */
 	struct mc_buf line;		/* a head, or a chunk's size line, so far */
 	unsigned long long left;	/* bytes left of the body or the chunk */
+	size_t seen;			/* bytes of the heads before this one */
 	int http10, chunked, close, has_length, lf;
 };
 

@@ -297,6 +297,9 @@ static const struct c cases[] = {
 	{ "a head not yet whole", H11 "Content-Length: 1\r\n", .eof = 1, .st = MC_H1_HEAD },
 	/* not HTTP/1, or not an answer to read */
 	{ "SSH", "SSH-2.0-OpenSSH_9.6\r\n\r\n", .st = MC_H1_BAD },
+	/* Known bad at the first bytes, without waiting for a head's end. */
+	{ "SSH, no blank line", "SSH-2.0-OpenSSH_9.6\r\n", .st = MC_H1_BAD },
+	{ "not HTTP, 3 bytes", "SSH", .st = MC_H1_BAD },
 	{ "HTTP/2", "HTTP/2 200\r\n\r\n", .st = MC_H1_BAD },
 	{ "two-digit status", "HTTP/1.1 20\r\n\r\n", .st = MC_H1_BAD },
 	{ "status glued to reason", "HTTP/1.1 200OK\r\n\r\n", .st = MC_H1_BAD },
@@ -383,11 +386,23 @@ limits(void)
 	add_head(&b, MC_H1_HEAD_MAX + 1, "HTTP/1.1 204 No Content");
 	c = (struct c){ "a head too long", b.data, .st = MC_H1_BAD };
 	check(&c);
-	/* The limit is on each head, not on the interim ones before it too. */
+	/* The limit is on all the heads of an answer, the interim ones and the
+	 * blank lines before them too: a server cannot keep the reader busy. */
 	b.len = 0;
-	add_head(&b, MC_H1_HEAD_MAX, "HTTP/1.1 103 Early Hints");
-	add_head(&b, MC_H1_HEAD_MAX, "HTTP/1.1 204 No Content");
-	c = (struct c){ "two long heads", b.data, .st = MC_H1_DONE, .status = 204, .keep = 1 };
+	add_head(&b, MC_H1_HEAD_MAX / 2, "HTTP/1.1 103 Early Hints");
+	add_head(&b, MC_H1_HEAD_MAX / 2, "HTTP/1.1 204 No Content");
+	c = (struct c){ "two heads, the longest", b.data, .st = MC_H1_DONE, .status = 204, .keep = 1 };
+	check(&c);
+	b.len = 0;
+	add_head(&b, MC_H1_HEAD_MAX / 2, "HTTP/1.1 103 Early Hints");
+	add_head(&b, MC_H1_HEAD_MAX / 2 + 1, "HTTP/1.1 204 No Content");
+	c = (struct c){ "two heads too long", b.data, .st = MC_H1_BAD };
+	check(&c);
+	b.len = 0;
+	while (b.len < MC_H1_HEAD_MAX)
+		mc_buf_adds(&b, "\r\n");
+	mc_buf_adds(&b, "HTTP/1.1 204 No Content\r\n\r\n");
+	c = (struct c){ "blank lines without end", b.data, .st = MC_H1_BAD };
 	check(&c);
 
 	b.len = 0;
