@@ -69,24 +69,37 @@ connection(struct mc_h1 *h, const char *v, size_t n, int *alive)
 	}
 }
 
+/* A Content-Length: a length, or a list of the same one (RFC 9110 §8.6;
+ * empty elements of a list are no elements, §5.6.1). */
 static int
 content_length(struct mc_h1 *h, const char *v, size_t n)
 {
-	unsigned long long x = 0;
-	size_t i;
+	unsigned long long x;
+	const char *t;
+	size_t tn;
+	int any = 0;
 
-	if (n == 0)
-		return bad(h, "an empty Content-Length");
-	for (i = 0; i < n; i++) {
-		if (!isdigit((unsigned char)v[i]) || x > (SIZE_MAX_CHUNK - 9) / 10)
-			return bad(h, "a Content-Length that is not a length");
-		x = x * 10 + (unsigned)(v[i] - '0');
-	}
-	if (h->has_length && x != h->left)
-		return bad(h, "two different Content-Lengths");
-	h->has_length = 1;
-	h->left = x;
-	return 0;
+	do {
+		for (tn = 0; tn < n && v[tn] != ','; tn++)
+			;
+		t = v;
+		v += tn < n ? tn + 1 : tn;
+		n -= tn < n ? tn + 1 : tn;
+		trim(&t, &tn);
+		if (tn == 0)
+			continue;
+		any = 1;
+		for (x = 0; tn > 0; t++, tn--) {
+			if (!isdigit((unsigned char)*t) || x > (SIZE_MAX_CHUNK - 9) / 10)
+				return bad(h, "a Content-Length that is not a length");
+			x = x * 10 + (unsigned)(*t - '0');
+		}
+		if (h->has_length && x != h->left)
+			return bad(h, "two different Content-Lengths");
+		h->has_length = 1;
+		h->left = x;
+	} while (n > 0);
+	return any ? 0 : bad(h, "an empty Content-Length");
 }
 
 /* One header field line (no line end). */
@@ -129,23 +142,29 @@ static int
 head(struct mc_h1 *h)
 {
 	const char *s = h->line.data, *end = s + h->line.len, *nl;
-	size_t n;
+	size_t n, v = 0;
 	int alive = 0;
 
 	nl = memchr(s, '\n', (size_t)(end - s));
 	n = (size_t)(nl - s);
 	if (n > 0 && s[n - 1] == '\r')
 		n--;
-	if (n < 12 || memcmp(s, "HTTP/1.", 7) != 0 || !isdigit((unsigned char)s[7]) ||
-	    s[8] != ' ' || !isdigit((unsigned char)s[9]) || !isdigit((unsigned char)s[10]) ||
-	    !isdigit((unsigned char)s[11]) || (n > 12 && s[12] != ' '))
+	/* "HTTP/1.1 200 OK"; libcurl hands on "HTTP/2 200" alike. */
+	if (n >= 7 && memcmp(s, "HTTP/1.", 7) == 0 && isdigit((unsigned char)s[7]))
+		v = 8;
+	else if (h->any_version && n >= 6 && memcmp(s, "HTTP/", 5) == 0 &&
+	    (s[5] == '2' || s[5] == '3'))
+		v = 6;
+	if (v == 0 || n < v + 4 || s[v] != ' ' || !isdigit((unsigned char)s[v + 1]) ||
+	    !isdigit((unsigned char)s[v + 2]) || !isdigit((unsigned char)s[v + 3]) ||
+	    (n > v + 4 && s[v + 4] != ' '))
 		return bad(h, "not an HTTP/1 answer");
-	h->http10 = s[7] == '0';
-	h->status = (s[9] - '0') * 100 + (s[10] - '0') * 10 + (s[11] - '0');
+	h->http10 = v == 8 && s[7] == '0';
+	h->status = (s[v + 1] - '0') * 100 + (s[v + 2] - '0') * 10 + (s[v + 3] - '0');
 	h->reason[0] = h->retry_after[0] = h->retry_after_ms[0] = '\0';
-	if (n > 13)
-		keep_value(h->reason, sizeof h->reason, s + 13,
-		    n - 13 < sizeof h->reason ? n - 13 : sizeof h->reason - 1);
+	if (n > v + 5)
+		keep_value(h->reason, sizeof h->reason, s + v + 5,
+		    n - v - 5 < sizeof h->reason ? n - v - 5 : sizeof h->reason - 1);
 	h->chunked = h->close = h->has_length = 0;
 	h->left = 0;
 	for (s = nl + 1; s < end; s = nl + 1) {
@@ -167,6 +186,10 @@ head(struct mc_h1 *h)
 		return 0;
 	}
 	h->keep = h->http10 ? alive && !h->close : !h->close;
+	/* Both framings, or chunks in HTTP/1.0: read it, but trust the
+	 * connection no further (RFC 9112 §6.1, §6.3). */
+	if (h->chunked != 0 && (h->has_length || h->http10))
+		h->keep = 0;
 	if (h->status == 204 || h->status == 304)
 		h->state = MC_H1_DONE;
 	else if (h->chunked == 1)
@@ -327,10 +350,12 @@ void
 mc_h1_reset(struct mc_h1 *h)
 {
 	struct mc_buf keep = h->line;
+	int any = h->any_version;
 
 	memset(h, 0, sizeof *h);
 	keep.len = 0;
 	h->line = keep;
+	h->any_version = any;
 }
 
 void

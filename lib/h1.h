@@ -21,6 +21,8 @@ enum mc_h1_state {
 };
 
 struct mc_h1 {
+	int any_version;		/* set by the caller: heads as libcurl hands
+					 * them on, "HTTP/2 200" too */
 	enum mc_h1_state state;
 	long status;			/* 0 until the final status line came */
 	int keep;			/* the connection may carry another request */

@@ -1,10 +1,8 @@
 /* http-curl.c: the libcurl transport, over its multi interface (so that a signal or an idle stream ends a POST at once), loaded when first needed. */
 #include <errno.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 /* Plain declarations: the calls go through the pointers below (gcc's
  * checks of setopt's argument types wrap the name a pointer replaces). */
@@ -100,6 +98,7 @@ on_header(char *p, size_t size, size_t n, void *arg)
 	http_touch(x);
 	if (http_interrupted(x))
 		return 0;
+	x->h1.any_version = 1;
 	/* Another head (after a proxy's CONNECT answer, say) starts over. */
 	if (len >= 5 && memcmp(p, "HTTP/", 5) == 0 && x->h1.state != MC_H1_HEAD)
 		mc_h1_reset(&x->h1);
@@ -165,15 +164,6 @@ http_curl_free(struct http_curl *c)
 	free(c);
 }
 
-static void
-drain(int fd)
-{
-	char b[64];
-
-	while (read(fd, b, sizeof b) > 0)
-		;
-}
-
 /* Run the transfer until it ends; returns libcurl's result for it. */
 static CURLcode
 run(struct http_xfer *x, CURLM *m)
@@ -210,7 +200,7 @@ run(struct http_xfer *x, CURLM *m)
 		    (int)wait, NULL) != CURLM_OK)
 			return CURLE_FAILED_INIT;
 		if (wake.fd >= 0)
-			drain(wake.fd);
+			http_drain(wake.fd);
 	}
 	return rc;
 }
@@ -235,7 +225,6 @@ set_options(struct http_xfer *x, CURL *h, struct curl_slist *hl, char *errbuf)
 	curl_easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf);
 	curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, on_header);
 	curl_easy_setopt(h, CURLOPT_HEADERDATA, x);	/* the start of a curl_xfer */
-	/* Fewer, larger pieces: each costs a poll, a recv and a flush downstream. */
 	curl_easy_setopt(h, CURLOPT_BUFFERSIZE, (long)HTTP_PIECE);
 	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_write);
 	curl_easy_setopt(h, CURLOPT_WRITEDATA, x);
@@ -286,13 +275,7 @@ http_curl_post(struct http_curl *c, const struct mc_http_req *req, struct mc_htt
 	if (x->h1.status == 0)
 		curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &x->h1.status);
 	http_head(x);
-	if (http_interrupted(x))
-		res->result = MC_HTTP_INTR;
-	else if (x->stopped)
-		res->result = MC_HTTP_STOPPED;
-	else if (x->complete || res->result == MC_HTTP_IDLE)
-		;
-	else if (rc != CURLE_OK) {
+	if (!http_settle(x) && res->result != MC_HTTP_IDLE && rc != CURLE_OK) {
 		res->result = res->status == 0 ? MC_HTTP_NOCONN : MC_HTTP_CUT;
 		curl_easy_getinfo(h, CURLINFO_OS_ERRNO, &oserr);
 		res->refused = rc == CURLE_COULDNT_CONNECT && oserr == ECONNREFUSED;

@@ -36,6 +36,13 @@ void http_head(struct http_xfer *x);
  * answer, else into res->errbody. 1 when the transfer is to stop. */
 int http_piece(const char *p, size_t n, void *x);
 
+/* The result where the transports agree, once the transfer ended: an
+ * interrupt, a stop, or an answer whole before its body was. 0 when it
+ * is none of these and the transport's own reading stands. */
+int http_settle(struct http_xfer *x);
+/* Read all there is from the (non-blocking) wake pipe. */
+void http_drain(int fd);
+
 /* A URL taken apart; the strings point into it or into the arrays. */
 struct http_url {
 	char scheme[8];		/* lower case */

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "diag.h"
@@ -20,7 +21,8 @@ struct http_plain {
 	char *buf;		/* HTTP_PIECE bytes read at a time */
 };
 
-enum { GOT, AGAIN, FAILED };	/* an exchange's end; AGAIN: try a new connection */
+/* How sending or receiving ended. NONE: not a byte of an answer came. */
+enum { GOT, NONE, EARLY, FAILED };
 
 static void
 hang_up(struct http_plain *p)
@@ -49,35 +51,28 @@ alive(int fd)
 	return poll(&pfd, 1, 0) == 0;
 }
 
-static void
-drain(int fd)
-{
-	char b[64];
-
-	while (fd >= 0 && read(fd, b, sizeof b) > 0)
-		;
-}
-
 /*
  * Wait until fd is ready for events, at most ms (-1: no limit), while
- * ticking; the wake pipe ends the wait. 1 ready, 0 not yet, -1 interrupted.
+ * ticking; the wake pipe ends the wait. The events that came (0 for
+ * none yet), or -1 when interrupted.
  */
 static int
 await(struct http_xfer *x, int fd, short events, long ms)
 {
 	struct pollfd pfd[2] = { { .fd = fd, .events = events },
 				 { .fd = x->req->wake_fd, .events = POLLIN } };
-	int n;
 
 	if (http_interrupted(x))
 		return -1;
 	if (x->req->on_tick)
 		x->req->on_tick(x->req->arg);
-	n = poll(pfd, x->req->wake_fd >= 0 ? 2 : 1, ms < 0 || ms > 100 ? 100 : (int)ms);
-	drain(pfd[1].revents ? x->req->wake_fd : -1);
+	if (poll(pfd, x->req->wake_fd >= 0 ? 2 : 1, ms < 0 || ms > 100 ? 100 : (int)ms) <= 0)
+		pfd[0].revents = pfd[1].revents = 0;
+	if (pfd[1].revents)
+		http_drain(x->req->wake_fd);
 	if (http_interrupted(x))
 		return -1;
-	return n > 0 && pfd[0].revents != 0;
+	return pfd[0].revents;
 }
 
 /* Milliseconds left of limit_s seconds since *t; -1 without a limit. */
@@ -104,51 +99,73 @@ tune(int fd)
 	setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &secs, sizeof secs);
 }
 
-/* Connect to u, each of its addresses in turn. 0, or -1 with res set. */
+/*
+ * A connection to the address addr (numeric) and port, ready to use, or
+ * -1 with the reason in *e (ETIMEDOUT when connect_timeout passed since
+ * start), or -2 when interrupted.
+ */
+static int
+dial_one(struct http_xfer *x, const char *addr, const char *port, const struct timespec *start,
+    int *e)
+{
+	struct addrinfo hints = { .ai_socktype = SOCK_STREAM,
+	    .ai_flags = AI_NUMERICHOST | AI_NUMERICSERV };
+	struct addrinfo *ai;
+	socklen_t sl = sizeof *e;
+	long left;
+	int fd, r = 0;
+
+	if (getaddrinfo(addr, port, &hints, &ai) != 0) {
+		*e = EADDRNOTAVAIL;
+		return -1;
+	}
+	if ((fd = socket(ai->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0)) == -1)
+		*e = errno;
+	else if (connect(fd, ai->ai_addr, ai->ai_addrlen) == -1 && errno != EINPROGRESS)
+		*e = errno;
+	else {
+		while ((left = left_ms(x->req->connect_timeout, start)) != 0 &&
+		    (r = await(x, fd, POLLOUT, left)) == 0)
+			;
+		if (r > 0 && getsockopt(fd, SOL_SOCKET, SO_ERROR, e, &sl) == 0 && *e == 0) {
+			freeaddrinfo(ai);
+			return fd;
+		}
+		if (r == 0)
+			*e = ETIMEDOUT;
+	}
+	if (fd >= 0)
+		close(fd);
+	freeaddrinfo(ai);
+	return r == -1 ? -2 : -1;
+}
+
+/*
+ * Connect to u: its address, or for localhost both loopback addresses in
+ * turn, as libcurl does (a server may listen on either). Nothing asks the
+ * name service. 0, or -1 with res set.
+ */
 static int
 dial(struct http_plain *p, const struct http_url *u, struct http_xfer *x)
 {
-	struct addrinfo hints = { .ai_socktype = SOCK_STREAM, .ai_flags = AI_NUMERICSERV };
+	const char *local[] = { "::1", "127.0.0.1" }, *one[] = { u->host }, **addr = one;
 	struct mc_http_res *res = x->res;
-	struct addrinfo *ai, *a;
 	struct timespec start;
-	socklen_t sl;
-	int fd = -1, e = 0, r;
+	size_t i, n = 1;
+	int fd = -1, e = 0;
 
-	if ((r = getaddrinfo(u->host, u->port, &hints, &ai)) != 0) {
-		res->result = MC_HTTP_NOCONN;
-		snprintf(res->err, sizeof res->err, "%s: %s", u->host, gai_strerror(r));
-		return -1;
+	if (strcasecmp(u->host, "localhost") == 0) {
+		addr = local;
+		n = 2;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &start);
-	for (a = ai; a != NULL && fd < 0; a = a->ai_next) {
-		if ((fd = socket(a->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0)) == -1) {
-			e = errno;
-			continue;
-		}
-		if (connect(fd, a->ai_addr, a->ai_addrlen) == -1 && errno != EINPROGRESS)
-			e = errno;
-		else {
-			while ((r = await(x, fd, POLLOUT, left_ms(x->req->connect_timeout, &start))) == 0 &&
-			    left_ms(x->req->connect_timeout, &start) != 0)
-				;
-			sl = sizeof e;
-			if (r == 1 && getsockopt(fd, SOL_SOCKET, SO_ERROR, &e, &sl) == 0 && e == 0)
-				break;
-			if (r == 0)
-				e = ETIMEDOUT;
-			if (r == -1) {
-				close(fd);
-				freeaddrinfo(ai);
-				res->result = MC_HTTP_INTR;
-				return -1;
-			}
-		}
-		close(fd);
-		fd = -1;
+	for (i = 0; i < n && fd == -1; i++)
+		fd = dial_one(x, addr[i], u->port, &start, &e);
+	if (fd == -2) {
+		res->result = MC_HTTP_INTR;
+		return -1;
 	}
-	freeaddrinfo(ai);
-	if (fd < 0) {
+	if (fd == -1) {
 		res->result = MC_HTTP_NOCONN;
 		res->refused = e == ECONNREFUSED;
 		if (e == ETIMEDOUT)
@@ -166,12 +183,20 @@ dial(struct http_plain *p, const struct http_url *u, struct http_xfer *x)
 	return 0;
 }
 
-/* The request's head; -1 when a header would break the request's lines. */
+/*
+ * The request's head, in a buffer sized once: it holds the key, and a
+ * buffer grown by realloc would leave copies of it in freed memory.
+ * -1 when a header would break the request's lines.
+ */
 static int
 request_head(struct mc_buf *b, const struct http_url *u, const struct mc_http_req *req)
 {
 	const char *const *hp;
+	size_t need = 128 + u->target_len + strlen(u->authority) + strlen(HTTP_AGENT);
 
+	for (hp = req->headers; hp && *hp; hp++)
+		need += strlen(*hp) + 2;
+	mc_buf_grow(b, need);
 	mc_buf_add(b, "POST ", 5);
 	if (u->target_len == 0 || u->target[0] != '/')
 		mc_buf_addc(b, '/');
@@ -187,7 +212,11 @@ request_head(struct mc_buf *b, const struct http_url *u, const struct mc_http_re
 	return 0;
 }
 
-/* Write the head and the body. GOT, AGAIN (the connection was dead) or FAILED. */
+/*
+ * Write the head and the body: GOT, or EARLY when the server answered, or
+ * hung up, before it took all of it (the answer is then read, as libcurl
+ * does: a 401 or a 413 comes that way), or FAILED.
+ */
 static int
 send_all(struct http_plain *p, struct http_xfer *x, const struct mc_buf *head)
 {
@@ -200,19 +229,23 @@ send_all(struct http_plain *p, struct http_xfer *x, const struct mc_buf *head)
 		if ((n = sendmsg(p->fd, &msg, MSG_NOSIGNAL)) == -1) {
 			if (errno == EINTR)
 				continue;
+			if (errno == EPIPE || errno == ECONNRESET)
+				return EARLY;
 			if (errno != EAGAIN) {
-				if (errno == EPIPE || errno == ECONNRESET)
-					return AGAIN;
+				x->res->result = MC_HTTP_NOCONN;
 				snprintf(x->res->err, sizeof x->res->err, "sending: %s", strerror(errno));
 				return FAILED;
 			}
-			while ((r = await(x, p->fd, POLLOUT, left_ms(x->req->idle_timeout, &x->last))) == 0)
+			while ((r = await(x, p->fd, POLLOUT | POLLIN,
+			    left_ms(x->req->idle_timeout, &x->last))) == 0)
 				if (left_ms(x->req->idle_timeout, &x->last) == 0) {
 					x->res->result = MC_HTTP_IDLE;
 					return FAILED;
 				}
 			if (r == -1)
 				return FAILED;
+			if (r & (POLLIN | POLLHUP | POLLERR))
+				return EARLY;
 			continue;
 		}
 		http_touch(x);
@@ -238,7 +271,7 @@ ended(struct http_xfer *x, int got_any, int e)
 	if (e == 0 && mc_h1_eof(&x->h1))
 		return GOT;
 	if (!got_any)
-		return AGAIN;	/* the caller decides whether a new connection may */
+		return NONE;	/* the caller decides whether a new connection may */
 	res->result = x->res->status == 0 ? MC_HTTP_NOCONN : MC_HTTP_CUT;
 	if (x->res->status == 0)
 		snprintf(res->err, sizeof res->err, "the server closed the connection in the "
@@ -249,7 +282,7 @@ ended(struct http_xfer *x, int got_any, int e)
 	return FAILED;
 }
 
-/* Read the answer. GOT (whole, or whole enough), AGAIN (nothing came) or FAILED. */
+/* Read the answer. GOT (whole, or whole enough), NONE or FAILED. */
 static int
 receive(struct http_plain *p, struct http_xfer *x)
 {
@@ -295,6 +328,11 @@ receive(struct http_plain *p, struct http_xfer *x)
 	}
 }
 
+/*
+ * A kept connection that the server closed meanwhile (nothing came back
+ * on it) gets one more try on a new one, as libcurl does: the request is
+ * then sent twice if the server took it and died before answering.
+ */
 int
 http_plain_post(struct http_plain **pp, const struct http_url *u,
     const struct mc_http_req *req, struct mc_http_res *res)
@@ -302,7 +340,7 @@ http_plain_post(struct http_plain **pp, const struct http_url *u,
 	struct http_xfer x = { .req = req, .res = res };
 	struct mc_buf head = {0};
 	struct http_plain *p;
-	int kept, r = FAILED;
+	int kept, sent = 0, r = -1;
 
 	if (*pp == NULL) {
 		if ((p = *pp = calloc(1, sizeof *p)) == NULL || (p->buf = malloc(HTTP_PIECE)) == NULL)
@@ -311,7 +349,6 @@ http_plain_post(struct http_plain **pp, const struct http_url *u,
 	}
 	p = *pp;
 	if (request_head(&head, u, req) == -1) {
-		res->result = MC_HTTP_NOCONN;
 		snprintf(res->err, sizeof res->err, "a request header holds a line break");
 		goto out;
 	}
@@ -319,37 +356,34 @@ http_plain_post(struct http_plain **pp, const struct http_url *u,
 	    !alive(p->fd)))
 		hang_up(p);
 	res->result = MC_HTTP_OK;
-	/* A kept connection the server closed meanwhile gets one more try. */
 	for (kept = p->fd >= 0;; kept = 0) {
+		r = FAILED;
 		if (p->fd < 0 && dial(p, u, &x) == -1)
 			break;
 		mc_h1_reset(&x.h1);
 		http_touch(&x);
-		if ((r = send_all(p, &x, &head)) == GOT)
+		if ((r = send_all(p, &x, &head)) != FAILED) {
+			sent = r == GOT;
 			r = receive(p, &x);
-		if (r == AGAIN && kept && !x.intr) {
-			hang_up(p);
-			continue;
 		}
-		break;
+		if (r != NONE || !kept || x.intr)
+			break;
+		hang_up(p);
 	}
-	if (r == AGAIN) {
+	if (r == NONE) {
 		res->result = MC_HTTP_NOCONN;
 		snprintf(res->err, sizeof res->err, "the server closed the connection without "
 		    "an answer");
 	}
-	if (http_interrupted(&x))
-		res->result = MC_HTTP_INTR;
-	else if (x.stopped)
-		res->result = MC_HTTP_STOPPED;
-	else if (x.complete && res->result != MC_HTTP_OK && res->result != MC_HTTP_IDLE)
-		res->result = MC_HTTP_OK;	/* the answer was whole before its body was */
-	/* Only a whole answer on a clean connection leaves it for the next. */
-	if (r != GOT || x.h1.state != MC_H1_DONE || !x.h1.keep)
+	http_settle(&x);
+	/* Only a whole answer to a whole request, on a clean connection, leaves
+	 * it for the next. */
+	if (r != GOT || !sent || x.h1.state != MC_H1_DONE || !x.h1.keep)
 		hang_up(p);
+	r = 0;
 out:
-	explicit_bzero(head.data, head.len);	/* it may hold a key */
+	explicit_bzero(head.data, head.len);	/* it holds the key */
 	mc_buf_free(&head);
 	mc_h1_free(&x.h1);
-	return 0;
+	return r;
 }

@@ -1,5 +1,6 @@
 /* http.c: HTTP POSTs with one connection kept across them: plain HTTP to a local server by the suite's own client, the rest by libcurl. */
 #include <arpa/inet.h>
+#include <bsd/stdlib.h>
 #include <ctype.h>
 #include <limits.h>
 #include <stdint.h>
@@ -8,6 +9,7 @@
 #include <string.h>
 #include <strings.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "diag.h"
 #include "http-int.h"
@@ -172,9 +174,32 @@ http_piece(const char *p, size_t n, void *arg)
 }
 
 int
+http_settle(struct http_xfer *x)
+{
+	if (http_interrupted(x))
+		x->res->result = MC_HTTP_INTR;
+	else if (x->stopped)
+		x->res->result = MC_HTTP_STOPPED;
+	else if (x->complete)
+		x->res->result = MC_HTTP_OK;	/* whole, even if its body's end did not come */
+	else
+		return 0;
+	return 1;
+}
+
+void
+http_drain(int fd)
+{
+	char b[64];
+
+	while (read(fd, b, sizeof b) > 0)
+		;
+}
+
+int
 http_url_split(const char *url, struct http_url *u)
 {
-	const char *p = url, *auth, *end, *at, *colon, *h, *he;
+	const char *p = url, *auth, *end, *at, *colon, *h, *he, *e;
 	size_t n;
 
 	memset(u, 0, sizeof *u);
@@ -211,8 +236,8 @@ http_url_split(const char *url, struct http_url *u)
 		if ((size_t)(end - colon - 1) >= sizeof u->port)
 			return -1;
 		memcpy(u->port, colon + 1, (size_t)(end - colon - 1));
-		if (strspn(u->port, "0123456789") != strlen(u->port) || atoi(u->port) < 1 ||
-		    atoi(u->port) > 65535)
+		if (strspn(u->port, "0123456789") != strlen(u->port) ||
+		    strtonum(u->port, 1, 65535, &e) == 0)
 			return -1;
 	} else
 		snprintf(u->port, sizeof u->port, "%s", strcmp(u->scheme, "https") == 0 ? "443" : "80");

@@ -45,6 +45,65 @@ SSE_HI=$'data: {"choices":[{"index":0,"delta":{"content":"hi"}}]}\n\ndata: {"cho
 	assert_equal "$(fake_request 1 .headers.expect)" null
 }
 
+# tiny_server PYTHON: run a one-off server written in Python (its socket is
+# `s`, listening; it prints its port first) and set FAKE_URL to it.
+tiny_server() {
+	python3 -c "import socket, sys, time
+$1" > "$BATS_TEST_TMPDIR/port" 2>/dev/null &
+	TINY_PID=$!
+	local i
+	for ((i = 0; i < 100; i++)); do
+		[ -s "$BATS_TEST_TMPDIR/port" ] && break
+		sleep 0.05
+	done
+	FAKE_URL=http://${TINY_HOST:-127.0.0.1}:$(head -1 "$BATS_TEST_TMPDIR/port")/v1
+}
+
+teardown_local() {
+	[ -z "${TINY_PID:-}" ] || kill "$TINY_PID" 2>/dev/null || true
+}
+
+@test "localhost: a server on ::1 alone is reached, as libcurl reaches it" {
+	tiny_server '
+s = socket.socket(socket.AF_INET6); s.bind(("::1", 0)); s.listen(4)
+print(s.getsockname()[1], flush=True)
+c, _ = s.accept()
+got = b""
+while b"\r\n\r\n" not in got:
+    got += c.recv(65536)
+sse = b"data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"six\"},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n"
+c.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n" % len(sse) + sse)
+time.sleep(5)'
+	FAKE_URL=http://localhost:${FAKE_URL##*:}
+	envelope chat
+	send --retries 0
+	assert_success
+	assert_equal "$output" six
+}
+
+@test "an answer that comes before the request's body is all sent is read, not lost" {
+	# The server reads the head only, says 401 and hangs up: the rest of
+	# an 8 MB body is never read.
+	tiny_server '
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(4)
+print(s.getsockname()[1], flush=True)
+for _ in range(2):
+    c, _ = s.accept()
+    got = b""
+    while b"\r\n\r\n" not in got:
+        got += c.recv(65536)
+    c.sendall(b"HTTP/1.1 401 Unauthorized\r\nConnection: close\r\nContent-Type: application/json\r\n"
+              b"Content-Length: 36\r\n\r\n{\"error\":{\"message\":\"bad key sk-1\"}}")
+    c.close()
+time.sleep(5)'
+	head -c 8000000 /dev/zero | tr '\0' x > "$BATS_TEST_TMPDIR/big"
+	fake_envelope chat | jq -c --rawfile big "$BATS_TEST_TMPDIR/big" \
+	    '.body.messages[0].content = $big' > "$BATS_TEST_TMPDIR/env.json"
+	send --retries 0
+	assert_failure 1
+	assert_equal "$stderr" "mc-send: HTTP 401 from fake: bad key sk-1"
+}
+
 @test "localhost is reached on whichever of its addresses the server listens" {
 	serve '{"answer":{"api":"chat","text":"local"}}'
 	local port=${FAKE_URL:17:-3}
@@ -115,12 +174,14 @@ SSE_HI=$'data: {"choices":[{"index":0,"delta":{"content":"hi"}}]}\n\ndata: {"cho
 }
 
 @test "an answer that is not HTTP/1, or breaks its framing, is an error naming why" {
-	serve "$(raw $'SSH-2.0-OpenSSH_9.2\r\n\r\n')" \
+	serve "$(raw $'SSH-2.0-OpenSSH_9.2\r\n' '{keep: true}')" \
 	    "$(raw $'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n')" \
 	    "$(raw $'HTTP/1.1 200 OK\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\nab')" \
 	    "$(raw $'HTTP/1.1 200 OK\r\nContent-Length: 500\r\n\r\n'"${SSE_HI:0:60}")"
 	envelope chat
-	send --retries 0
+	# A banner that waits for the client: known at its first bytes, not
+	# after --idle-timeout.
+	send --retries 0 --idle-timeout 60
 	assert_failure 1
 	assert_equal "$stderr" "mc-send: cannot reach fake: not an HTTP/1 answer"
 	send --retries 0

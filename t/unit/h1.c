@@ -221,8 +221,11 @@ static const struct c cases[] = {
 	  .keep = 1, .body = "hel" },
 	{ "chunked before the trailers end", H11 TE "\r\n0\r\nX: 1\r\n", .eof = 1, .st = MC_H1_TRAILER,
 	  .status = 200, .keep = 1 },
+	/* Chunks win over a length, but the connection is not trusted after. */
 	{ "chunked wins over a length", H11 "Content-Length: 99\r\n" TE "\r\n2\r\nhi\r\n0\r\n\r\n",
-	  .st = MC_H1_DONE, .status = 200, .keep = 1, .body = "hi" },
+	  .st = MC_H1_DONE, .status = 200, .keep = 0, .body = "hi" },
+	{ "chunked in HTTP/1.0", "HTTP/1.0 200 OK\r\nConnection: keep-alive\r\n" TE "\r\n"
+	  "2\r\nhi\r\n0\r\n\r\n", .st = MC_H1_DONE, .status = 200, .keep = 0, .body = "hi" },
 	{ "chunked last of the codings", H11 "Transfer-Encoding: gzip\r\nTransfer-Encoding: chunked\r\n\r\n"
 	  "1\r\nz\r\n0\r\n\r\n", .st = MC_H1_DONE, .status = 200, .keep = 1, .body = "z" },
 	/* till the connection ends */
@@ -310,7 +313,12 @@ static const struct c cases[] = {
 	{ "two lengths", H11 "Content-Length: 3\r\nContent-Length: 4\r\n\r\nabcd", .st = MC_H1_BAD },
 	{ "length not a number", H11 "Content-Length: 12a\r\n\r\n", .st = MC_H1_BAD },
 	{ "length negative", H11 "Content-Length: -1\r\n\r\n", .st = MC_H1_BAD },
-	{ "length a list", H11 "Content-Length: 1, 1\r\n\r\nx", .st = MC_H1_BAD },
+	{ "length a list of one", H11 "Content-Length: 1, 1\r\n\r\nx", .st = MC_H1_DONE, .status = 200,
+	  .keep = 1, .body = "x" },
+	{ "length a list of two", H11 "Content-Length: 1, 2\r\n\r\nx", .st = MC_H1_BAD },
+	{ "length a list, one empty", H11 "Content-Length: 1,,\r\n\r\nx", .st = MC_H1_DONE,
+	  .status = 200, .keep = 1, .body = "x" },
+	{ "length a list of nothing", H11 "Content-Length: , \r\n\r\nx", .st = MC_H1_BAD },
 	{ "length empty", H11 "Content-Length:\r\n\r\n", .st = MC_H1_BAD },
 	{ "length overflows", H11 "Content-Length: 18446744073709551617\r\n\r\n", .st = MC_H1_BAD },
 	{ "length over the limit", H11 "Content-Length: 1152921504606846976\r\n\r\n", .st = MC_H1_BAD },
@@ -507,6 +515,32 @@ again(void)
 	mc_h1_free(&h);
 }
 
+/* The heads libcurl hands on: an HTTP/2 or HTTP/3 status line too, when
+ * the caller says so, and only then. */
+static void
+libcurl_heads(void)
+{
+	static const char h2[] = "HTTP/2 429 \r\nretry-after: 7\r\n\r\n";
+	struct mc_h1 h = { .any_version = 1 };
+	struct mc_buf body = {0};
+	struct sink sk = { .b = &body };
+	size_t used;
+
+	if (mc_h1_feed(&h, h2, strlen(h2), &used, take, &sk) != 0 || h.status != 429 ||
+	    strcmp(h.retry_after, "7") != 0 || h.reason[0] != '\0')
+		FAIL("libcurl's HTTP/2 head: status %ld, Retry-After \"%s\" (%s)", h.status,
+		    h.retry_after, h.err);
+	mc_h1_reset(&h);
+	if (!h.any_version || mc_h1_feed(&h, "HTTP/3 200 OK\r\n\r\n", 19, &used, take, &sk) != 0 ||
+	    h.status != 200 || strcmp(h.reason, "OK") != 0)
+		FAIL("libcurl's HTTP/3 head after a reset: status %ld (%s)", h.status, h.err);
+	mc_h1_free(&h);
+	if (mc_h1_feed(&h, h2, strlen(h2), &used, take, &sk) != -1)
+		FAIL("an HTTP/2 head on a plain connection is taken");
+	mc_h1_free(&h);
+	mc_buf_free(&body);
+}
+
 int
 main(void)
 {
@@ -517,5 +551,6 @@ main(void)
 	limits();
 	stop();
 	again();
+	libcurl_heads();
 	return failures ? 1 : 0;
 }
