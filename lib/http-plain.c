@@ -272,8 +272,8 @@ ended(struct http_xfer *x, int got_any, int e)
 		return GOT;
 	if (!got_any)
 		return NONE;	/* the caller decides whether a new connection may */
-	res->result = x->res->status == 0 ? MC_HTTP_NOCONN : MC_HTTP_CUT;
-	if (x->res->status == 0)
+	res->result = res->status == 0 ? MC_HTTP_NOCONN : MC_HTTP_CUT;
+	if (res->status == 0)
 		snprintf(res->err, sizeof res->err, "the server closed the connection in the "
 		    "answer's head%s%s", e ? ": " : "", e ? strerror(e) : "");
 	else
