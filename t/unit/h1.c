@@ -521,6 +521,7 @@ static void
 libcurl_heads(void)
 {
 	static const char h2[] = "HTTP/2 429 \r\nretry-after: 7\r\n\r\n";
+	static const char h3[] = "HTTP/3 200 OK\r\n\r\n";
 	struct mc_h1 h = { .any_version = 1 };
 	struct mc_buf body = {0};
 	struct sink sk = { .b = &body };
@@ -531,7 +532,7 @@ libcurl_heads(void)
 		FAIL("libcurl's HTTP/2 head: status %ld, Retry-After \"%s\" (%s)", h.status,
 		    h.retry_after, h.err);
 	mc_h1_reset(&h);
-	if (!h.any_version || mc_h1_feed(&h, "HTTP/3 200 OK\r\n\r\n", 19, &used, take, &sk) != 0 ||
+	if (!h.any_version || mc_h1_feed(&h, h3, strlen(h3), &used, take, &sk) != 0 ||
 	    h.status != 200 || strcmp(h.reason, "OK") != 0)
 		FAIL("libcurl's HTTP/3 head after a reset: status %ld (%s)", h.status, h.err);
 	mc_h1_free(&h);
