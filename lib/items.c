@@ -382,6 +382,24 @@ mc_item_call_check(const cJSON *item, char *err, size_t errsz)
 }
 
 cJSON *
+mc_item_call_read(int fd, char *err, size_t errsz)
+{
+	cJSON *item;
+	int empty;
+
+	if ((item = mc_json_read_fd(fd, &empty, err, errsz)) == NULL) {
+		if (empty)
+			snprintf(err, errsz, "expected a function_call item, got nothing");
+		return NULL;
+	}
+	if (mc_item_call_check(item, err, errsz) == -1) {
+		cJSON_Delete(item);
+		return NULL;
+	}
+	return item;
+}
+
+cJSON *
 mc_item_call_args(const cJSON *item, char *err, size_t errsz)
 {
 	const cJSON *a = cJSON_GetObjectItemCaseSensitive(item, "arguments");

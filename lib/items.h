@@ -50,6 +50,8 @@ cJSON *mc_item_hook_message(const char *hook, const char *text);
  * or an object. Returns 0, or -1 with a one-line reason in err.
  */
 int mc_item_call_check(const cJSON *item, char *err, size_t errsz);
+/* Such an item read from fd and checked; NULL with the reason in err. */
+cJSON *mc_item_call_read(int fd, char *err, size_t errsz);
 
 /*
  * The arguments of a checked function_call as a new object: a string is

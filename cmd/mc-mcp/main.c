@@ -191,22 +191,14 @@ static int
 cmd_call(struct mcp *m)
 {
 	const struct toolref *ref;
-	int empty, intr = 0, status = MC_EXIT_OK;
+	int intr = 0, status = MC_EXIT_OK;
 	const char *call_id, *name;
 	char err[256], *out = NULL;
 	cJSON *item, *args;
 	size_t i;
 
-	if ((item = mc_json_read_fd(0, &empty, err, sizeof err)) == NULL) {
-		if (empty)
-			mc_err("stdin: expected a function_call item, got nothing");
-		else
-			mc_err("stdin: %s", err);
-		return MC_EXIT_FAIL;
-	}
-	if (mc_item_call_check(item, err, sizeof err) == -1) {
+	if ((item = mc_item_call_read(STDIN_FILENO, err, sizeof err)) == NULL) {
 		mc_err("stdin: %s", err);
-		cJSON_Delete(item);
 		return MC_EXIT_FAIL;
 	}
 	call_id = mc_json_str(item, "call_id");

@@ -156,18 +156,10 @@ cmd_call(const struct mc_settings *s, const char *root, FILE *touched_fp)
 	const char *call_id, *name;
 	cJSON *item, *args = NULL;
 	char err[256];
-	int empty, status = MC_EXIT_OK;
+	int status = MC_EXIT_OK;
 
-	if ((item = mc_json_read_fd(0, &empty, err, sizeof err)) == NULL) {
-		if (empty)
-			mc_err("stdin: expected a function_call item, got nothing");
-		else
-			mc_err("stdin: %s", err);
-		return MC_EXIT_FAIL;
-	}
-	if (mc_item_call_check(item, err, sizeof err) == -1) {
+	if ((item = mc_item_call_read(STDIN_FILENO, err, sizeof err)) == NULL) {
 		mc_err("stdin: %s", err);
-		cJSON_Delete(item);
 		return MC_EXIT_FAIL;
 	}
 	call_id = mc_json_str(item, "call_id");
