@@ -1205,3 +1205,14 @@ tls_cert() {
 	assert_equal "$(fake_count)" 4
 	assert_equal "$(for n in 1 2 3 4; do fake_request $n .conn; done | sort -u)" 1
 }
+
+@test "--serve: an answer cut by the output limit is said by its done event, not by a note too" {
+	serve '{"answer":{"api":"chat","text":"cut short","finish_reason":"length"}}' \
+	    '{"answer":{"api":"chat","text":"whole"}}'
+	envelopes chat chat
+	serve_run
+	assert_success
+	assert_equal "$stderr" ""
+	assert_equal "$(jqo -s -c '[.[] | select(.type == "done")]')" \
+	    '[{"type":"done","finish_reason":"length"},{"type":"done","finish_reason":"stop"}]'
+}

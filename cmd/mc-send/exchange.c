@@ -139,8 +139,11 @@ answer_end(struct out *o)
 	}
 	if (strcmp(o->finish, "length") != 0)
 		return MC_EXIT_OK;
-	mc_err("the answer was cut by the output limit (finish_reason length); "
-	    "--max-output-tokens raises it");
+	/* With --serve the done event says it to the program that reads them
+	 * (mc words it for its own options); a note would say it twice. */
+	if (!o->sd->serve)
+		mc_err("the answer was cut by the output limit (finish_reason length); "
+		    "--max-output-tokens raises it");
 	return MC_EXIT_INCOMPLETE;
 }
 
