@@ -65,18 +65,49 @@ numeric_host(const char *host)
 	    strcasecmp(host, "localhost") == 0;
 }
 
-/* A proxy libcurl would use for a plain http:// URL (it reads these). */
+/*
+ * host is in a no_proxy list: "*", or an entry that names it exactly
+ * (a leading dot and an IPv6 literal's brackets aside). libcurl takes
+ * more (domains, CIDR); what this does not take is left to it.
+ */
 static int
-proxied(void)
+no_proxy(const char *list, const char *host)
+{
+	const char *t;
+	size_t n, hn = strlen(host);
+
+	while (*list != '\0') {
+		list += strspn(list, ", \t");
+		t = list;
+		n = strcspn(list, ", \t");
+		list += n;
+		if (n > 0 && t[0] == '.')
+			t++, n--;
+		if (n > 1 && t[0] == '[' && t[n - 1] == ']')
+			t++, n -= 2;
+		if ((n == 1 && t[0] == '*') || (n == hn && strncasecmp(t, host, n) == 0))
+			return 1;
+	}
+	return 0;
+}
+
+/* A proxy libcurl would use for a plain http:// URL to host: one of the
+ * variables it reads is set, and no_proxy does not say host. */
+static int
+proxied(const char *host)
 {
 	static const char *const vars[] = { "http_proxy", "all_proxy", "ALL_PROXY" };
-	const char *v;
+	const char *v, *np;
 	size_t i;
 
 	for (i = 0; i < sizeof vars / sizeof vars[0]; i++)
 		if ((v = getenv(vars[i])) != NULL && v[0] != '\0')
-			return 1;
-	return 0;
+			break;
+	if (i == sizeof vars / sizeof vars[0])
+		return 0;
+	if ((np = getenv("no_proxy")) == NULL || np[0] == '\0')
+		np = getenv("NO_PROXY");
+	return np == NULL || !no_proxy(np, host);
 }
 
 /* A URL for the plain transport (taken apart in u). */
@@ -84,7 +115,7 @@ static int
 plain(const char *url, struct http_url *u)
 {
 	return http_url_split(url, u) == 0 && strcmp(u->scheme, "http") == 0 && !u->userinfo &&
-	    numeric_host(u->host) && !proxied();
+	    numeric_host(u->host) && !proxied(u->host);
 }
 
 void

@@ -129,10 +129,25 @@ time.sleep(5)'
 	assert_equal "$output" one
 	[[ $stderr == *libcurl* ]] || fail "libcurl was not loaded"
 	assert_equal "$(fake_request 1 .path)" http://127.0.0.1:9/v1/chat/completions
-	all_proxy=$proxy send
+	all_proxy=$proxy no_proxy=example.com,127.0.0.2 send
 	assert_success
 	assert_equal "$output" two
 	assert_equal "$(fake_request 2 .path)" http://127.0.0.1:9/v1/chat/completions
+}
+
+@test "no_proxy naming the host, or *, goes around the proxy, without libcurl" {
+	serve '{"answer":{"api":"chat","text":"one"}}' '{"answer":{"api":"chat","text":"two"}}'
+	unset NO_PROXY no_proxy
+	envelope chat
+	# The proxy is dead: only a direct request is answered.
+	http_proxy=http://127.0.0.1:9 no_proxy=example.com,.127.0.0.1 LD_DEBUG=files send --retries 0
+	assert_success
+	assert_equal "$output" one
+	[[ $stderr != *libcurl* ]] || fail "libcurl was loaded"
+	assert_equal "$(fake_request 1 .path)" /v1/chat/completions
+	ALL_PROXY=http://127.0.0.1:9 NO_PROXY='*' send --retries 0
+	assert_success
+	assert_equal "$output" two
 }
 
 @test "framing: length, chunks with LF line ends and extensions, the connection's end" {
