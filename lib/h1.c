@@ -143,6 +143,7 @@ head(struct mc_h1 *h)
 {
 	const char *s = h->line.data, *end = s + h->line.len, *nl;
 	size_t n, v = 0;
+	long status;
 	int alive = 0;
 
 	nl = memchr(s, '\n', (size_t)(end - s));
@@ -160,7 +161,7 @@ head(struct mc_h1 *h)
 	    (n > v + 4 && s[v + 4] != ' '))
 		return bad(h, "not an HTTP/1 answer");
 	h->http10 = v == 8 && s[7] == '0';
-	h->status = (s[v + 1] - '0') * 100 + (s[v + 2] - '0') * 10 + (s[v + 3] - '0');
+	status = (s[v + 1] - '0') * 100 + (s[v + 2] - '0') * 10 + (s[v + 3] - '0');
 	h->reason[0] = h->retry_after[0] = h->retry_after_ms[0] = '\0';
 	if (n > v + 5)
 		keep_value(h->reason, sizeof h->reason, s + v + 5,
@@ -177,14 +178,15 @@ head(struct mc_h1 *h)
 	}
 	h->seen += h->line.len;
 	h->line.len = 0;
-	if (h->status < 100)
+	/* The status stands only for a head taken whole: one that failed is
+	 * no answer (NOCONN, not a cut one). */
+	if (status < 100)
 		return bad(h, "not an HTTP/1 answer");
-	if (h->status == 101)
+	if (status == 101)
 		return bad(h, "the server switched protocols");
-	if (h->status < 200) {	/* 100 Continue, 103 Early Hints: the answer follows */
-		h->status = 0;
+	if (status < 200)	/* 100 Continue, 103 Early Hints: the answer follows */
 		return 0;
-	}
+	h->status = status;
 	h->keep = h->http10 ? alive && !h->close : !h->close;
 	/* Both framings, or chunks in HTTP/1.0: read it, but trust the
 	 * connection no further (RFC 9112 §6.1, §6.3). */
@@ -229,7 +231,7 @@ static int
 take_head(struct mc_h1 *h, const char **p, size_t *n)
 {
 	const char *s;
-	size_t len;
+	size_t len, k;
 	int r;
 
 	for (;;) {
@@ -238,8 +240,8 @@ take_head(struct mc_h1 *h, const char **p, size_t *n)
 			return -1;
 		s = h->line.data;
 		len = h->line.len;
-		if (len > 0 && s[0] != '\r' && s[0] != '\n' &&
-		    memcmp(s, "HTTP/", len < 5 ? len : 5) != 0)
+		k = len > 0 && s[0] == '\r';	/* "\r\n" is a blank line, "\rSSH" is not */
+		if (len > k && s[k] != '\n' && memcmp(s + k, "HTTP/", len - k < 5 ? len - k : 5) != 0)
 			return bad(h, "not an HTTP/1 answer");
 		if (r == 0)
 			return 0;

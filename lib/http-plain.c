@@ -21,8 +21,9 @@ struct http_plain {
 	char *buf;		/* HTTP_PIECE bytes read at a time */
 };
 
-/* How sending or receiving ended. NONE: not a byte of an answer came. */
-enum { GOT, NONE, EARLY, FAILED };
+/* How sending or reading ended. GOT: the answer is whole; NONE: not a
+ * byte of it came; SENT: the request is; EARLY: stop sending, read on. */
+enum { GOT, NONE, EARLY, FAILED, SENT, MORE };
 
 static void
 hang_up(struct http_plain *p)
@@ -101,12 +102,12 @@ tune(int fd)
 
 /*
  * A connection to the address addr (numeric) and port, ready to use, or
- * -1 with the reason in *e (ETIMEDOUT when connect_timeout passed since
- * start), or -2 when interrupted.
+ * -1 with the reason in *e (ETIMEDOUT when limit ms passed since start;
+ * -1: no limit), or -2 when interrupted.
  */
 static int
 dial_one(struct http_xfer *x, const char *addr, const char *port, const struct timespec *start,
-    int *e)
+    long limit, int *e)
 {
 	struct addrinfo hints = { .ai_socktype = SOCK_STREAM,
 	    .ai_flags = AI_NUMERICHOST | AI_NUMERICSERV };
@@ -124,10 +125,18 @@ dial_one(struct http_xfer *x, const char *addr, const char *port, const struct t
 	else if (connect(fd, ai->ai_addr, ai->ai_addrlen) == -1 && errno != EINPROGRESS)
 		*e = errno;
 	else {
-		while ((left = left_ms(x->req->connect_timeout, start)) != 0 &&
-		    (r = await(x, fd, POLLOUT, left)) == 0)
-			;
-		if (r > 0 && getsockopt(fd, SOL_SOCKET, SO_ERROR, e, &sl) == 0 && *e == 0) {
+		for (;;) {
+			left = limit < 0 ? -1 : limit - mc_ms_since(start);
+			if (limit >= 0 && left <= 0) {
+				r = 0;
+				break;
+			}
+			if ((r = await(x, fd, POLLOUT, left)) != 0)
+				break;
+		}
+		if (r > 0 && getsockopt(fd, SOL_SOCKET, SO_ERROR, e, &sl) == -1)
+			*e = errno;
+		else if (r > 0 && *e == 0) {
 			freeaddrinfo(ai);
 			return fd;
 		}
@@ -152,6 +161,7 @@ dial(struct http_plain *p, const struct http_url *u, struct http_xfer *x)
 	struct mc_http_res *res = x->res;
 	struct timespec start;
 	size_t i, n = 1;
+	long limit;
 	int fd = -1, e = 0;
 
 	if (strcasecmp(u->host, "localhost") == 0) {
@@ -159,8 +169,14 @@ dial(struct http_plain *p, const struct http_url *u, struct http_xfer *x)
 		n = 2;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &start);
-	for (i = 0; i < n && fd == -1; i++)
-		fd = dial_one(x, addr[i], u->port, &start, &e);
+	/* The first of two gets 200 ms, as libcurl gives it before it tries
+	 * the other family: a dropped SYN cannot take the whole timeout. */
+	for (i = 0; i < n && fd == -1; i++) {
+		limit = x->req->connect_timeout > 0 ? x->req->connect_timeout * 1000 : -1;
+		if (i + 1 < n && (limit < 0 || limit > 200))
+			limit = 200;
+		fd = dial_one(x, addr[i], u->port, &start, limit, &e);
+	}
 	if (fd == -2) {
 		res->result = MC_HTTP_INTR;
 		return -1;
@@ -212,13 +228,67 @@ request_head(struct mc_buf *b, const struct http_url *u, const struct mc_http_re
 	return 0;
 }
 
+/* The connection ended or failed (e: its errno, 0 for an orderly end). */
+static int
+ended(struct http_xfer *x, int got_any, int e)
+{
+	struct mc_http_res *res = x->res;
+
+	if (e == 0 && mc_h1_eof(&x->h1))
+		return GOT;
+	if (!got_any) {
+		/* The caller decides whether a new connection may try again. */
+		snprintf(res->err, sizeof res->err, "the server closed the connection without "
+		    "an answer%s%s", e ? ": " : "", e ? strerror(e) : "");
+		return NONE;
+	}
+	res->result = res->status == 0 ? MC_HTTP_NOCONN : MC_HTTP_CUT;
+	if (res->status == 0)
+		snprintf(res->err, sizeof res->err, "the server closed the connection in the "
+		    "answer's head%s%s", e ? ": " : "", e ? strerror(e) : "");
+	else
+		snprintf(res->err, sizeof res->err, "the connection ended before the answer did%s%s",
+		    e ? ": " : "", e ? strerror(e) : "");
+	return FAILED;
+}
+
+/* One read of the answer: MORE to come, or how it ended: GOT (whole),
+ * NONE or FAILED. */
+static int
+read_some(struct http_plain *p, struct http_xfer *x, int *got_any)
+{
+	struct mc_http_res *res = x->res;
+	size_t used;
+	ssize_t n;
+	int r;
+
+	if ((n = recv(p->fd, p->buf, HTTP_PIECE, 0)) == -1)
+		return errno == EAGAIN || errno == EINTR ? MORE : ended(x, *got_any, errno);
+	if (n == 0)
+		return ended(x, *got_any, 0);
+	*got_any = 1;
+	http_touch(x);
+	r = mc_h1_feed(&x->h1, p->buf, (size_t)n, &used, http_piece, x);
+	http_head(x);
+	if (r == -1) {
+		res->result = res->status == 0 ? MC_HTTP_NOCONN : MC_HTTP_CUT;
+		snprintf(res->err, sizeof res->err, "%s", x->h1.err);
+		return FAILED;
+	}
+	if (r != 0)
+		return FAILED;	/* stopped or interrupted */
+	return x->h1.state == MC_H1_DONE ? GOT : MORE;
+}
+
 /*
- * Write the head and the body: GOT, or EARLY when the server answered, or
- * hung up, before it took all of it (the answer is then read, as libcurl
- * does: a 401 or a 413 comes that way), or FAILED.
+ * Write the head and the body: SENT, or how the answer ended when it did
+ * first. An answer may start before the body is all sent: a 100 Continue
+ * or a 2xx head, and the sending goes on; an error status (a 401, a 413)
+ * or the server hanging up, and it stops: EARLY, the answer is read on.
+ * As libcurl does.
  */
 static int
-send_all(struct http_plain *p, struct http_xfer *x, const struct mc_buf *head)
+send_all(struct http_plain *p, struct http_xfer *x, const struct mc_buf *head, int *got_any)
 {
 	struct iovec iov[2] = { { head->data, head->len }, { (void *)x->req->body, x->req->len } };
 	struct msghdr msg = { .msg_iov = iov, .msg_iovlen = 2 };
@@ -244,8 +314,12 @@ send_all(struct http_plain *p, struct http_xfer *x, const struct mc_buf *head)
 				}
 			if (r == -1)
 				return FAILED;
-			if (r & (POLLIN | POLLHUP | POLLERR))
-				return EARLY;
+			if (r & (POLLIN | POLLHUP | POLLERR)) {
+				if ((r = read_some(p, x, got_any)) != MORE)
+					return r;
+				if (x->res->status >= 300)
+					return EARLY;
+			}
 			continue;
 		}
 		http_touch(x);
@@ -259,38 +333,15 @@ send_all(struct http_plain *p, struct http_xfer *x, const struct mc_buf *head)
 			msg.msg_iov->iov_len -= (size_t)n;
 		}
 	}
-	return GOT;
+	return SENT;
 }
 
-/* The connection ended or failed (e: its errno, 0 for an orderly end). */
+/* Read the rest of the answer: GOT (whole, or whole enough), NONE or FAILED. */
 static int
-ended(struct http_xfer *x, int got_any, int e)
+receive(struct http_plain *p, struct http_xfer *x, int *got_any)
 {
-	struct mc_http_res *res = x->res;
-
-	if (e == 0 && mc_h1_eof(&x->h1))
-		return GOT;
-	if (!got_any)
-		return NONE;	/* the caller decides whether a new connection may */
-	res->result = res->status == 0 ? MC_HTTP_NOCONN : MC_HTTP_CUT;
-	if (res->status == 0)
-		snprintf(res->err, sizeof res->err, "the server closed the connection in the "
-		    "answer's head%s%s", e ? ": " : "", e ? strerror(e) : "");
-	else
-		snprintf(res->err, sizeof res->err, "the connection ended before the answer did%s%s",
-		    e ? ": " : "", e ? strerror(e) : "");
-	return FAILED;
-}
-
-/* Read the answer. GOT (whole, or whole enough), NONE or FAILED. */
-static int
-receive(struct http_plain *p, struct http_xfer *x)
-{
-	struct mc_http_res *res = x->res;
 	long wait;
-	ssize_t n;
-	size_t used;
-	int got_any = 0, r;
+	int r;
 
 	for (;;) {
 		wait = x->complete ? HTTP_TAIL_MS - mc_ms_since(&x->ended) :
@@ -298,33 +349,13 @@ receive(struct http_plain *p, struct http_xfer *x)
 		if (x->complete && wait <= 0)
 			return GOT;	/* the answer is whole; its tail did not come */
 		if (!x->complete && wait == 0) {
-			res->result = MC_HTTP_IDLE;
+			x->res->result = MC_HTTP_IDLE;
 			return FAILED;
 		}
 		if ((r = await(x, p->fd, POLLIN, wait)) == -1)
 			return FAILED;
-		if (r == 0)
-			continue;
-		if ((n = recv(p->fd, p->buf, HTTP_PIECE, 0)) == -1) {
-			if (errno == EAGAIN || errno == EINTR)
-				continue;
-			return ended(x, got_any, errno);
-		}
-		if (n == 0)
-			return ended(x, got_any, 0);
-		got_any = 1;
-		http_touch(x);
-		r = mc_h1_feed(&x->h1, p->buf, (size_t)n, &used, http_piece, x);
-		http_head(x);
-		if (r == -1) {
-			res->result = res->status == 0 ? MC_HTTP_NOCONN : MC_HTTP_CUT;
-			snprintf(res->err, sizeof res->err, "%s", x->h1.err);
-			return FAILED;
-		}
-		if (r != 0)
-			return FAILED;	/* stopped or interrupted */
-		if (x->h1.state == MC_H1_DONE)
-			return GOT;
+		if (r != 0 && (r = read_some(p, x, got_any)) != MORE)
+			return r;
 	}
 }
 
@@ -340,7 +371,7 @@ http_plain_post(struct http_plain **pp, const struct http_url *u,
 	struct http_xfer x = { .req = req, .res = res };
 	struct mc_buf head = {0};
 	struct http_plain *p;
-	int kept, sent = 0, r = -1;
+	int kept, got_any, sent = 0, r = -1;
 
 	if (*pp == NULL) {
 		if ((p = *pp = calloc(1, sizeof *p)) == NULL || (p->buf = malloc(HTTP_PIECE)) == NULL)
@@ -362,19 +393,18 @@ http_plain_post(struct http_plain **pp, const struct http_url *u,
 			break;
 		mc_h1_reset(&x.h1);
 		http_touch(&x);
-		if ((r = send_all(p, &x, &head)) != FAILED) {
-			sent = r == GOT;
-			r = receive(p, &x);
-		}
+		got_any = 0;
+		r = send_all(p, &x, &head, &got_any);
+		sent = r == SENT;
+		if (r == SENT || r == EARLY)
+			r = receive(p, &x, &got_any);
 		if (r != NONE || !kept || x.intr)
 			break;
 		hang_up(p);
+		res->err[0] = '\0';
 	}
-	if (r == NONE) {
-		res->result = MC_HTTP_NOCONN;
-		snprintf(res->err, sizeof res->err, "the server closed the connection without "
-		    "an answer");
-	}
+	if (r == NONE)
+		res->result = MC_HTTP_NOCONN;	/* ended() said why */
 	http_settle(&x);
 	/* Only a whole answer to a whole request, on a clean connection, leaves
 	 * it for the next. */

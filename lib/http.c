@@ -118,13 +118,20 @@ plain(const char *url, struct http_url *u)
 	    numeric_host(u->host) && !proxied(u->host);
 }
 
-void
-mc_http_preload(struct mc_http *h, const char *url)
+int
+mc_http_libcurl(const char *url)
 {
 	struct http_url u;
+
+	return !plain(url, &u);
+}
+
+void
+mc_http_preload(struct mc_http *h)
+{
 	char err[320];
 
-	if (!plain(url, &u) && h->curl == NULL)
+	if (h->curl == NULL)
 		h->curl = http_curl_new(err, sizeof err);	/* else the POST says why */
 }
 

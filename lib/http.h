@@ -67,8 +67,12 @@ struct mc_http_res {
 struct mc_http;
 struct mc_http *mc_http_new(void);
 void mc_http_free(struct mc_http *h);
-/* Get ready for POSTs to url now: load libcurl when they will need it. */
-void mc_http_preload(struct mc_http *h, const char *url);
+/* True when a POST to url goes by libcurl: https, a proxy, a host name
+ * to look up. */
+int mc_http_libcurl(const char *url);
+/* Load libcurl now, not by the first POST that needs it (a failure is
+ * said by that POST). */
+void mc_http_preload(struct mc_http *h);
 /* POST req->body to req->url. The result is in res (free with
  * mc_http_res_free). Returns -1, with the reason in res->err, only when
  * libcurl could not be loaded or set up. */

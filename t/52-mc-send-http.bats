@@ -106,6 +106,43 @@ time.sleep(5)'
 	assert_equal "$stderr" "mc-send: HTTP 401 from fake: bad key sk-1"
 }
 
+@test "an unasked 100 Continue, or a 2xx head, before the body is read: the body is sent whole" {
+	# The server answers the head at once, then reads all of an 8 MB body
+	# before the rest of its answer: sending must go on meanwhile.
+	tiny_server '
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(4)
+print(s.getsockname()[1], flush=True)
+sse = b"data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"whole\"},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n"
+for first in (b"HTTP/1.1 100 Continue\r\n\r\n", b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"):
+    c, _ = s.accept()
+    got = b""
+    while b"\r\n\r\n" not in got:
+        got += c.recv(65536)
+    head, _, body = got.partition(b"\r\n\r\n")
+    n = int([l.split(b":")[1] for l in head.split(b"\r\n") if l.lower().startswith(b"content-length")][0])
+    c.sendall(first)
+    while len(body) < n:
+        body += c.recv(1 << 20)
+    if first.startswith(b"HTTP/1.1 100"):
+        c.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n" % len(sse) + sse)
+    else:
+        c.sendall(b"%x\r\n" % len(sse) + sse + b"\r\n0\r\n\r\n")
+    print(len(body), flush=True)
+time.sleep(5)'
+	head -c 8000000 /dev/zero | tr '\0' x > "$BATS_TEST_TMPDIR/big"
+	fake_envelope chat | jq -c --rawfile big "$BATS_TEST_TMPDIR/big" \
+	    '.body.messages[0].content = $big' > "$BATS_TEST_TMPDIR/env.json"
+	send --retries 0 --idle-timeout 20
+	assert_success
+	assert_equal "$output" whole
+	send --retries 0 --idle-timeout 20
+	assert_success
+	assert_equal "$output" whole
+	local want
+	want=$(jq -c .body "$BATS_TEST_TMPDIR/env.json" | tr -d '\n' | wc -c)
+	assert_equal "$(sed -n 2,3p "$BATS_TEST_TMPDIR/port" | tr '\n' ' ')" "$want $want "
+}
+
 @test "localhost is reached on whichever of its addresses the server listens" {
 	serve '{"answer":{"api":"chat","text":"local"}}'
 	local port=${FAKE_URL:17:-3}
@@ -206,7 +243,7 @@ time.sleep(5)'
 	assert_equal "$stderr" "mc-send: the answer from fake was cut: a chunk without a size"
 	send --retries 0
 	assert_failure 1
-	assert_equal "$stderr" "mc-send: the answer from fake was cut: two different Content-Lengths"
+	assert_equal "$stderr" "mc-send: cannot reach fake: two different Content-Lengths"
 	# An event came, the others and the body's end did not: cut.
 	send --retries 0
 	assert_failure 1
@@ -269,34 +306,43 @@ time.sleep(30)' > "$BATS_TEST_TMPDIR/port" &
 	assert_equal "$st" 130
 }
 
-@test "--preload URL loads libcurl at the start when URL's requests need it, and only then" {
-	LD_DEBUG=files run --separate-stderr mc-send --serve --preload https://api.example.invalid/v1 < /dev/null
+@test "--preload loads libcurl at the start; without it, a local provider never does" {
+	LD_DEBUG=files run --separate-stderr mc-send --serve --preload < /dev/null
 	assert_success
-	[[ $stderr == *libcurl* ]] || fail "libcurl was not loaded for an https URL"
-	LD_DEBUG=files run --separate-stderr mc-send --serve --preload http://127.0.0.1:8080/v1 < /dev/null
+	[[ $stderr == *libcurl* ]] || fail "libcurl was not loaded with --preload"
+	LD_DEBUG=files run --separate-stderr mc-send --serve < /dev/null
 	assert_success
-	[[ $stderr != *libcurl* ]] || fail "libcurl was loaded for a local http URL"
+	[[ $stderr != *libcurl* ]] || fail "libcurl was loaded without --preload"
 	# A hit from the cache needs no connection at all.
 	MC_HOME=$BATS_TEST_TMPDIR/home LD_DEBUG=files run --separate-stderr mc-send --serve --cache \
-	    --preload https://api.example.invalid/v1 < /dev/null
+	    --preload < /dev/null
 	assert_success
 	[[ $stderr != *libcurl* ]] || fail "libcurl was loaded with --cache"
-	run --separate-stderr mc-send --preload
+	run --separate-stderr mc-send --preload=x
 	assert_failure 2
 }
 
-@test "mc starts mc-send with --preload and its provider's base URL" {
-	load mc
-	fake_start '[{"answer":{"api":"chat","text":"slow"},"delay":2}]'
-	use_fake
-	mc --no-session hi > out 2>&1 < /dev/null &
-	local pid=$! args="" i
-	for ((i = 0; i < 100; i++)); do
-		args=$(pgrep -a -P "$pid" mc-send || true)
-		[ -n "$args" ] && break
-		sleep 0.05
-	done
-	wait "$pid"
-	assert_equal "$(cat out)" slow
-	assert_equal "${args#* }" "mc-send --serve --preload $FAKE_URL"
+# mc_send_args BASE-URL: the arguments mc starts mc-send with, for a
+# provider at that URL. mc runs its siblings first: a copy of it beside an
+# mc-send that notes them (the other programs come from PATH).
+mc_send_args() {
+	local dir=$BATS_TEST_TMPDIR/bin
+	mkdir -p "$dir"
+	cp "$(command -v mc)" "$dir/mc"
+	printf '#!/bin/sh\necho "$*" > "%s/args"\n' "$dir" > "$dir/mc-send"
+	chmod +x "$dir/mc-send"
+	settings "{\"provider\":\"p\",\"model\":\"m\",\"providers\":{\"p\":{\"base_url\":\"$1\",
+	    \"api\":\"chat\",\"api_key_env\":null}}}"
+	rm -f "$dir/args"
+	"$dir/mc" --no-session hi > /dev/null 2>&1 < /dev/null || true
+	cat "$dir/args"
+}
+
+@test "mc passes --preload when its provider's requests go through libcurl, and only then" {
+	assert_equal "$(mc_send_args http://127.0.0.1:1/v1)" "--serve"
+	assert_equal "$(mc_send_args http://localhost:1/v1)" "--serve"
+	assert_equal "$(mc_send_args https://user:secret@127.0.0.1:1/v1)" "--serve --preload"
+	assert_equal "$(mc_send_args http://ollama.example:11434/v1)" "--serve --preload"
+	assert_equal "$(http_proxy=http://127.0.0.1:9 mc_send_args http://127.0.0.1:1/v1)" \
+	    "--serve --preload"
 }

@@ -132,8 +132,8 @@ entries() {
 		# a miss loads it when its request needs it, as one through a
 		# proxy does (and then finds no server)
 		envelope "another question"
-		FAKE_API_KEY=$KEY http_proxy=http://127.0.0.1:9 LD_DEBUG=libs mc-send --cache \
-			--retries 0 < "$T/env.json" > /dev/null 2> "$T/ld" || true
+		FAKE_API_KEY=$KEY http_proxy=http://127.0.0.1:9 no_proxy= NO_PROXY= LD_DEBUG=libs \
+			mc-send --cache --retries 0 < "$T/env.json" > /dev/null 2> "$T/ld" || true
 		grep -q 'libcurl' "$T/ld"
 	fi
 	# without the key, a miss still says what is missing

@@ -17,10 +17,10 @@
 static const char usage[] =
     "usage: mc-send [-q] [--events | --items] [--items-out FILE] [--cache | --refresh]\n"
     "               [--connect-timeout S] [--idle-timeout S] [--retries N]\n"
-    "               [--retry-max-wait S] [--preload URL] < ENVELOPE\n"
+    "               [--retry-max-wait S] [--preload] < ENVELOPE\n"
     "       mc-send --serve [-q] [--cache | --refresh] [--connect-timeout S]\n"
     "               [--idle-timeout S] [--retries N] [--retry-max-wait S]\n"
-    "               [--preload URL] < ENVELOPES\n"
+    "               [--preload] < ENVELOPES\n"
     "\n"
     "Send the request envelope on stdin and write the answer as it arrives.\n"
     "\n"
@@ -29,8 +29,8 @@ static const char usage[] =
     "  --items-out FILE     also write those items to FILE at the end\n"
     "  --serve              answer one envelope per line, as events, until the end\n"
     "                       of input, over one connection kept open\n"
-    "  --preload URL        get ready for requests to URL's server while the first\n"
-    "                       envelope is on its way (load libcurl if they need it)\n"
+    "  --preload            load libcurl now, while the envelope is on its way\n"
+    "                       (for https, a proxy or a host name; else on first use)\n"
     "  --cache              answer from $MC_HOME/cache when it holds the answer,\n"
     "                       else send and keep the answer there when whole\n"
     "  --refresh            send even so, and keep the new answer\n"
@@ -331,7 +331,7 @@ main(int argc, char *argv[])
 		{ "items", no_argument, NULL, OPT_ITEMS },
 		{ "items-out", required_argument, NULL, OPT_ITEMS_OUT },
 		{ "serve", no_argument, NULL, OPT_SERVE },
-		{ "preload", required_argument, NULL, OPT_PRELOAD },
+		{ "preload", no_argument, NULL, OPT_PRELOAD },
 		{ "cache", no_argument, NULL, OPT_CACHE },
 		{ "refresh", no_argument, NULL, OPT_REFRESH },
 		{ "connect-timeout", required_argument, NULL, OPT_CONNECT },
@@ -344,8 +344,8 @@ main(int argc, char *argv[])
 	struct sender sd = { .mode = TEXT, .retries = 3, .maxwait = 60, .base_ms = 500 };
 	struct sigaction sa = {0};
 	enum caching caching = CACHE_OFF;
-	const char *k, *e = NULL, *preload = NULL;
-	int c, bad = 0, status;
+	const char *k, *e = NULL;
+	int c, bad = 0, status, preload = 0;
 
 	mc_init("mc-send", argv);
 	while ((c = getopt_long(argc, argv, "+hq", longopts, NULL)) != -1) {
@@ -368,7 +368,7 @@ main(int argc, char *argv[])
 			sd.serve = 1;
 			break;
 		case OPT_PRELOAD:
-			preload = optarg;
+			preload = 1;
 			break;
 		case OPT_CACHE:
 		case OPT_REFRESH:
@@ -441,8 +441,8 @@ main(int argc, char *argv[])
 	/* libcurl's start (about 5 ms) while the envelope is on its way, when
 	 * its server will need it; with a cache that may hold the answer, only
 	 * once it does not: a hit, the usual case there, does without. */
-	if (preload != NULL && sd.caching == CACHE_OFF)
-		mc_http_preload(sd.http, preload);
+	if (preload && sd.caching == CACHE_OFF)
+		mc_http_preload(sd.http);
 
 	status = sd.serve ? serve(&sd) : one(&sd);
 out:

@@ -10,6 +10,7 @@
 #include "child.h"
 #include "diag.h"
 #include "fsread.h"
+#include "http.h"
 #include "json.h"
 #include "lines.h"
 #include "mc.h"
@@ -26,7 +27,7 @@
 int
 send_start(struct driver *d)
 {
-	char *argv[6] = { "mc-send", "--serve" }, err[256], **env;
+	char *argv[5] = { "mc-send", "--serve" }, err[256], **env;
 	struct mc_child c = { .argv = argv, .fd = { -1, -1, -1 },
 	    .flags = MC_CHILD_SUITE | MC_CHILD_PGROUP | MC_CHILD_PDEATH };
 	struct mc_provider_opts o = { .provider = d->c.provider, .model = d->c.model };
@@ -38,13 +39,13 @@ send_start(struct driver *d)
 	/* --cache or --refresh: each envelope of the session looked up alone. */
 	if (d->c.cache != NULL)
 		argv[n++] = (char *)d->c.cache;
-	/* The provider's URL, so that libcurl loads now when its requests need
-	 * it, while the prompt is assembled. A session read later may name
+	/* libcurl loaded now, while the prompt is assembled, when the
+	 * provider's requests will need it. A session read later may name
 	 * another provider: this is only a hint. */
-	if (mc_provider_resolve(&d->c.set, &o, &p, err, sizeof err) == 0 && p.base_url != NULL) {
+	if (mc_provider_resolve(&d->c.set, &o, &p, err, sizeof err) == 0 && p.base_url != NULL &&
+	    mc_http_libcurl(p.base_url))
 		argv[n++] = "--preload";
-		argv[n++] = p.base_url;
-	}
+	mc_provider_free(&p);
 	if (pipe2(in, O_CLOEXEC) == -1) {
 		mc_err("pipe: %s", strerror(errno));
 		return -1;
@@ -61,7 +62,6 @@ send_start(struct driver *d)
 	c.fd[1] = out[1];
 	d->send.pid = mc_child_start(&c, err, sizeof err);
 	mc_env_free(env);
-	mc_provider_free(&p);
 	close(in[0]);
 	close(out[1]);
 	if (d->send.pid == -1) {

@@ -145,6 +145,9 @@ expect(const struct c *c, size_t len, const struct got *g)
 	if (c->st == MC_H1_BAD) {
 		if (g->ret != -1 || g->err[0] == '\0' || g->keep)
 			FAIL("%s: bad but returns %d, keep %d, err \"%s\"", c->name, g->ret, g->keep, g->err);
+		/* A head that failed is no answer: its status does not stand. */
+		if (g->status != c->status)
+			FAIL("%s: bad with status %ld, not %ld", c->name, g->status, c->status);
 	} else {
 		if (g->ret != 0)
 			FAIL("%s: returns %d (%s)", c->name, g->ret, g->err);
@@ -303,6 +306,7 @@ static const struct c cases[] = {
 	/* Known bad at the first bytes, without waiting for a head's end. */
 	{ "SSH, no blank line", "SSH-2.0-OpenSSH_9.6\r\n", .st = MC_H1_BAD },
 	{ "not HTTP, 3 bytes", "SSH", .st = MC_H1_BAD },
+	{ "not HTTP after a CR", "\rSSH-2.0-OpenSSH_9.6\r\n", .st = MC_H1_BAD },
 	{ "HTTP/2", "HTTP/2 200\r\n\r\n", .st = MC_H1_BAD },
 	{ "two-digit status", "HTTP/1.1 20\r\n\r\n", .st = MC_H1_BAD },
 	{ "status glued to reason", "HTTP/1.1 200OK\r\n\r\n", .st = MC_H1_BAD },
@@ -322,17 +326,17 @@ static const struct c cases[] = {
 	{ "length empty", H11 "Content-Length:\r\n\r\n", .st = MC_H1_BAD },
 	{ "length overflows", H11 "Content-Length: 18446744073709551617\r\n\r\n", .st = MC_H1_BAD },
 	{ "length over the limit", H11 "Content-Length: 1152921504606846976\r\n\r\n", .st = MC_H1_BAD },
-	{ "chunk without a size", H11 TE "\r\n\r\n", .st = MC_H1_BAD },
-	{ "chunk with only an extension", H11 TE "\r\n;a=b\r\nx\r\n0\r\n\r\n", .st = MC_H1_BAD },
-	{ "chunk size not hex", H11 TE "\r\nxyz\r\n", .st = MC_H1_BAD },
-	{ "chunk size with a sign", H11 TE "\r\n+5\r\nhello\r\n", .st = MC_H1_BAD },
-	{ "garbage after a chunk size", H11 TE "\r\n5x\r\nhello\r\n", .st = MC_H1_BAD },
-	{ "two chunk sizes", H11 TE "\r\n5 5\r\nhello\r\n", .st = MC_H1_BAD },
-	{ "chunk size overflows", H11 TE "\r\n10000000000000000\r\n", .st = MC_H1_BAD },
-	{ "chunk size over the limit", H11 TE "\r\nFFFFFFFFFFFFFFFF\r\n", .st = MC_H1_BAD },
-	{ "chunk longer than its size", H11 TE "\r\n3\r\nabcd\r\n0\r\n\r\n", .st = MC_H1_BAD, .body = "abc" },
-	{ "chunk one byte longer, LF", H11 TE "\r\n3\r\nabcd\n0\r\n\r\n", .st = MC_H1_BAD, .body = "abc" },
-	{ "chunk with no line end", H11 TE "\r\n3\r\nabcdefg", .st = MC_H1_BAD, .body = "abc" },
+	{ "chunk without a size", H11 TE "\r\n\r\n", .st = MC_H1_BAD, .status = 200 },
+	{ "chunk with only an extension", H11 TE "\r\n;a=b\r\nx\r\n0\r\n\r\n", .st = MC_H1_BAD, .status = 200 },
+	{ "chunk size not hex", H11 TE "\r\nxyz\r\n", .st = MC_H1_BAD, .status = 200 },
+	{ "chunk size with a sign", H11 TE "\r\n+5\r\nhello\r\n", .st = MC_H1_BAD, .status = 200 },
+	{ "garbage after a chunk size", H11 TE "\r\n5x\r\nhello\r\n", .st = MC_H1_BAD, .status = 200 },
+	{ "two chunk sizes", H11 TE "\r\n5 5\r\nhello\r\n", .st = MC_H1_BAD, .status = 200 },
+	{ "chunk size overflows", H11 TE "\r\n10000000000000000\r\n", .st = MC_H1_BAD, .status = 200 },
+	{ "chunk size over the limit", H11 TE "\r\nFFFFFFFFFFFFFFFF\r\n", .st = MC_H1_BAD, .status = 200 },
+	{ "chunk longer than its size", H11 TE "\r\n3\r\nabcd\r\n0\r\n\r\n", .st = MC_H1_BAD, .status = 200, .body = "abc" },
+	{ "chunk one byte longer, LF", H11 TE "\r\n3\r\nabcd\n0\r\n\r\n", .st = MC_H1_BAD, .status = 200, .body = "abc" },
+	{ "chunk with no line end", H11 TE "\r\n3\r\nabcdefg", .st = MC_H1_BAD, .status = 200, .body = "abc" },
 };
 
 /* Add a head of exactly n bytes: the status line, one padding field, a blank line. */
@@ -422,7 +426,7 @@ limits(void)
 	b.len = 0;
 	mc_buf_adds(&b, H11 TE "\r\n");
 	add_chunk(&b, 4097, "5;", 'e');
-	c = (struct c){ "a chunk size line too long", b.data, .st = MC_H1_BAD };
+	c = (struct c){ "a chunk size line too long", b.data, .st = MC_H1_BAD, .status = 200 };
 	check(&c);
 	b.len = 0;
 	mc_buf_adds(&b, H11 TE "\r\n");
