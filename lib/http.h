@@ -75,7 +75,8 @@ int mc_http_libcurl(const char *url);
 void mc_http_preload(struct mc_http *h);
 /* POST req->body to req->url. The result is in res (free with
  * mc_http_res_free). Returns -1, with the reason in res->err, only when
- * libcurl could not be loaded or set up. */
+ * the request cannot be made at all, whatever a retry would do: libcurl
+ * could not be loaded or set up, or a header would break its lines. */
 int mc_http_post(struct mc_http *h, const struct mc_http_req *req, struct mc_http_res *res);
 void mc_http_res_free(struct mc_http_res *res);
 
