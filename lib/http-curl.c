@@ -169,7 +169,7 @@ static CURLcode
 run(struct http_xfer *x, CURLM *m)
 {
 	struct curl_waitfd wake = { .events = CURL_WAIT_POLLIN };
-	long idle_ms = x->req->idle_timeout * 1000L, wait;
+	long wait, most;
 	CURLcode rc = CURLE_OK;
 	CURLMsg *msg;
 	int running = 1, left;
@@ -181,21 +181,13 @@ run(struct http_xfer *x, CURLM *m)
 		while ((msg = curl_multi_info_read(m, &left)) != NULL)
 			if (msg->msg == CURLMSG_DONE)
 				rc = msg->data.result;
-		if (!running || x->stopped || (x->complete && mc_ms_since(&x->ended) >= HTTP_TAIL_MS))
+		if (!running || x->stopped || http_interrupted(x) || (wait = http_wait(x)) == 0)
 			break;
-		if (http_interrupted(x))
-			break;
-		if (!x->complete && idle_ms > 0 && mc_ms_since(&x->last) >= idle_ms) {
-			x->res->result = MC_HTTP_IDLE;
-			break;
-		}
 		if (x->req->on_tick)
 			x->req->on_tick(x->req->arg);
-		wait = x->complete ? 10 : 100;
-		if (idle_ms > 0 && idle_ms - mc_ms_since(&x->last) < wait)
-			wait = idle_ms - mc_ms_since(&x->last) + 1;
-		if (wait < 1)
-			wait = 1;
+		most = x->complete ? 10 : 100;
+		if (wait < 0 || wait > most)
+			wait = most;
 		if (curl_multi_poll(m, wake.fd >= 0 ? &wake : NULL, wake.fd >= 0 ? 1 : 0,
 		    (int)wait, NULL) != CURLM_OK)
 			return CURLE_FAILED_INIT;

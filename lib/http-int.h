@@ -36,6 +36,13 @@ void http_head(struct http_xfer *x);
  * answer, else into res->errbody. 1 when the transfer is to stop. */
 int http_piece(const char *p, size_t n, void *x);
 
+/*
+ * How long more of the answer is awaited: milliseconds, -1 without a
+ * limit, or 0 when the wait is over: the body's tail had its time after
+ * a whole answer (x->complete), or nothing came for the idle timeout
+ * (res->result is then MC_HTTP_IDLE).
+ */
+long http_wait(struct http_xfer *x);
 /* The result where the transports agree, once the transfer ended: an
  * interrupt, a stop, or an answer whole before its body was. 0 when it
  * is none of these and the transport's own reading stands. */

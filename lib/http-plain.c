@@ -76,18 +76,6 @@ await(struct http_xfer *x, int fd, short events, long ms)
 	return pfd[0].revents;
 }
 
-/* Milliseconds left of limit_s seconds since *t; -1 without a limit. */
-static long
-left_ms(long limit_s, const struct timespec *t)
-{
-	long ms;
-
-	if (limit_s <= 0)
-		return -1;
-	ms = limit_s * 1000 - mc_ms_since(t);
-	return ms > 0 ? ms : 0;
-}
-
 static void
 tune(int fd)
 {
@@ -293,7 +281,8 @@ send_all(struct http_plain *p, struct http_xfer *x, const struct mc_buf *head, i
 	struct iovec iov[2] = { { head->data, head->len }, { (void *)x->req->body, x->req->len } };
 	struct msghdr msg = { .msg_iov = iov, .msg_iovlen = 2 };
 	ssize_t n;
-	int r;
+	long wait;
+	int r = 0;
 
 	while (msg.msg_iovlen > 0) {
 		if ((n = sendmsg(p->fd, &msg, MSG_NOSIGNAL)) == -1) {
@@ -306,12 +295,11 @@ send_all(struct http_plain *p, struct http_xfer *x, const struct mc_buf *head, i
 				snprintf(x->res->err, sizeof x->res->err, "sending: %s", strerror(errno));
 				return FAILED;
 			}
-			while ((r = await(x, p->fd, POLLOUT | POLLIN,
-			    left_ms(x->req->idle_timeout, &x->last))) == 0)
-				if (left_ms(x->req->idle_timeout, &x->last) == 0) {
-					x->res->result = MC_HTTP_IDLE;
-					return FAILED;
-				}
+			while ((wait = http_wait(x)) != 0 &&
+			    (r = await(x, p->fd, POLLOUT | POLLIN, wait)) == 0)
+				;
+			if (wait == 0)
+				return x->complete ? GOT : FAILED;
 			if (r == -1)
 				return FAILED;
 			if (r & (POLLIN | POLLHUP | POLLERR)) {
@@ -344,14 +332,9 @@ receive(struct http_plain *p, struct http_xfer *x, int *got_any)
 	int r;
 
 	for (;;) {
-		wait = x->complete ? HTTP_TAIL_MS - mc_ms_since(&x->ended) :
-		    left_ms(x->req->idle_timeout, &x->last);
-		if (x->complete && wait <= 0)
-			return GOT;	/* the answer is whole; its tail did not come */
-		if (!x->complete && wait == 0) {
-			x->res->result = MC_HTTP_IDLE;
-			return FAILED;
-		}
+		/* Over: a whole answer whose tail did not come, or idle. */
+		if ((wait = http_wait(x)) == 0)
+			return x->complete ? GOT : FAILED;
 		if ((r = await(x, p->fd, POLLIN, wait)) == -1)
 			return FAILED;
 		if (r != 0 && (r = read_some(p, x, got_any)) != MORE)

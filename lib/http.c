@@ -167,7 +167,7 @@ http_head(struct http_xfer *x)
 {
 	struct mc_http_res *res = x->res;
 
-	if (x->h1.status == 0)
+	if (x->h1.status == 0 || res->status == x->h1.status)
 		return;
 	res->status = x->h1.status;
 	memcpy(res->reason, x->h1.reason, sizeof res->reason);
@@ -190,8 +190,7 @@ http_piece(const char *p, size_t n, void *arg)
 		return 0;	/* the body's tail, after the answer: read to keep the connection */
 	if (x->stopped)
 		return 1;
-	http_head(x);
-	if (res->status < 200 || res->status > 299) {
+	if (x->h1.status < 200 || x->h1.status > 299) {
 		keep = MC_HTTP_ERRBODY_MAX - res->errbody.len;
 		if (keep > n)
 			keep = n;
@@ -209,6 +208,21 @@ http_piece(const char *p, size_t n, void *arg)
 	} else if (r < 0)
 		x->stopped = 1;
 	return r < 0;
+}
+
+long
+http_wait(struct http_xfer *x)
+{
+	long ms;
+
+	if (x->complete)
+		return (ms = HTTP_TAIL_MS - mc_ms_since(&x->ended)) > 0 ? ms : 0;
+	if (x->req->idle_timeout <= 0)
+		return -1;
+	if ((ms = x->req->idle_timeout * 1000 - mc_ms_since(&x->last)) > 0)
+		return ms;
+	x->res->result = MC_HTTP_IDLE;
+	return 0;
 }
 
 int
