@@ -600,7 +600,7 @@ mc_json_add(cJSON *obj, const char *key, cJSON *item)
 cJSON *
 mc_json_add_str(cJSON *obj, const char *key, const char *val)
 {
-	return mc_json_add(obj, key, cJSON_CreateString(val));
+	return mc_json_add(obj, key, mc_json_new_str(val));
 }
 
 cJSON *

@@ -91,7 +91,7 @@ cJSON *mc_json_obj(const cJSON *obj, const char *key);
 cJSON *mc_json_arr(const cJSON *obj, const char *key);
 
 /* Add helpers that abort on allocation failure: an out-of-memory
- * document is of no use to anyone. */
+ * document is of no use to anyone. A NULL val is a JSON null. */
 cJSON *mc_json_add_str(cJSON *obj, const char *key, const char *val);
 /* val (malloc'ed) becomes the document's own, not copied. */
 cJSON *mc_json_add_owned(cJSON *obj, const char *key, char *val);

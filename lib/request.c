@@ -411,8 +411,7 @@ mc_request_envelope(const struct mc_provider *p, const struct mc_request *r)
 	mc_json_add_str(e, "provider", p->name);
 	mc_json_add_str(e, "api", p->api);
 	mc_json_add_str(e, "url", url);
-	mc_json_add(e, "api_key_env", p->api_key_env != NULL ?
-	    cJSON_CreateString(p->api_key_env) : cJSON_CreateNull());
+	mc_json_add_str(e, "api_key_env", p->api_key_env);
 	if (p->api_key_env != NULL && p->api_key_optional)
 		mc_json_add(e, "api_key_optional", cJSON_CreateTrue());
 	mc_json_add_str(e, "cache_key", key);

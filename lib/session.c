@@ -258,11 +258,11 @@ header_new(const struct mc_session *s, const struct tm *tm, const char *cwd,
 
 	strftime(created, sizeof created, "%Y-%m-%dT%H:%M:%SZ", tm);
 	mc_json_add_str(h, "type", "session");
-	mc_json_add(h, "id", mc_json_new_str(s->id));
+	mc_json_add_str(h, "id", s->id);
 	mc_json_add_str(h, "created", created);
 	mc_json_add_owned(h, "cwd", mc_session_cwd(cwd));
-	mc_json_add(h, "provider", mc_json_new_str(provider));
-	mc_json_add(h, "model", mc_json_new_str(model));
+	mc_json_add_str(h, "provider", provider);
+	mc_json_add_str(h, "model", model);
 	cJSON_ArrayForEach(e, more)
 		mc_json_add(h, e->string, cJSON_Duplicate(e, 1));
 	return h;

@@ -230,8 +230,8 @@ tell(struct driver *d, enum compact_why why, const char *old, long long window,
 	if (!d->c.json)
 		return;
 	ev = ev_new("compaction");
-	mc_json_add(ev, "from", mc_json_new_str(old));
-	mc_json_add(ev, "to", mc_json_new_str(d->s.file.id));
+	mc_json_add_str(ev, "from", old);
+	mc_json_add_str(ev, "to", d->s.file.id);
 	mc_json_add_num(ev, "tokens_before", (double)before);
 	mc_json_add_num(ev, "tokens_after", (double)after);
 	ev_emit(d, ev);

@@ -132,10 +132,10 @@ ev_session(struct driver *d)
 	d->ev.session = 1;
 	ev = ev_new("session");
 	mc_json_add_num(ev, "version", EVENTS_VERSION);
-	mc_json_add(ev, "id", mc_json_new_str(d->s.file.id));
-	mc_json_add(ev, "provider", mc_json_new_str(d->s.provider));
-	mc_json_add(ev, "model", mc_json_new_str(d->s.model));
-	mc_json_add(ev, "cwd", mc_json_new_str(d->c.cwd));
+	mc_json_add_str(ev, "id", d->s.file.id);
+	mc_json_add_str(ev, "provider", d->s.provider);
+	mc_json_add_str(ev, "model", d->s.model);
+	mc_json_add_str(ev, "cwd", d->c.cwd);
 	emit(ev);
 }
 

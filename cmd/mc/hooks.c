@@ -306,7 +306,7 @@ session_in(const struct driver *d)
 {
 	cJSON *in = mc_json_new_obj();
 
-	mc_json_add(in, "session", mc_json_new_str(d->s.file.id));
+	mc_json_add_str(in, "session", d->s.file.id);
 	return in;
 }
 

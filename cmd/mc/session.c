@@ -52,7 +52,7 @@ recorded_set(struct driver *d, const cJSON *from)
 	cJSON_Delete(d->s.recorded);
 	d->s.recorded = mc_json_new_obj();
 	for (i = 0; keys[i]; i++)
-		mc_json_add(d->s.recorded, keys[i], mc_json_new_str(mc_json_str(from, keys[i])));
+		mc_json_add_str(d->s.recorded, keys[i], mc_json_str(from, keys[i]));
 }
 
 static int
@@ -78,8 +78,8 @@ session_record(struct driver *d)
 		return;
 	line = mc_json_new_obj();
 	mc_json_add_str(line, "type", "model");
-	mc_json_add(line, "provider", mc_json_new_str(d->s.provider));
-	mc_json_add(line, "model", mc_json_new_str(d->s.model));
+	mc_json_add_str(line, "provider", d->s.provider);
+	mc_json_add_str(line, "model", d->s.model);
 	if (session_add(d, cJSON_Duplicate(line, 1)) == 0)
 		recorded_set(d, line);
 	cJSON_Delete(line);
@@ -347,8 +347,8 @@ session_usage(struct driver *d, const struct usage *u)
 
 	mc_json_add_str(l, "type", "usage");
 	usage_put(l, u);
-	mc_json_add(l, "provider", mc_json_new_str(d->s.provider));
-	mc_json_add(l, "model", mc_json_new_str(d->s.model));
+	mc_json_add_str(l, "provider", d->s.provider);
+	mc_json_add_str(l, "model", d->s.model);
 	session_add(d, l);
 	usage_add(&d->s.used, u);
 }

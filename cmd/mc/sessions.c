@@ -43,16 +43,16 @@ line_json(const struct mc_session_info *in)
 	gmtime_r(&in->mtime.tv_sec, &tm);
 	strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm);
 	mc_json_add_str(o, "id", in->id);
-	mc_json_add(o, "created", mc_json_new_str(created));
+	mc_json_add_str(o, "created", created);
 	mc_json_add_str(o, "updated", when);
-	mc_json_add(o, "cwd", mc_json_new_str(mc_json_str(in->header, "cwd")));
-	mc_json_add(o, "model", mc_json_new_str(model));
-	mc_json_add(o, "parent", mc_json_new_str(parent_of(in)));
+	mc_json_add_str(o, "cwd", mc_json_str(in->header, "cwd"));
+	mc_json_add_str(o, "model", model);
+	mc_json_add_str(o, "parent", parent_of(in));
 	mc_json_add_num(o, "turns", (double)in->turns);
 	mc_json_add_num(o, "input_tokens", (double)in->input);
 	mc_json_add_num(o, "output_tokens", (double)in->output);
 	mc_json_add_num(o, "cached_tokens", (double)in->cached);
-	mc_json_add(o, "first", mc_json_new_str(in->first));
+	mc_json_add_str(o, "first", in->first);
 	mc_json_write(stdout, o, 0);
 	cJSON_Delete(o);
 }

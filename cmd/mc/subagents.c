@@ -313,7 +313,7 @@ event(struct run *R, struct task *t, const char *what)
 	mc_json_add_str(ev, "event", what);
 	mc_json_add_num(ev, "task", t->n);
 	mc_json_add_str(ev, "agent", t->agent);
-	mc_json_add(ev, "session", mc_json_new_str(t->session));
+	mc_json_add_str(ev, "session", t->session);
 	if (strcmp(what, "start") == 0 && t->model)
 		mc_json_add_str(ev, "model", t->model);
 	if (strcmp(what, "step") == 0) {
