@@ -84,8 +84,7 @@ clip_emit(void *arg, const char *s, size_t n)
 			mc_buf_add(&c->head, s, n);
 			return;
 		}
-		for (k = room; k > 0 && (s[k] & 0xc0) == 0x80; k--)
-			;
+		k = mc_utf8_floor(s, room);
 		mc_buf_add(&c->head, s, k);
 		c->headfull = 1;
 		s += k;

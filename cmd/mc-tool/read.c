@@ -170,27 +170,14 @@ pager_end(struct pager *pg, struct call *c, const char *what)
 		    pg->first, pg->last, pg->last + 1);
 }
 
-/* What mc-skills printed, its stderr aside, and whether it took too long. */
+/* What mc-skills printed (more than SKILL_MAX: stopped), its stderr
+ * aside, and whether it took too long. */
 struct skill_run {
 	struct mc_buf text;
-	int over;		/* more than SKILL_MAX: stopped */
 	struct timespec start;
 	int timed_out;
 	volatile sig_atomic_t stop;
 };
-
-static int
-skill_out(void *arg, const char *p, size_t n)
-{
-	struct skill_run *k = arg;
-
-	if (k->text.len + n > SKILL_MAX) {
-		k->over = 1;
-		return -1;
-	}
-	mc_buf_add(&k->text, p, n);
-	return 0;
-}
 
 static void
 skill_tick(void *arg)
@@ -228,8 +215,8 @@ read_skill(struct call *c, const char *uri, long offset, long limit)
 {
 	char *argv[] = { "mc-skills", "read", (char *)uri, NULL };
 	struct skill_run k = {0};
-	struct mc_filter f = { .out = skill_out, .tick = skill_tick, .tick_ms = 100, .arg = &k,
-	    .stop = &k.stop };
+	struct mc_filter f = { .collect = &k.text, .cap = SKILL_MAX, .tick = skill_tick,
+	    .tick_ms = 100, .arg = &k, .stop = &k.stop };
 	char err[256], *prog, *etext;
 	struct pager pg;
 	int status;
@@ -247,7 +234,7 @@ read_skill(struct call *c, const char *uri, long offset, long limit)
 	clock_gettime(CLOCK_MONOTONIC, &k.start);
 	if (mc_filter_run(argv, &f, &status, err, sizeof err) == -1) {
 		say(c, "error: cannot read %s: %s\n", uri, err);
-	} else if (k.over) {
+	} else if (k.text.len > SKILL_MAX) {
 		say(c, "error: %s is over the %u-byte limit\n", uri, SKILL_MAX);
 	} else if (k.timed_out || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
 		etext = read_back(f.err_fd);

@@ -191,8 +191,7 @@ tool_stats(struct driver *d)
 	cJSON_Delete(all);
 	for (i = 0; i < 3; i++) {
 		if ((n = cJSON_GetArraySize(rows[i])) > 0 || i == 0) {
-			if ((text = mc_json_compact(rows[i], &len)) == NULL)
-				mc_oom();
+			text = mc_json_compact(rows[i], &len);
 			printf("%-10s %-12s %6zu %6zu   sent beside the prompt: %d tool schema%s\n",
 			    "schemas", source[i], len, len / 4, n, n == 1 ? "" : "s");
 			free(text);
