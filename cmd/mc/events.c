@@ -79,7 +79,6 @@ ev_stage_failed(const char *name, int status)
 void
 ev_json_mode(struct driver *d)
 {
-	d->ev.on = 1;
 	json_driver = d;
 	mc_diag_hook = on_diag;
 }
@@ -149,7 +148,7 @@ ev_done(struct driver *d, enum outcome o)
 	};
 	cJSON *ev;
 
-	if (!d->ev.on)
+	if (json_driver != d)
 		return;
 	ev = ev_new("done");
 	mc_json_add_str(ev, "reason", reasons[o]);

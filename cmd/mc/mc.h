@@ -152,7 +152,7 @@ struct driver {
 	struct mcp mcp;
 	struct sandbox sandbox;
 	struct subagents sub;
-	struct { int on, session, done; } ev;	/* events.c: --json events; first, last said */
+	struct { int session, done; } ev;	/* events.c: --json's first and last events said */
 };
 
 /* Set by SIGINT, SIGTERM and SIGHUP: the work in flight stops; for the
