@@ -243,21 +243,14 @@ next_line(struct lines *l, const char **p, size_t *n, int *over)
 	}
 }
 
-/*
- * A line that is no envelope, or one that cannot be sent: one error event
- * and a message; naming the line (lineno not 0) where the line itself is
- * at fault (bad JSON from a script feeding --serve), not for a key that is
- * not set, which is the environment's and the same on every line.
- */
+/* A line that is no envelope (bad JSON from a script feeding --serve):
+ * one error event and a message, naming the line. */
 static void
 bad_line(struct sender *sd, size_t lineno, const char *what)
 {
 	char msg[1200];
 
-	if (lineno > 0)
-		snprintf(msg, sizeof msg, "line %zu: %s", lineno, what);
-	else
-		snprintf(msg, sizeof msg, "%s", what);
+	snprintf(msg, sizeof msg, "line %zu: %s", lineno, what);
 	mc_err("%s", msg);
 	put_error(sd, msg, NULL, 0);
 }
@@ -298,7 +291,9 @@ serve(struct sender *sd)
 		auth = NULL;
 		if ((keep = cache_find(sd, &env, &kept)) != 1 &&
 		    envelope_auth(&env, &sd->keys, &auth, err, sizeof err) == -1) {
-			bad_line(sd, 0, err);
+			/* The environment's fault, the same on every line: no number. */
+			mc_err("%s", err);
+			put_error(sd, err, NULL, 0);
 			cJSON_Delete(doc);
 			continue;
 		}
