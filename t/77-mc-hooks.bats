@@ -338,17 +338,26 @@ setsid sleep 301 & echo $! >> "$0.pids"; wait')
 	done
 }
 
-@test "SIGTERM while a hook runs ends the run as it would a tool: the hook stopped, the session valid" {
-	local hang pids status=0 i
-	hang=$(script hang 'echo $$ > "$0.pids"; sleep 300 & echo $! >> "$0.pids"; wait')
+# hung_hook SCRIPT [PGREP]: mc --yes in the background ($pid), its call's
+# pre_tool hook the script SCRIPT (it writes its shell's and a child's
+# pids to $hang.pids); back once both are written (and PGREP matches).
+hung_hook() {
+	local i
+	hang=$(script hang "$1")
 	fake_start "[$(calls "$(call c1 bash '{"command":"touch ran"}')"), $(answers done | jq -c '.[0]')]"
 	hooks "{\"pre_tool\":[{\"command\":\"$hang\"}]}"
 	mc --yes 'make a file' </dev/null >out 2>err &
 	pid=$!
 	for ((i = 0; i < 200; i++)); do
-		[ "$(wc -l < "$hang.pids" 2>/dev/null)" = 2 ] && break
+		[ "$(wc -l 2>/dev/null < "$hang.pids")" = 2 ] &&
+			{ [ -z "${2:-}" ] || pgrep -x -f "$2" >/dev/null; } && break
 		sleep 0.05
 	done
+}
+
+@test "SIGTERM while a hook runs ends the run as it would a tool: the hook stopped, the session valid" {
+	local hang pids status=0
+	hung_hook 'echo $$ > "$0.pids"; sleep 300 & echo $! >> "$0.pids"; wait'
 	pids=$(cat "$hang.pids")
 	kill -TERM "$pid"
 	wait "$pid" || status=$?
@@ -361,16 +370,9 @@ setsid sleep 301 & echo $! >> "$0.pids"; wait')
 }
 
 @test "SIGKILL of the driver while a hook runs: the hook's shell and its process group die with it" {
-	local hang pids i
-	hang=$(script hang 'echo $$ > "$0.pids"; sleep 977 & echo $! >> "$0.pids"; sleep 978; echo finished > "$0.done"')
-	fake_start "[$(calls "$(call c1 bash '{"command":"touch ran"}')"), $(answers done | jq -c '.[0]')]"
-	hooks "{\"pre_tool\":[{\"command\":\"$hang\"}]}"
-	mc --yes 'make a file' </dev/null >out 2>err &
-	pid=$!
-	for ((i = 0; i < 200; i++)); do
-		[ "$(wc -l 2>/dev/null < "$hang.pids")" = 2 ] && pgrep -x -f 'sleep 978' >/dev/null && break
-		sleep 0.05
-	done
+	local hang pids
+	hung_hook 'echo $$ > "$0.pids"; sleep 977 & echo $! >> "$0.pids"; sleep 978; echo finished > "$0.done"' \
+	    'sleep 978'
 	pids="$(cat "$hang.pids") $(pgrep -x -f 'sleep 978')"
 	assert_equal "$(wc -w <<<"$pids")" 3
 	kill -KILL "$pid"
