@@ -14,10 +14,12 @@
 #include "fsread.h"
 #include "items.h"
 #include "json.h"
+#include "lines.h"
 #include "provider.h"
 #include "request.h"
 #include "settings.h"
 #include "utf8.h"
+#include "wire.h"
 
 #define PROMPT_MAX (8u << 20)	/* largest system prompt read from stdin */
 
@@ -26,8 +28,13 @@ static const char usage[] =
     "                  [--items FILE] [--tools FILE] [--no-stream]\n"
     "                  [--max-output-tokens N] [--schema FILE] [--body] [--pretty]\n"
     "                  [PROMPT]\n"
+    "       mc-request --serve [--cache-key] [-q] [-p PROVIDER] [-m MODEL] [--api API]\n"
+    "                  [--items FILE] [--tools FILE] [--no-stream]\n"
+    "                  [--max-output-tokens N] [--schema FILE]\n"
     "\n"
     "Read the system prompt on stdin and write the provider request envelope.\n"
+    "With --serve, stdin is a session's lines, and each {\"type\":\"request\"} line\n"
+    "is answered with the envelope of the items so far, one line each.\n"
     "\n"
     "  -p, --provider NAME      provider (openai, openrouter, ollama, llamacpp,\n"
     "                           vllm, or one from settings.json)\n"
@@ -41,6 +48,8 @@ static const char usage[] =
     "                           FILE (structured output, strict)\n"
     "  --body                   write only the body the provider gets\n"
     "  --pretty                 indent the JSON document\n"
+    "  --serve                  build request after request for one session\n"
+    "  --cache-key              with --serve: give each envelope its cache_key\n"
     "  -q                       no warnings on stderr\n"
     "  -h, --help               show this help\n"
     "  --version                show the version\n"
@@ -103,11 +112,218 @@ read_system(void)
 	return mc_buf_steal(&b);
 }
 
+/* What a run builds from: the provider, the members around the items,
+ * and the items as they come, checked. */
+struct build {
+	struct mc_provider p;
+	struct mc_request rq;
+	struct mc_settings s;
+	struct mc_wire *w;
+	struct mc_items_check *chk;
+	const char *items_name;	/* what the items' lines are called in errors */
+	cJSON *tools;		/* checked (mc_request_tools), or NULL */
+	char *system;
+};
+
+/* The next line of items: checked, then built in. 0, or -1 with the
+ * reason in err. */
+static int
+build_line(struct build *b, const char *s, size_t n, char *err, size_t errsz)
+{
+	cJSON *it;
+	int r;
+
+	if ((r = mc_items_check_line(b->chk, s, n, &it, err, errsz)) == 1) {
+		mc_wire_add(b->w, it);
+		cJSON_Delete(it);
+	}
+	return r == -1 ? -1 : 0;
+}
+
+/* The lines of the items file at path, built in. */
+static int
+build_file(struct build *b, const char *path, char *err, size_t errsz)
+{
+	struct mc_buf t = {0};
+	const char *p, *end, *nl;
+	int r = 0;
+
+	if (mc_slurp_path(path, MC_ITEMS_MAX, &t, err, errsz) == -1)
+		return -1;
+	for (p = t.data ? t.data : "", end = p + t.len; r == 0 && p < end; p = nl + 1) {
+		if ((nl = memchr(p, '\n', (size_t)(end - p))) == NULL)
+			nl = end;
+		r = build_line(b, p, (size_t)(nl - p), err, errsz);
+	}
+	mc_buf_free(&t);
+	return r;
+}
+
+/* The tools document text (len bytes, called name), checked, as the
+ * request's tools from now on. */
+static int
+build_tools(struct build *b, const char *name, const char *text, size_t len, char *err,
+    size_t errsz)
+{
+	cJSON *t;
+
+	if ((t = mc_request_tools(name, text, len, &b->s, err, errsz)) == NULL)
+		return -1;
+	cJSON_Delete(b->tools);
+	b->rq.tools = b->tools = t;
+	return 0;
+}
+
+static void
+build_free(struct build *b)
+{
+	mc_wire_free(b->w);
+	mc_items_check_free(b->chk);
+	cJSON_Delete(b->tools);
+	cJSON_Delete((cJSON *)b->rq.schema);
+	free(b->system);
+	mc_provider_free(&b->p);
+	mc_settings_free(&b->s);
+}
+
+/* Write the len bytes at p and a newline on stdout: 0, or -1. */
+static int
+put_line(const char *p, size_t len)
+{
+	return mc_write_all(STDOUT_FILENO, p, len) == -1 ||
+	    mc_write_all(STDOUT_FILENO, "\n", 1) == -1 ? -1 : 0;
+}
+
+/* One request of the items given: the envelope, its body alone, or the
+ * envelope indented. */
+static int
+once(struct build *b, const char *prompt, int body_only, int pretty)
+{
+	struct mc_buf out = {0};
+	char err[256];
+	cJSON *doc, *it;
+	int r;
+
+	if (prompt != NULL) {
+		it = mc_item_message("user", prompt);
+		mc_wire_add(b->w, it);
+		cJSON_Delete(it);
+	}
+	if (mc_wire_items(b->w) == 0) {
+		mc_err("%s: no conversation items, and no PROMPT", b->items_name);
+		return MC_EXIT_FAIL;
+	}
+	if (body_only)
+		mc_wire_body(b->w, &out);
+	else
+		mc_wire_envelope(b->w, 1, &out);
+	if (pretty) {
+		if ((doc = mc_json_parse(out.data, out.len, err, sizeof err)) == NULL) {
+			mc_err("the request built is no JSON: %s", err);	/* never */
+			mc_buf_free(&out);
+			return MC_EXIT_FAIL;
+		}
+		r = mc_json_write(stdout, doc, 1);
+		cJSON_Delete(doc);
+	} else
+		r = put_line(out.data, out.len);
+	mc_buf_free(&out);
+	return r == -1 && errno != EPIPE ? MC_EXIT_FAIL : MC_EXIT_OK;
+}
+
+/*
+ * --serve: the lines of stdin are a session's lines (its header and
+ * bookkeeping skipped, as in an items file), each built in as it comes,
+ * and lines of mc-request's own:
+ *   {"type":"system","text":S}    the system prompt from now on
+ *   {"type":"tools","tools":[…]}  the tool definitions from now on
+ *   {"type":"reset"}              the items forgotten (a new session)
+ *   {"type":"request"}            write the envelope of what is there
+ * Each request gets one line: the envelope, or {"type":"error","message"}
+ * when an item was rejected (the first such line is named, and every
+ * request says it until a reset: the session cannot be sent as it is).
+ */
+static int
+serve(struct build *b, int key)
+{
+	struct mc_lines in = { .fd = STDIN_FILENO, .cap = MC_ITEMS_MAX };
+	struct mc_buf out = {0}, t = {0};
+	char err[1024], failed[1024] = "", *line;
+	const char *type;
+	cJSON *doc, *e;
+	size_t len;
+	int r;
+
+	while ((r = mc_lines_next(&in, &line, &len)) != 0) {
+		if (r == -1 && errno == EINTR)
+			continue;
+		if (r == -1) {
+			mc_err("standard input: %s", errno == EFBIG ?
+			    "a line over the items size limit" : strerror(errno));
+			break;
+		}
+		/* mc-request's own lines are told apart by their type before
+		 * anything else; a session line is checked as an item. */
+		doc = strstr(line, "\"type\":\"") != NULL && len < MC_TOOLS_MAX * 2 ?
+		    cJSON_ParseWithLength(line, len) : NULL;
+		type = mc_json_str(doc, "type");
+		if (type == NULL || (strcmp(type, "request") != 0 && strcmp(type, "system") != 0 &&
+		    strcmp(type, "tools") != 0 && strcmp(type, "reset") != 0)) {
+			cJSON_Delete(doc);
+			if (failed[0] == '\0' && build_line(b, line, len, err, sizeof err) == -1)
+				snprintf(failed, sizeof failed, "%s", err);
+			continue;
+		}
+		if (strcmp(type, "system") == 0 && mc_json_str(doc, "text") != NULL &&
+		    mc_utf8_valid(mc_json_str(doc, "text"), strlen(mc_json_str(doc, "text")))) {
+			free(b->system);
+			b->rq.system = b->system = mc_strdup(mc_json_str(doc, "text"));
+			mc_wire_set(b->w, &b->rq);
+		} else if (strcmp(type, "tools") == 0) {
+			free(t.data);
+			t.data = mc_json_compact(cJSON_GetObjectItemCaseSensitive(doc, "tools"), &t.len);
+			if (build_tools(b, "tools", t.data, t.len, err, sizeof err) == 0)
+				mc_wire_set(b->w, &b->rq);
+			else if (failed[0] == '\0')
+				snprintf(failed, sizeof failed, "%s", err);
+		} else if (strcmp(type, "system") == 0) {
+			if (failed[0] == '\0')
+				snprintf(failed, sizeof failed, "system: expected a UTF-8 string \"text\"");
+		} else if (strcmp(type, "reset") == 0) {
+			mc_wire_clear(b->w);
+			mc_items_check_free(b->chk);
+			b->chk = mc_items_check_new(b->items_name);
+			failed[0] = '\0';
+		} else {
+			out.len = 0;
+			if (failed[0] != '\0') {
+				e = mc_json_new_obj();
+				mc_json_add_str(e, "type", "error");
+				mc_json_add_str(e, "message", failed);
+				free(out.data);
+				out.data = mc_json_compact(e, &out.len);
+				out.cap = out.len + 1;
+				cJSON_Delete(e);
+			} else
+				mc_wire_envelope(b->w, key, &out);
+			if (put_line(out.data, out.len) == -1) {
+				cJSON_Delete(doc);
+				break;
+			}
+		}
+		cJSON_Delete(doc);
+	}
+	mc_buf_free(&out);
+	mc_buf_free(&t);
+	mc_buf_free(&in.buf);
+	return r == 0 ? MC_EXIT_OK : errno == EPIPE ? MC_EXIT_OK : MC_EXIT_FAIL;
+}
+
 int
 main(int argc, char *argv[])
 {
 	enum { OPT_API = 256, OPT_ITEMS, OPT_TOOLS, OPT_NO_STREAM, OPT_MAX,
-		OPT_BODY, OPT_PRETTY, OPT_SCHEMA };
+		OPT_BODY, OPT_PRETTY, OPT_SCHEMA, OPT_SERVE, OPT_KEY };
 	static const struct option longopts[] = {
 		{ "provider", required_argument, NULL, 'p' },
 		{ "model", required_argument, NULL, 'm' },
@@ -119,19 +335,19 @@ main(int argc, char *argv[])
 		{ "schema", required_argument, NULL, OPT_SCHEMA },
 		{ "body", no_argument, NULL, OPT_BODY },
 		{ "pretty", no_argument, NULL, OPT_PRETTY },
+		{ "serve", no_argument, NULL, OPT_SERVE },
+		{ "cache-key", no_argument, NULL, OPT_KEY },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, MC_OPT_VERSION },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct mc_provider_opts po = {0};
-	struct mc_provider p = {0};
-	struct mc_request rq = { .stream = 1 };
-	struct mc_settings s = {0};
+	struct build b = { .rq = { .stream = 1 } };
 	const char *items_path = NULL, *tools_path = NULL, *schema_path = NULL, *prompt = NULL;
 	struct mc_buf tools_text = {0};
-	char err[1024], *system = NULL, schema_name[65];
-	cJSON *items = NULL, *tools = NULL, *schema = NULL, *out = NULL;
-	int c, body_only = 0, pretty = 0, status = MC_EXIT_FAIL, bad = 0;
+	char err[1024], schema_name[65];
+	cJSON *schema;
+	int c, body_only = 0, pretty = 0, serving = 0, key = 0, status = MC_EXIT_FAIL, bad = 0;
 
 	mc_init("mc-request", argv);
 	while ((c = getopt_long(argc, argv, "+hm:p:q", longopts, NULL)) != -1) {
@@ -162,10 +378,10 @@ main(int argc, char *argv[])
 			tools_path = optarg;
 			break;
 		case OPT_NO_STREAM:
-			rq.stream = 0;
+			b.rq.stream = 0;
 			break;
 		case OPT_MAX:
-			rq.max_output_tokens = (int)mc_opt_num("--max-output-tokens", optarg, 1,
+			b.rq.max_output_tokens = (int)mc_opt_num("--max-output-tokens", optarg, 1,
 			    INT_MAX, &bad);
 			break;
 		case OPT_SCHEMA:
@@ -178,6 +394,12 @@ main(int argc, char *argv[])
 			break;
 		case OPT_PRETTY:
 			pretty = 1;
+			break;
+		case OPT_SERVE:
+			serving = 1;
+			break;
+		case OPT_KEY:
+			key = 1;
 			break;
 		default:	/* -h, --version or a bad option */
 			return mc_opt_exit(c, usage);
@@ -192,7 +414,12 @@ main(int argc, char *argv[])
 		    argv[1]);
 	if (argc == 1)
 		prompt = argv[0];
-	if (prompt == NULL && items_path == NULL)
+	if (serving && (prompt != NULL || body_only || pretty || items_path != NULL))
+		return mc_usage_error("--serve takes its items on stdin and writes envelopes one "
+		    "per line: no PROMPT, --items, --body or --pretty");
+	if (key && !serving)
+		return mc_usage_error("--cache-key goes with --serve (an envelope alone has one)");
+	if (!serving && prompt == NULL && items_path == NULL)
 		return mc_usage_error("nothing to ask: give a PROMPT, --items FILE, or both");
 
 	if (prompt != NULL && !mc_utf8_valid(prompt, strlen(prompt))) {
@@ -203,41 +430,26 @@ main(int argc, char *argv[])
 		mc_err("PROMPT: empty");
 		goto out;
 	}
-	if (mc_settings_load(&s, err, sizeof err) == -1) {
+	if (mc_settings_load(&b.s, err, sizeof err) == -1) {
 		mc_err("%s", err);
 		goto out;
 	}
-	mc_settings_warn(&s);
-	if (mc_provider_resolve(&s, &po, &p, err, sizeof err) == -1) {
+	mc_settings_warn(&b.s);
+	if (mc_provider_resolve(&b.s, &po, &b.p, err, sizeof err) == -1) {
 		mc_err("%s", err);
 		goto out;
 	}
-	if (strcmp(p.api, "responses") == 0 && rq.max_output_tokens > 0 &&
-	    rq.max_output_tokens < 16) {
+	if (strcmp(b.p.api, "responses") == 0 && b.rq.max_output_tokens > 0 &&
+	    b.rq.max_output_tokens < 16) {
 		mc_err("--max-output-tokens: the Responses API needs at least 16, not %ld",
-		    rq.max_output_tokens);
+		    b.rq.max_output_tokens);
 		goto out;
 	}
-	if (items_path != NULL) {
-		if ((items = mc_items_load(items_path, err, sizeof err)) == NULL) {
-			mc_err("%s", err);
-			goto out;
-		}
-	} else
-		items = mc_json_new_arr();
-	if (prompt != NULL)
-		mc_json_push(items, mc_item_message("user", prompt));
-	if (cJSON_GetArraySize(items) == 0) {
-		mc_err("%s: no conversation items, and no PROMPT", items_path);
+	if (tools_path != NULL && (mc_slurp_path(tools_path, MC_TOOLS_MAX, &tools_text, err,
+	    sizeof err) == -1 || build_tools(&b, tools_path, tools_text.data ? tools_text.data : "",
+	    tools_text.len, err, sizeof err) == -1)) {
+		mc_err("%s", err);
 		goto out;
-	}
-	if (tools_path != NULL) {
-		if (mc_slurp_path(tools_path, MC_TOOLS_MAX, &tools_text, err, sizeof err) == -1 ||
-		    (tools = mc_request_tools(tools_path, tools_text.data ? tools_text.data : "",
-		    tools_text.len, &s, err, sizeof err)) == NULL) {
-			mc_err("%s", err);
-			goto out;
-		}
 	}
 	if (schema_path != NULL) {
 		if ((schema = read_schema(schema_path, err, sizeof err)) == NULL) {
@@ -245,27 +457,22 @@ main(int argc, char *argv[])
 			goto out;
 		}
 		mc_request_schema_name(schema_path, schema_name);
-		rq.schema = schema;
-		rq.schema_name = schema_name;
+		b.rq.schema = schema;
+		b.rq.schema_name = schema_name;
 	}
-	if ((system = read_system()) == NULL)
+	if (!serving && (b.rq.system = b.system = read_system()) == NULL)
 		goto out;
-
-	rq.system = system;
-	rq.items = items;
-	rq.tools = tools;
-	out = body_only ? mc_request_body(&p, &rq) : mc_request_envelope(&p, &rq);
-	status = MC_EXIT_OK;
-	if (mc_json_write(stdout, out, pretty) == -1 && errno != EPIPE)
-		status = MC_EXIT_FAIL;
+	b.w = mc_wire_new(&b.p);
+	mc_wire_set(b.w, &b.rq);
+	b.items_name = items_path != NULL ? items_path : "stdin";
+	b.chk = mc_items_check_new(b.items_name);
+	if (items_path != NULL && build_file(&b, items_path, err, sizeof err) == -1) {
+		mc_err("%s", err);
+		goto out;
+	}
+	status = serving ? serve(&b, key) : once(&b, prompt, body_only, pretty);
 out:
-	cJSON_Delete(out);
-	cJSON_Delete(items);
-	cJSON_Delete(tools);
-	cJSON_Delete(schema);
+	build_free(&b);
 	mc_buf_free(&tools_text);
-	free(system);
-	mc_provider_free(&p);
-	mc_settings_free(&s);
 	return mc_finish(status);
 }

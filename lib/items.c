@@ -13,13 +13,13 @@
 #include "utf8.h"
 
 struct call {
-	const char *id;		/* points into the item array */
+	char *id;		/* the checker's own copy */
 	size_t line;
 	int answered;
 };
 
-struct check {
-	const char *name;
+struct mc_items_check {
+	char *name;
 	size_t line;
 	char *err;
 	size_t errsz;
@@ -32,10 +32,10 @@ struct check {
 };
 
 static cJSON *
-fail(struct check *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+fail(struct mc_items_check *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 static cJSON *
-fail(struct check *c, const char *fmt, ...)
+fail(struct mc_items_check *c, const char *fmt, ...)
 {
 	va_list ap;
 	int n;
@@ -52,7 +52,7 @@ fail(struct check *c, const char *fmt, ...)
 /* The string member key of obj, copied into out; NULL with err set when
  * it is missing or not a string. */
 static const char *
-field(struct check *c, const cJSON *obj, const char *type, const char *key, cJSON *out)
+field(struct mc_items_check *c, const cJSON *obj, const char *type, const char *key, cJSON *out)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
 
@@ -79,7 +79,7 @@ hash(const char *s)
 }
 
 static struct call *
-find_call(const struct check *c, const char *id)
+find_call(const struct mc_items_check *c, const char *id)
 {
 	size_t i, m = c->nslots - 1;
 
@@ -92,7 +92,7 @@ find_call(const struct check *c, const char *id)
 }
 
 static void
-slot(struct check *c, size_t k)
+slot(struct mc_items_check *c, size_t k)
 {
 	size_t i, m = c->nslots - 1;
 
@@ -103,7 +103,7 @@ slot(struct check *c, size_t k)
 
 /* Remember a call whose id is not yet known. */
 static void
-add_call(struct check *c, const char *id)
+add_call(struct mc_items_check *c, const char *id)
 {
 	struct call *calls;
 	size_t k;
@@ -114,7 +114,7 @@ add_call(struct check *c, const char *id)
 			mc_oom();
 		c->calls = calls;
 	}
-	c->calls[c->ncalls++] = (struct call){ id, c->line, 0 };
+	c->calls[c->ncalls++] = (struct call){ mc_strdup(id), c->line, 0 };
 	if (c->ncalls * 2 > c->nslots) {
 		free(c->slots);
 		c->nslots = c->nslots ? c->nslots * 2 : 64;
@@ -128,7 +128,7 @@ add_call(struct check *c, const char *id)
 
 /* Check one parsed line and return its reduced form, or NULL. */
 static cJSON *
-item(struct check *c, const cJSON *in)
+check_item(struct mc_items_check *c, const cJSON *in)
 {
 	const char *type, *role, *id, *st = NULL;
 	struct call *call;
@@ -178,8 +178,7 @@ item(struct check *c, const cJSON *in)
 			fail(c, "function_call: call_id \"%s\" already used on line %zu", id, call->line);
 			goto bad;
 		}
-		/* The reduced item owns the string now; keep its address. */
-		add_call(c, mc_json_str(out, "call_id"));
+		add_call(c, id);
 	} else if (strcmp(type, "function_call_output") == 0) {
 		if ((id = field(c, in, type, "call_id", out)) == NULL ||
 		    field(c, in, type, "output", out) == NULL)
@@ -241,7 +240,7 @@ blank(const char *s, size_t n)
 
 /* Parse one line (no newline in it) as a JSON document. */
 static cJSON *
-parse_line(struct check *c, const char *s, size_t n)
+parse_line(struct mc_items_check *c, const char *s, size_t n)
 {
 	const char *end = NULL;
 	cJSON *doc;
@@ -266,46 +265,78 @@ parse_line(struct check *c, const char *s, size_t n)
 	return doc;
 }
 
+struct mc_items_check *
+mc_items_check_new(const char *name)
+{
+	struct mc_items_check *c;
+
+	if ((c = calloc(1, sizeof *c)) == NULL)
+		mc_oom();
+	c->name = mc_strdup(name);
+	return c;
+}
+
+int
+mc_items_check_line(struct mc_items_check *c, const char *s, size_t n, cJSON **item,
+    char *err, size_t errsz)
+{
+	cJSON *doc;
+
+	*item = NULL;
+	c->err = err;
+	c->errsz = errsz;
+	c->line++;
+	if (blank(s, n))
+		return 0;
+	if ((doc = parse_line(c, s, n)) == NULL)
+		return -1;
+	if ((c->line == 1 && cJSON_IsObject(doc) &&
+	    strcmp(mc_json_str(doc, "type") ? mc_json_str(doc, "type") : "", "session") == 0) ||
+	    (cJSON_IsObject(doc) && mc_item_bookkeeping(doc))) {
+		cJSON_Delete(doc);
+		return 0;
+	}
+	*item = check_item(c, doc);
+	cJSON_Delete(doc);
+	return *item != NULL ? 1 : -1;
+}
+
+void
+mc_items_check_free(struct mc_items_check *c)
+{
+	size_t i;
+
+	if (c == NULL)
+		return;
+	for (i = 0; i < c->ncalls; i++)
+		free(c->calls[i].id);
+	free(c->calls);
+	free(c->slots);
+	free(c->name);
+	free(c);
+}
+
 cJSON *
 mc_items_parse(const char *name, const char *s, size_t len, char *err, size_t errsz)
 {
-	struct check c = { name, 0, err, errsz, NULL, 0, 0, NULL, 0 };
+	struct mc_items_check *c = mc_items_check_new(name);
 	const char *p = s, *end = s + len, *nl;
-	cJSON *items = mc_json_new_arr(), *doc, *it;
-	size_t n;
+	cJSON *items = mc_json_new_arr(), *it;
+	int r;
 
 	for (; p < end; p = nl + 1) {
 		if ((nl = memchr(p, '\n', (size_t)(end - p))) == NULL)
 			nl = end;
-		n = (size_t)(nl - p);
-		c.line++;
-		if (blank(p, n))
-			continue;
-		if ((doc = parse_line(&c, p, n)) == NULL)
-			goto bad;
-		if (c.line == 1 && cJSON_IsObject(doc) &&
-		    strcmp(mc_json_str(doc, "type") ? mc_json_str(doc, "type") : "", "session") == 0) {
-			cJSON_Delete(doc);
-			continue;
+		if ((r = mc_items_check_line(c, p, (size_t)(nl - p), &it, err, errsz)) == -1) {
+			cJSON_Delete(items);
+			items = NULL;
+			break;
 		}
-		if (cJSON_IsObject(doc) && mc_item_bookkeeping(doc)) {
-			cJSON_Delete(doc);
-			continue;
-		}
-		it = item(&c, doc);
-		cJSON_Delete(doc);
-		if (it == NULL)
-			goto bad;
-		mc_json_push(items, it);
+		if (r == 1)
+			mc_json_push(items, it);
 	}
-	free(c.calls);
-	free(c.slots);
+	mc_items_check_free(c);
 	return items;
-bad:
-	free(c.calls);
-	free(c.slots);
-	cJSON_Delete(items);
-	return NULL;
 }
 
 cJSON *

@@ -25,6 +25,20 @@
  */
 cJSON *mc_items_parse(const char *name, const char *s, size_t len, char *err, size_t errsz);
 
+/*
+ * The same check, a line at a time, for a stream of items that grows (an
+ * items file, or mc-request --serve's standard input): each line s of n
+ * bytes (no newline) is line 1, 2, ... of name. Returns 1 with the
+ * reduced item in *item (the caller's), 0 for a line that holds no item
+ * (blank, the header, bookkeeping), -1 with "NAME:LINE: reason" in err; a
+ * rejected line changes nothing of what was checked before.
+ */
+struct mc_items_check;
+struct mc_items_check *mc_items_check_new(const char *name);
+int mc_items_check_line(struct mc_items_check *c, const char *s, size_t n, cJSON **item,
+    char *err, size_t errsz);
+void mc_items_check_free(struct mc_items_check *c);
+
 /* True when doc is a session's bookkeeping line ({"type":"model",...},
  * {"type":"usage",...}), which mc_items_parse skips. */
 int mc_item_bookkeeping(const cJSON *doc);

@@ -1,10 +1,8 @@
-/* request.c: map conversation items and tools onto each provider API, and the cache key. */
-#include <stdint.h>
+/* request.c: what a request holds besides the conversation, in each API's shape: tools, schema, limits. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <sha256.h>
 
 #include "diag.h"
 #include "json.h"
@@ -156,136 +154,6 @@ responses_tool(const cJSON *t)
 	return o;
 }
 
-/* A message that held only a refusal: not sent (its text is not the
- * assistant's words, and an empty assistant turn breaks some templates). */
-static int
-refusal_only(const cJSON *it)
-{
-	return cJSON_HasObjectItem(it, "refusal") && mc_json_str(it, "content")[0] == '\0';
-}
-
-/*
- * The user messages waiting to be sent as one. Consecutive user messages
- * (a failed turn left one behind, say) are joined by a blank line: chat
- * templates that require alternating roles reject two in a row.
- */
-struct users {
-	struct mc_buf text;
-	int n;
-};
-
-static void
-users_add(struct users *u, const char *text)
-{
-	if (u->n++ > 0)
-		mc_buf_adds(&u->text, "\n\n");
-	mc_buf_adds(&u->text, text);
-}
-
-/* The joined message, pushed to arr in the API's shape. */
-static void
-users_flush(struct users *u, cJSON *arr, int chat)
-{
-	cJSON *m;
-
-	if (u->n == 0)
-		return;
-	m = mc_json_push(arr, mc_json_new_obj());
-	if (!chat)
-		mc_json_add_str(m, "type", "message");
-	mc_json_add_str(m, "role", "user");
-	mc_json_add_owned(m, "content", mc_buf_steal(&u->text));
-	u->n = 0;
-}
-
-static cJSON *
-chat_messages(const struct mc_provider *p, const struct mc_request *r)
-{
-	cJSON *msgs = mc_json_new_arr(), *m, *assistant = NULL, *calls, *c, *f;
-	struct users u = {0};
-	const cJSON *it;
-	const char *type;
-
-	if (r->system != NULL && *r->system != '\0') {
-		m = mc_json_push(msgs, mc_json_new_obj());
-		mc_json_add_str(m, "role", p->system_role);
-		mc_json_add_str(m, "content", r->system);
-	}
-	cJSON_ArrayForEach(it, r->items) {
-		type = mc_json_str(it, "type");
-		if (strcmp(type, "message") == 0 && strcmp(mc_json_str(it, "role"), "user") == 0) {
-			users_add(&u, mc_json_str(it, "content"));
-			assistant = NULL;
-			continue;
-		}
-		if (strcmp(type, "message") == 0 && refusal_only(it)) {
-			assistant = NULL;
-			continue;
-		}
-		users_flush(&u, msgs, 1);
-		if (strcmp(type, "message") == 0) {
-			m = mc_json_push(msgs, mc_json_new_obj());
-			mc_json_add(m, "role", dup_member(it, "role"));
-			mc_json_add(m, "content", dup_member(it, "content"));
-			assistant = m;
-		} else if (strcmp(type, "function_call") == 0) {
-			/* Calls belong to the assistant turn they follow; a call
-			 * with no such turn gets one without text. */
-			if (assistant == NULL) {
-				assistant = mc_json_push(msgs, mc_json_new_obj());
-				mc_json_add_str(assistant, "role", "assistant");
-				mc_json_add(assistant, "content", cJSON_CreateNull());
-			}
-			calls = mc_json_arr_ensure(assistant, "tool_calls");
-			c = mc_json_push(calls, mc_json_new_obj());
-			mc_json_add(c, "id", dup_member(it, "call_id"));
-			mc_json_add_str(c, "type", "function");
-			f = mc_json_add(c, "function", mc_json_new_obj());
-			mc_json_add(f, "name", dup_member(it, "name"));
-			mc_json_add(f, "arguments", dup_member(it, "arguments"));
-		} else {
-			m = mc_json_push(msgs, mc_json_new_obj());
-			mc_json_add_str(m, "role", "tool");
-			mc_json_add(m, "tool_call_id", dup_member(it, "call_id"));
-			mc_json_add(m, "content", dup_member(it, "output"));
-			assistant = NULL;
-		}
-	}
-	users_flush(&u, msgs, 1);
-	return msgs;
-}
-
-static cJSON *
-responses_input(const struct mc_request *r)
-{
-	cJSON *in = mc_json_new_arr(), *m;
-	struct users u = {0};
-	const cJSON *it;
-	const char *type;
-
-	/* The neutral items are Responses input items, but for the members
-	 * (refusal, status) that are the session's own. */
-	cJSON_ArrayForEach(it, r->items) {
-		type = mc_json_str(it, "type");
-		if (strcmp(type, "message") == 0 && strcmp(mc_json_str(it, "role"), "user") == 0) {
-			users_add(&u, mc_json_str(it, "content"));
-			continue;
-		}
-		if (strcmp(type, "message") == 0 && refusal_only(it))
-			continue;
-		users_flush(&u, in, 0);
-		if (strcmp(type, "message") == 0) {
-			m = mc_json_push(in, mc_json_new_obj());
-			mc_json_add_str(m, "type", "message");
-			mc_json_add(m, "role", dup_member(it, "role"));
-			mc_json_add(m, "content", dup_member(it, "content"));
-		} else
-			mc_json_push(in, cJSON_Duplicate(it, 1));
-	}
-	users_flush(&u, in, 0);
-	return in;
-}
-
 /* Structured output: the answer must match r->schema. */
 static void
 add_schema(cJSON *b, const struct mc_request *r, int chat)
@@ -308,116 +176,37 @@ add_schema(cJSON *b, const struct mc_request *r, int chat)
 	mc_json_add(f, "strict", cJSON_CreateTrue());
 }
 
-/* The body but for the members that only say how it is sent. */
-static cJSON *
-body_answer(const struct mc_provider *p, const struct mc_request *r)
+void
+mc_request_members(const struct mc_provider *p, const struct mc_request *r, int send,
+    cJSON **head, cJSON **tail)
 {
 	int chat = strcmp(p->api, "chat") == 0;
-	cJSON *b = mc_json_new_obj(), *tools;
+	cJSON *tools, *so;
 	const cJSON *t;
 
-	mc_json_add_str(b, "model", p->model);
-	if (chat)
-		mc_json_add(b, "messages", chat_messages(p, r));
-	else {
-		if (r->system != NULL && *r->system != '\0')
-			mc_json_add_str(b, "instructions", r->system);
-		mc_json_add(b, "input", responses_input(r));
-	}
+	*head = mc_json_new_obj();
+	*tail = mc_json_new_obj();
+	mc_json_add_str(*head, "model", p->model);
+	if (!chat && r->system != NULL && *r->system != '\0')
+		mc_json_add_str(*head, "instructions", r->system);
 	if (r->tools != NULL && cJSON_GetArraySize(r->tools) > 0) {
-		tools = mc_json_add(b, "tools", mc_json_new_arr());
+		tools = mc_json_add(*tail, "tools", mc_json_new_arr());
 		cJSON_ArrayForEach(t, r->tools)
 			mc_json_push(tools, chat ? chat_tool(t) : responses_tool(t));
 	}
-	add_schema(b, r, chat);
+	add_schema(*tail, r, chat);
 	if (r->max_output_tokens > 0)
-		mc_json_add_num(b, chat ? p->chat_max_tokens : "max_output_tokens",
+		mc_json_add_num(*tail, chat ? p->chat_max_tokens : "max_output_tokens",
 		    (double)r->max_output_tokens);
 	if (!chat)
-		mc_json_add(b, "store", cJSON_CreateFalse());
-	return b;
-}
-
-/* How the answer comes: streamed or whole. */
-static void
-add_stream(cJSON *b, const struct mc_provider *p, const struct mc_request *r)
-{
-	cJSON *so;
-
-	if (!r->stream)
+		mc_json_add(*tail, "store", cJSON_CreateFalse());
+	if (!send || !r->stream)
 		return;
-	mc_json_add(b, "stream", cJSON_CreateTrue());
-	if (strcmp(p->api, "chat") == 0) {
-		so = mc_json_add(b, "stream_options", mc_json_new_obj());
+	mc_json_add(*tail, "stream", cJSON_CreateTrue());
+	if (chat) {
+		so = mc_json_add(*tail, "stream_options", mc_json_new_obj());
 		mc_json_add(so, "include_usage", cJSON_CreateTrue());
 	}
-}
-
-cJSON *
-mc_request_body(const struct mc_provider *p, const struct mc_request *r)
-{
-	cJSON *b = body_answer(p, r);
-
-	add_stream(b, p, r);
-	return b;
-}
-
-static void
-field(SHA2_CTX *ctx, const char *s)
-{
-	uint8_t n[8];
-	uint64_t len = s != NULL ? strlen(s) : 0;
-	int i;
-
-	for (i = 7; i >= 0; i--, len >>= 8)
-		n[i] = (uint8_t)(len & 0xff);
-	SHA256Update(ctx, n, sizeof n);
-	if (s != NULL)
-		SHA256Update(ctx, (const uint8_t *)s, strlen(s));
-}
-
-void
-mc_request_cache_key(const char *provider, const char *url, const cJSON *body, char hex[65])
-{
-	SHA2_CTX ctx;
-	char *b;
-
-	b = mc_json_compact(body, NULL);
-	SHA256Init(&ctx);
-	field(&ctx, "mc-request cache key 2");
-	field(&ctx, provider);
-	field(&ctx, url);
-	field(&ctx, b);
-	SHA256End(&ctx, hex);
-	free(b);
-}
-
-cJSON *
-mc_request_envelope(const struct mc_provider *p, const struct mc_request *r)
-{
-	cJSON *e = mc_json_new_obj(), *body = body_answer(p, r);
-	char key[65], *url;
-	size_t n;
-
-	n = strlen(p->base_url) + sizeof "/chat/completions";
-	if ((url = malloc(n)) == NULL)
-		mc_oom();
-	snprintf(url, n, "%s/%s", p->base_url,
-	    strcmp(p->api, "chat") == 0 ? "chat/completions" : "responses");
-	/* The same answer whether it is streamed or not. */
-	mc_request_cache_key(p->name, url, body, key);
-	add_stream(body, p, r);
-	mc_json_add_num(e, "version", 1);
-	mc_json_add_str(e, "provider", p->name);
-	mc_json_add_str(e, "api", p->api);
-	mc_json_add_str(e, "url", url);
-	mc_json_add_str(e, "api_key_env", p->api_key_env);
-	if (p->api_key_env != NULL && p->api_key_optional)
-		mc_json_add(e, "api_key_optional", cJSON_CreateTrue());
-	mc_json_add_str(e, "cache_key", key);
-	mc_json_add(e, "body", body);
-	free(url);
-	return e;
 }
 
 void

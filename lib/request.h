@@ -1,4 +1,4 @@
-/* request.h: provider request bodies for Chat Completions and Responses, and their cache key. */
+/* request.h: what a provider request holds besides the conversation: tools, schema, limits. */
 #ifndef MC_REQUEST_H
 #define MC_REQUEST_H
 
@@ -13,7 +13,7 @@
 
 struct mc_request {
 	const char *system;	/* the system prompt; NULL or "" for none */
-	const cJSON *items;	/* checked items (mc_items_parse) */
+	const cJSON *items;	/* checked items (mc_items_parse): mc-request's; the wire takes them one by one */
 	const cJSON *tools;	/* checked tools (mc_request_tools), or NULL */
 	int stream;
 	long max_output_tokens;	/* 0: leave to the provider */
@@ -31,31 +31,19 @@ cJSON *mc_request_tools(const char *name, const char *s, size_t len,
     const struct mc_settings *st, char *err, size_t errsz);
 
 /*
- * The body the provider gets, in the shape of p->api. Consecutive user
- * messages are sent as one, joined by a blank line (chat templates that
- * require alternating roles reject two in a row). An assistant message's
- * refusal is not sent (it is not what the assistant said); a message that
- * held only a refusal is left out. Its "status" is not sent either. A
- * schema becomes chat's response_format or responses' text.format, strict.
+ * The members of the body the provider gets, in the shape of p->api, but
+ * for its long array (chat's messages, responses' input; lib/wire.c
+ * builds that): in *head those before it, in *tail those after. A schema
+ * becomes chat's response_format or responses' text.format, strict. With
+ * send, the tail ends with how the answer is sent ("stream" and chat's
+ * "stream_options"); without, it holds only what shapes the answer.
  */
-cJSON *mc_request_body(const struct mc_provider *p, const struct mc_request *r);
-
-/*
- * The lowercase SHA-256 hex digest (65 bytes with the NUL) that names an
- * answer: of the provider's name, the URL and the body as compact JSON
- * without "stream" and "stream_options" (everything that shapes the
- * answer: model, system prompt, items, tools, schema, output limit), each
- * length-prefixed so that no two different inputs serialize alike.
- */
-void mc_request_cache_key(const char *provider, const char *url, const cJSON *body,
-    char hex[65]);
+void mc_request_members(const struct mc_provider *p, const struct mc_request *r, int send,
+    cJSON **head, cJSON **tail);
 
 /* The schema name for the file at path: its base name without the last
  * extension, each byte outside [A-Za-z0-9_-] made '_', at most 64 bytes
  * ("schema" when nothing is left). */
 void mc_request_schema_name(const char *path, char name[65]);
-
-/* {"version":1,"provider","api","url","api_key_env","cache_key","body"}. */
-cJSON *mc_request_envelope(const struct mc_provider *p, const struct mc_request *r);
 
 #endif

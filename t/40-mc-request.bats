@@ -485,8 +485,12 @@ body = env["body"]
 assert body["stream"] is True
 body.pop("stream")
 body.pop("stream_options", None)
-data = f("mc-request cache key 2") + f(env["provider"]) + f(env["url"])
+k = "messages" if "messages" in body else "input"
+elems, body[k] = body[k], []
+data = f("mc-request cache key 3") + f(env["provider"]) + f(env["url"])
 data += f(json.dumps(body, ensure_ascii=False, separators=(",", ":")))
+for e in elems:
+    data += f(json.dumps(e, ensure_ascii=False, separators=(",", ":")))
 print(hashlib.sha256(data).hexdigest())
 PY
 )

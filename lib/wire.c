@@ -1,0 +1,419 @@
+/* wire.c: a provider request as text, built item by item and kept for a session. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sha256.h>
+
+#include "diag.h"
+#include "json.h"
+#include "wire.h"
+
+struct span {
+	size_t at, len;		/* an element in done */
+};
+
+struct mc_wire {
+	const struct mc_provider *p;
+	int chat;
+	char *url;
+	/* The body's members around the array, as text: head is "{...",
+	 * without its closing brace; tail is ",...}" or "}", with how the
+	 * answer is sent; skeleton is the body without that and with the
+	 * array empty, for the key. */
+	struct mc_buf head, tail, skeleton;
+	struct mc_buf system;	/* chat: the system message, the array's first element */
+	/* The elements no later item can change, one after another. */
+	struct mc_buf done;
+	struct span *spans;
+	size_t nspans, cap;
+	SHA2_CTX ctx;		/* the key's state after the skeleton, system and done */
+	size_t items;
+	/* The run of user messages not yet ended, joined by blank lines. */
+	struct mc_buf users;
+	int nusers;
+	/* chat: the assistant message that the calls after it join. */
+	cJSON *assistant;
+};
+
+static void
+field(SHA2_CTX *ctx, const char *s, size_t len)
+{
+	uint8_t n[8];
+	uint64_t v = len;
+	int i;
+
+	for (i = 7; i >= 0; i--, v >>= 8)
+		n[i] = (uint8_t)(v & 0xff);
+	SHA256Update(ctx, n, sizeof n);
+	if (len > 0)
+		SHA256Update(ctx, (const uint8_t *)s, len);
+}
+
+/* The key's state from nothing: the skeleton, the system message and the
+ * elements done. Only when the members change. */
+static void
+rekey(struct mc_wire *w)
+{
+	size_t i;
+
+	SHA256Init(&w->ctx);
+	field(&w->ctx, "mc-request cache key 3", strlen("mc-request cache key 3"));
+	field(&w->ctx, w->p->name, strlen(w->p->name));
+	field(&w->ctx, w->url, strlen(w->url));
+	field(&w->ctx, w->skeleton.data, w->skeleton.len);
+	if (w->system.len > 0)
+		field(&w->ctx, w->system.data, w->system.len);
+	for (i = 0; i < w->nspans; i++)
+		field(&w->ctx, w->done.data + w->spans[i].at, w->spans[i].len);
+}
+
+/* An element no later item changes: serialized, kept, hashed. */
+static void
+finish(struct mc_wire *w, cJSON *elem)
+{
+	struct span *s;
+	size_t n;
+	char *t;
+
+	t = mc_json_compact(elem, &n);
+	cJSON_Delete(elem);
+	if (w->nspans == w->cap) {
+		w->cap = w->cap ? w->cap * 2 : 64;
+		if ((s = reallocarray(w->spans, w->cap, sizeof *s)) == NULL)
+			mc_oom();
+		w->spans = s;
+	}
+	w->spans[w->nspans++] = (struct span){ w->done.len, n };
+	mc_buf_add(&w->done, t, n);
+	field(&w->ctx, t, n);
+	free(t);
+}
+
+static cJSON *
+dup_member(const cJSON *obj, const char *key)
+{
+	cJSON *v = cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(obj, key), 1);
+
+	if (v == NULL)
+		mc_oom();
+	return v;
+}
+
+/* The run of user messages as one message. */
+static cJSON *
+users_elem(const struct mc_wire *w)
+{
+	cJSON *m = mc_json_new_obj();
+
+	if (!w->chat)
+		mc_json_add_str(m, "type", "message");
+	mc_json_add_str(m, "role", "user");
+	mc_json_add_str(m, "content", w->users.data ? w->users.data : "");
+	return m;
+}
+
+static void
+end_users(struct mc_wire *w)
+{
+	if (w->nusers == 0)
+		return;
+	finish(w, users_elem(w));
+	w->users.len = 0;
+	w->nusers = 0;
+}
+
+static void
+end_assistant(struct mc_wire *w)
+{
+	if (w->assistant == NULL)
+		return;
+	finish(w, w->assistant);
+	w->assistant = NULL;
+}
+
+struct mc_wire *
+mc_wire_new(const struct mc_provider *p)
+{
+	struct mc_wire *w;
+
+	if ((w = calloc(1, sizeof *w)) == NULL)
+		mc_oom();
+	w->p = p;
+	w->chat = strcmp(p->api, "chat") == 0;
+	if (asprintf(&w->url, "%s/%s", p->base_url, w->chat ? "chat/completions" : "responses") == -1)
+		mc_oom();
+	return w;
+}
+
+void
+mc_wire_free(struct mc_wire *w)
+{
+	if (w == NULL)
+		return;
+	mc_buf_free(&w->head);
+	mc_buf_free(&w->tail);
+	mc_buf_free(&w->skeleton);
+	mc_buf_free(&w->system);
+	mc_buf_free(&w->done);
+	mc_buf_free(&w->users);
+	cJSON_Delete(w->assistant);
+	free(w->spans);
+	free(w->url);
+	free(w);
+}
+
+/* An object's compact text without its closing brace ("{" for {}). */
+static void
+open_text(struct mc_buf *b, const cJSON *o)
+{
+	size_t n;
+	char *t = mc_json_compact(o, &n);
+
+	mc_buf_add(b, t, n - 1);
+	free(t);
+}
+
+/* What follows the array: ",MEMBERS}" or "}". */
+static void
+close_text(struct mc_buf *b, const cJSON *o)
+{
+	size_t n;
+	char *t = mc_json_compact(o, &n);
+
+	if (n > 2) {
+		mc_buf_addc(b, ',');
+		mc_buf_add(b, t + 1, n - 1);
+	} else
+		mc_buf_addc(b, '}');
+	free(t);
+}
+
+static const char *
+array_key(const struct mc_wire *w)
+{
+	return w->chat ? ",\"messages\":[" : ",\"input\":[";
+}
+
+void
+mc_wire_set(struct mc_wire *w, const struct mc_request *r)
+{
+	cJSON *head, *tail, *m;
+	char *t;
+	size_t n;
+
+	w->head.len = w->tail.len = w->skeleton.len = w->system.len = 0;
+	mc_request_members(w->p, r, 1, &head, &tail);
+	open_text(&w->head, head);
+	close_text(&w->tail, tail);
+	cJSON_Delete(tail);
+	mc_request_members(w->p, r, 0, &m, &tail);
+	cJSON_Delete(m);
+	mc_buf_add(&w->skeleton, w->head.data, w->head.len);
+	mc_buf_adds(&w->skeleton, array_key(w));
+	mc_buf_addc(&w->skeleton, ']');
+	close_text(&w->skeleton, tail);
+	cJSON_Delete(tail);
+	cJSON_Delete(head);
+	if (w->chat && r->system != NULL && *r->system != '\0') {
+		m = mc_json_new_obj();
+		mc_json_add_str(m, "role", w->p->system_role);
+		mc_json_add_str(m, "content", r->system);
+		t = mc_json_compact(m, &n);
+		mc_buf_add(&w->system, t, n);
+		free(t);
+		cJSON_Delete(m);
+	}
+	rekey(w);
+}
+
+/* A message that held only a refusal: not sent (its text is not the
+ * assistant's words, and an empty assistant turn breaks some templates). */
+static int
+refusal_only(const cJSON *it)
+{
+	return cJSON_HasObjectItem(it, "refusal") && mc_json_str(it, "content")[0] == '\0';
+}
+
+/* Chat: calls join the assistant message they follow (one without text
+ * when there is none); an output is a message of role "tool". */
+static void
+chat_add(struct mc_wire *w, const cJSON *it, const char *type)
+{
+	cJSON *m, *c, *f;
+
+	end_users(w);
+	if (strcmp(type, "message") == 0) {
+		end_assistant(w);
+		m = w->assistant = mc_json_new_obj();
+		mc_json_add(m, "role", dup_member(it, "role"));
+		mc_json_add(m, "content", dup_member(it, "content"));
+	} else if (strcmp(type, "function_call") == 0) {
+		if (w->assistant == NULL) {
+			w->assistant = mc_json_new_obj();
+			mc_json_add_str(w->assistant, "role", "assistant");
+			mc_json_add(w->assistant, "content", cJSON_CreateNull());
+		}
+		c = mc_json_push(mc_json_arr_ensure(w->assistant, "tool_calls"), mc_json_new_obj());
+		mc_json_add(c, "id", dup_member(it, "call_id"));
+		mc_json_add_str(c, "type", "function");
+		f = mc_json_add(c, "function", mc_json_new_obj());
+		mc_json_add(f, "name", dup_member(it, "name"));
+		mc_json_add(f, "arguments", dup_member(it, "arguments"));
+	} else {
+		end_assistant(w);
+		m = mc_json_new_obj();
+		mc_json_add_str(m, "role", "tool");
+		mc_json_add(m, "tool_call_id", dup_member(it, "call_id"));
+		mc_json_add(m, "content", dup_member(it, "output"));
+		finish(w, m);
+	}
+}
+
+/* Responses: the neutral items are its input items, but for the members
+ * (refusal, status) that are the session's own. */
+static void
+responses_add(struct mc_wire *w, const cJSON *it, const char *type)
+{
+	cJSON *m;
+
+	end_users(w);
+	if (strcmp(type, "message") == 0) {
+		m = mc_json_new_obj();
+		mc_json_add_str(m, "type", "message");
+		mc_json_add(m, "role", dup_member(it, "role"));
+		mc_json_add(m, "content", dup_member(it, "content"));
+	} else if ((m = cJSON_Duplicate(it, 1)) == NULL)
+		mc_oom();
+	finish(w, m);
+}
+
+void
+mc_wire_add(struct mc_wire *w, const cJSON *it)
+{
+	const char *type = mc_json_str(it, "type");
+
+	w->items++;
+	if (strcmp(type, "message") == 0 && strcmp(mc_json_str(it, "role"), "user") == 0) {
+		/* Consecutive user messages (a failed turn left one behind)
+		 * are sent as one: chat templates that require alternating
+		 * roles reject two in a row. */
+		end_assistant(w);
+		if (w->nusers++ > 0)
+			mc_buf_adds(&w->users, "\n\n");
+		mc_buf_adds(&w->users, mc_json_str(it, "content"));
+	} else if (strcmp(type, "message") == 0 && refusal_only(it))
+		end_assistant(w);
+	else if (w->chat)
+		chat_add(w, it, type);
+	else
+		responses_add(w, it, type);
+}
+
+void
+mc_wire_clear(struct mc_wire *w)
+{
+	w->done.len = 0;
+	w->nspans = 0;
+	w->items = 0;
+	w->users.len = 0;
+	w->nusers = 0;
+	cJSON_Delete(w->assistant);
+	w->assistant = NULL;
+	rekey(w);
+}
+
+size_t
+mc_wire_items(const struct mc_wire *w)
+{
+	return w->items;
+}
+
+/* The element still open (a run of user messages, or chat's assistant
+ * message taking calls; never both), as text in b, its span in *s: 1, or
+ * 0 when there is none. */
+static int
+open_elem(const struct mc_wire *w, struct mc_buf *b, struct span *s)
+{
+	cJSON *m = w->nusers > 0 ? users_elem(w) : NULL;
+	size_t len;
+	char *t;
+
+	if (m == NULL && w->assistant == NULL)
+		return 0;
+	t = mc_json_compact(m ? m : w->assistant, &len);
+	*s = (struct span){ b->len, len };
+	mc_buf_add(b, t, len);
+	free(t);
+	cJSON_Delete(m);
+	return 1;
+}
+
+void
+mc_wire_body(struct mc_wire *w, struct mc_buf *out)
+{
+	struct mc_buf o = {0};
+	struct span s;
+	size_t i, k = 0;
+	int open = open_elem(w, &o, &s);
+
+	mc_buf_grow(out, w->head.len + w->system.len + w->done.len + w->nspans + o.len +
+	    w->tail.len + 32);
+	mc_buf_add(out, w->head.data, w->head.len);
+	mc_buf_adds(out, array_key(w));
+	if (w->system.len > 0) {
+		mc_buf_add(out, w->system.data, w->system.len);
+		k++;
+	}
+	for (i = 0; i < w->nspans; i++) {
+		if (k++ > 0)
+			mc_buf_addc(out, ',');
+		mc_buf_add(out, w->done.data + w->spans[i].at, w->spans[i].len);
+	}
+	if (open) {
+		if (k > 0)
+			mc_buf_addc(out, ',');
+		mc_buf_add(out, o.data, s.len);
+	}
+	mc_buf_addc(out, ']');
+	mc_buf_add(out, w->tail.data, w->tail.len);
+	mc_buf_free(&o);
+}
+
+void
+mc_wire_key(struct mc_wire *w, char hex[65])
+{
+	SHA2_CTX ctx = w->ctx;
+	struct mc_buf o = {0};
+	struct span s;
+
+	if (open_elem(w, &o, &s))
+		field(&ctx, o.data, s.len);
+	SHA256End(&ctx, hex);
+	mc_buf_free(&o);
+}
+
+void
+mc_wire_envelope(struct mc_wire *w, int key, struct mc_buf *out)
+{
+	cJSON *e = mc_json_new_obj();
+	char hex[65];
+
+	mc_json_add_num(e, "version", 1);
+	mc_json_add_str(e, "provider", w->p->name);
+	mc_json_add_str(e, "api", w->p->api);
+	mc_json_add_str(e, "url", w->url);
+	mc_json_add_str(e, "api_key_env", w->p->api_key_env);
+	if (w->p->api_key_env != NULL && w->p->api_key_optional)
+		mc_json_add(e, "api_key_optional", cJSON_CreateTrue());
+	if (key) {
+		mc_wire_key(w, hex);
+		mc_json_add_str(e, "cache_key", hex);
+	}
+	open_text(out, e);
+	cJSON_Delete(e);
+	mc_buf_adds(out, ",\"body\":");
+	mc_wire_body(w, out);
+	mc_buf_addc(out, '}');
+}

@@ -1,0 +1,67 @@
+/* wire.h: a provider request as text, built item by item and kept for a session. */
+#ifndef MC_WIRE_H
+#define MC_WIRE_H
+
+#include <stddef.h>
+
+#include <cJSON.h>
+
+#include "buf.h"
+#include "provider.h"
+#include "request.h"
+
+/*
+ * The body of a request is its members (model, the system prompt, tools,
+ * schema, output limit, how it is sent) around one long array: chat's
+ * messages or responses' input, an element for each item or run of items.
+ * A wire keeps that array as text: each element is serialized once, when
+ * no later item can change it (a run of user messages is joined into one;
+ * chat folds the calls after an assistant message into its tool_calls),
+ * so a request costs the new items plus copying the bytes out. The cache
+ * key is kept the same way: a SHA-256 state after the elements done.
+ *
+ * mc-request alone and mc-request --serve build through the same wire,
+ * so the bytes are the same either way: a step's request is what
+ * mc-request would build from the session's items.
+ */
+struct mc_wire;
+
+/* A wire for provider p, which must outlive it. */
+struct mc_wire *mc_wire_new(const struct mc_provider *p);
+void mc_wire_free(struct mc_wire *w);
+
+/* The members around the items, from r (its items are not read): called
+ * first, and again when they change (the elements are kept). */
+void mc_wire_set(struct mc_wire *w, const struct mc_request *r);
+
+/* One checked item (mc_items_check_line), after those added before. */
+void mc_wire_add(struct mc_wire *w, const cJSON *item);
+
+/* Forget the items. */
+void mc_wire_clear(struct mc_wire *w);
+
+/* How many items were added since mc_wire_new or mc_wire_clear. */
+size_t mc_wire_items(const struct mc_wire *w);
+
+/* The body as compact JSON, appended to out. */
+void mc_wire_body(struct mc_wire *w, struct mc_buf *out);
+
+/*
+ * The cache key: the lowercase SHA-256 hex digest of, each prefixed by
+ * its length in 8 bytes big-endian, "mc-request cache key 3", the
+ * provider's name, the URL, the body as compact JSON without "stream"
+ * and "stream_options" and with the long array empty, then each element
+ * of that array as compact JSON, in order. What shapes the answer is in
+ * it (model, system prompt, items, tools, schema, output limit); how it
+ * is sent is not.
+ */
+void mc_wire_key(struct mc_wire *w, char hex[65]);
+
+/*
+ * The envelope, compact on one line (no newline), appended to out:
+ * {"version":1,"provider","api","url","api_key_env"[,"api_key_optional"]
+ * [,"cache_key"],"body"}; the cache key only when key is set.
+ */
+void mc_wire_envelope(struct mc_wire *w, int key, struct mc_buf *out);
+
+#endif
