@@ -16,8 +16,8 @@
 #include "fsread.h"
 #include "json.h"
 
-static void
-where(const char *s, const char *at, size_t *line, size_t *col)
+void
+mc_json_where(const char *s, const char *at, size_t *line, size_t *col)
 {
 	*line = 1;
 	*col = 1;
@@ -86,7 +86,7 @@ mc_json_parse(const char *s, size_t len, char *err, size_t errsz)
 		return NULL;
 	}
 	if ((doc = mc_json_parse_doc(s, len, &end)) == NULL) {
-		where(s, end, &line, &col);
+		mc_json_where(s, end, &line, &col);
 		snprintf(err, errsz, "invalid JSON at line %zu, column %zu", line, col);
 		return NULL;
 	}
@@ -94,7 +94,7 @@ mc_json_parse(const char *s, size_t len, char *err, size_t errsz)
 	while (end < s + len && strchr(" \t\r\n", *end) != NULL)
 		end++;
 	if (end < s + len) {
-		where(s, end, &line, &col);
+		mc_json_where(s, end, &line, &col);
 		snprintf(err, errsz, "invalid JSON: unexpected data after the document at line %zu, column %zu",
 		    line, col);
 		cJSON_Delete(doc);
@@ -170,12 +170,14 @@ skip_value(const char *p, const char *e, size_t *deep)
 }
 
 /*
- * The span of the top-level member key's array value, in an object whose
- * keys are plain (no escapes) and hold key once. -1 for any other text,
- * which is then parsed whole.
+ * The span of the top-level member key's value, in an object whose keys
+ * are plain (no escapes) and hold key at most once, with only white space
+ * after it: 1 and *vs, *ve (*deep: the value's deepest nesting), 0 when
+ * there is no such member, -1 for any other text.
  */
 static int
-find_array(const char *s, size_t len, const char *key, const char **vs, const char **ve)
+find_member(const char *s, size_t len, const char *key, const char **vs, const char **ve,
+    size_t *vdeep)
 {
 	const char *p, *e = s + len, *k, *v;
 	size_t klen = strlen(key), deep;
@@ -186,7 +188,7 @@ find_array(const char *s, size_t len, const char *key, const char **vs, const ch
 		return -1;
 	p = skip_ws(p + 1, e);
 	if (p < e && *p == '}')
-		return -1;
+		return skip_ws(p + 1, e) == e ? 0 : -1;
 	for (;;) {
 		if (p == e || *p != '"' || (k = skip_string(p, e)) == NULL ||
 		    memchr(p, '\\', (size_t)(k - p)) != NULL)
@@ -200,13 +202,10 @@ find_array(const char *s, size_t len, const char *key, const char **vs, const ch
 		p = skip_ws(p + 1, e);
 		if ((v = skip_value(p, e, &deep)) == NULL)
 			return -1;
-		/* Alone, an element could nest deeper than cJSON allows it
-		 * inside the document: leave that to the whole parse. */
-		if (mine && deep + 2 >= CJSON_NESTING_LIMIT)
-			return -1;
 		if (mine) {
 			*vs = p;
 			*ve = v;
+			*vdeep = deep;
 		}
 		if ((p = skip_ws(v, e)) == e)
 			return -1;
@@ -216,7 +215,156 @@ find_array(const char *s, size_t len, const char *key, const char **vs, const ch
 			return -1;
 		p = skip_ws(p + 1, e);
 	}
-	return found && **vs == '[' && skip_ws(p + 1, e) == e ? 0 : -1;
+	return skip_ws(p + 1, e) != e ? -1 : found;
+}
+
+int
+mc_json_member(const char *s, size_t len, const char *key, const char **vs, const char **ve)
+{
+	size_t deep;
+
+	return find_member(s, len, key, vs, ve, &deep);
+}
+
+/*
+ * The span of the top-level member key's array value, in an object whose
+ * keys are plain (no escapes) and hold key once. -1 for any other text,
+ * which is then parsed whole.
+ */
+static int
+find_array(const char *s, size_t len, const char *key, const char **vs, const char **ve)
+{
+	size_t deep;
+
+	/* Alone, an element could nest deeper than cJSON allows it inside
+	 * the document: leave that to the whole parse. */
+	return find_member(s, len, key, vs, ve, &deep) == 1 && **vs == '[' &&
+	    deep + 2 < CJSON_NESTING_LIMIT ? 0 : -1;
+}
+
+/* ---- the grammar, checked without building anything ---- */
+
+static const char *check_value(const char *p, const char *e, size_t depth, const char **bad);
+
+/* Where the text goes wrong, kept for the message (p NULL: a part
+ * already said where). */
+static const char *
+fail_at(const char **bad, const char *p)
+{
+	if (p != NULL)
+		*bad = p;
+	return NULL;
+}
+
+static const char *
+check_string(const char *p, const char *e, const char **bad)
+{
+	int i;
+
+	for (p++; p < e; p++) {
+		if (mc_json_plain[(unsigned char)*p])
+			continue;
+		if (*p == '"')
+			return p + 1;
+		if (*p != '\\' || ++p == e)
+			return fail_at(bad, p);
+		if (*p == 'u') {
+			for (i = 0; i < 4; i++)
+				if (++p == e || !isxdigit((unsigned char)*p))
+					return fail_at(bad, p);
+		} else if (strchr("\"\\/bfnrt", *p) == NULL || *p == '\0')
+			return fail_at(bad, p);
+	}
+	return fail_at(bad, p);
+}
+
+static const char *
+check_digits(const char *p, const char *e, const char **bad)
+{
+	const char *q = p;
+
+	while (q < e && *q >= '0' && *q <= '9')
+		q++;
+	return q > p ? q : fail_at(bad, q);
+}
+
+static const char *
+check_number(const char *p, const char *e, const char **bad)
+{
+	if (p < e && *p == '-')
+		p++;
+	if (p < e && *p == '0')
+		p++;
+	else if ((p = check_digits(p, e, bad)) == NULL)
+		return fail_at(bad, p);
+	if (p < e && *p == '.' && (p = check_digits(p + 1, e, bad)) == NULL)
+		return fail_at(bad, p);
+	if (p < e && (*p == 'e' || *p == 'E')) {
+		if (++p < e && (*p == '+' || *p == '-'))
+			p++;
+		p = check_digits(p, e, bad);
+	}
+	return p;
+}
+
+/* The members of an object or the elements of an array, at p past its
+ * opening bracket. */
+static const char *
+check_list(const char *p, const char *e, size_t depth, char close, const char **bad)
+{
+	if ((p = skip_ws(p, e)) < e && *p == close)
+		return p + 1;
+	for (;;) {
+		if (close == '}') {
+			if (p == e || *p != '"' || (p = check_string(p, e, bad)) == NULL)
+				return fail_at(bad, p);
+			if ((p = skip_ws(p, e)) == e || *p != ':')
+				return fail_at(bad, p);
+			p++;
+		}
+		if ((p = check_value(p, e, depth, bad)) == NULL || (p = skip_ws(p, e)) == e)
+			return fail_at(bad, p);
+		if (*p == close)
+			return p + 1;
+		if (*p != ',')
+			return fail_at(bad, p);
+		p++;
+	}
+}
+
+static const char *
+check_value(const char *p, const char *e, size_t depth, const char **bad)
+{
+	static const char *const words[] = { "true", "false", "null" };
+	size_t i, n;
+
+	if ((p = skip_ws(p, e)) == e)
+		return fail_at(bad, p);
+	switch (*p) {
+	case '{':
+	case '[':
+		if (depth >= CJSON_NESTING_LIMIT)
+			return fail_at(bad, p);
+		return check_list(p + 1, e, depth + 1, *p == '{' ? '}' : ']', bad);
+	case '"':
+		return check_string(p, e, bad);
+	}
+	for (i = 0; i < 3; i++) {
+		n = strlen(words[i]);
+		if ((size_t)(e - p) >= n && memcmp(p, words[i], n) == 0)
+			return p + n;
+	}
+	return check_number(p, e, bad);
+}
+
+const char *
+mc_json_check(const char *s, size_t len)
+{
+	const char *bad = s, *p = check_value(s, s + len, 0, &bad);
+
+	if (p == NULL)
+		return bad;
+	return (p = skip_ws(p, s + len)) == s + len ? NULL : p;
 }
 
 /*
@@ -233,7 +381,7 @@ syntax_error(const char *s, size_t len, const char *at, char *err, size_t errsz)
 	if ((doc = mc_json_parse(s, len, err, errsz)) == NULL)
 		return NULL;
 	cJSON_Delete(doc);
-	where(s, at, &line, &col);
+	mc_json_where(s, at, &line, &col);
 	snprintf(err, errsz, "invalid JSON at line %zu, column %zu", line, col);
 	return NULL;
 }
@@ -323,7 +471,7 @@ mc_json_read_fd_each(int fd, int *empty, const char *key, mc_json_each_fn *fn, v
 	else
 		doc = mc_json_parse_each(b.data, b.len, key, fn, arg, err, errsz);
 	if (doc != NULL && at != NULL) {
-		where(b.data, at, &line, &col);
+		mc_json_where(b.data, at, &line, &col);
 		snprintf(err, errsz, "a string holds a NUL character (\\u0000) at line %zu, column %zu",
 		    line, col);
 		cJSON_Delete(doc);

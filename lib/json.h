@@ -28,6 +28,9 @@ cJSON *mc_json_parse(const char *s, size_t len, char *err, size_t errsz);
  */
 cJSON *mc_json_parse_doc(const char *s, size_t len, const char **end);
 
+/* The line and column (from 1) of at in the text s. */
+void mc_json_where(const char *s, const char *at, size_t *line, size_t *col);
+
 /*
  * The first escape \u0000 in a JSON text of len bytes, or NULL. cJSON
  * would silently cut the string there.
@@ -56,6 +59,22 @@ cJSON *mc_json_read_fd_each(int fd, int *empty, const char *key, mc_json_each_fn
  * blanked there). It does not look for \u0000. */
 cJSON *mc_json_parse_each(char *s, size_t len, const char *key, mc_json_each_fn *fn,
     void *arg, char *err, size_t errsz);
+
+/*
+ * The span of an object's member without parsing the object: the JSON
+ * text s of len bytes is an object (white space around it allowed) whose
+ * keys are written plainly (no escapes) and hold key at most once at its
+ * top level. 1 with the value's bytes from *vs to *ve; 0 when there is
+ * no such member; -1 for any other text, which the caller then parses
+ * whole. Only the structure is followed: mc_json_check checks the rest.
+ */
+int mc_json_member(const char *s, size_t len, const char *key, const char **vs,
+    const char **ve);
+
+/* NULL when the len bytes at s are one JSON value to the letter of the
+ * grammar (white space around it allowed, nesting within cJSON's limit),
+ * checked without building it; else where the text goes wrong. */
+const char *mc_json_check(const char *s, size_t len);
 
 /* doc as compact JSON, byte for byte what cJSON_PrintUnformatted gives, but
  * faster on long strings. Returns a malloc'ed string; allocation failure

@@ -14,8 +14,13 @@ mc_lines_next(struct mc_lines *l, char **line, size_t *len)
 	ssize_t n;
 
 	for (;;) {
-		nl = l->buf.len > l->at ? memchr(l->buf.data + l->at, '\n', l->buf.len - l->at) : NULL;
+		/* Only the bytes not looked at yet: a long line comes in many
+		 * reads, and is searched once. */
+		nl = l->buf.len > l->at + l->seen ? memchr(l->buf.data + l->at + l->seen, '\n',
+		    l->buf.len - l->at - l->seen) : NULL;
+		l->seen = l->buf.len - l->at;
 		if (nl != NULL) {
+			l->seen = 0;
 			*nl = '\0';
 			*line = l->buf.data + l->at;
 			*len = (size_t)(nl - *line);
@@ -45,5 +50,5 @@ mc_lines_next(struct mc_lines *l, char **line, size_t *len)
 void
 mc_lines_reset(struct mc_lines *l)
 {
-	l->buf.len = l->at = 0;
+	l->buf.len = l->at = l->seen = 0;
 }

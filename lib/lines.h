@@ -11,6 +11,7 @@ struct mc_lines {
 	size_t cap;		/* the longest line taken */
 	struct mc_buf buf;	/* read, not yet taken */
 	size_t at;		/* where the next line starts in buf */
+	size_t seen;		/* bytes after at known to hold no newline */
 };
 
 /*

@@ -81,7 +81,7 @@ Try 'mc-send --help' for more information."
 @test "an envelope missing any field is refused, naming the field" {
 	serve "$(sse chat-stream-text.sse)"
 	envelope chat
-	for f in version provider api url api_key_env cache_key body; do
+	for f in version provider api url api_key_env body; do
 		jq -c "del(.$f)" "$BATS_TEST_TMPDIR/env.json" > "$BATS_TEST_TMPDIR/bad.json"
 		run --separate-stderr mc-send < "$BATS_TEST_TMPDIR/bad.json"
 		assert_failure 1
@@ -89,6 +89,41 @@ Try 'mc-send --help' for more information."
 		assert_regex "$stderr" "^mc-send: envelope: $f: missing"
 	done
 	assert_equal "$(fake_count)" 0
+}
+
+@test "an envelope without a cache_key is sent (mc-request --serve leaves it out when nothing caches)" {
+	serve "$(sse chat-stream-text.sse)" "$(sse chat-stream-text.sse)"
+	envelope chat
+	jq -c 'del(.cache_key)' "$BATS_TEST_TMPDIR/env.json" > "$BATS_TEST_TMPDIR/nokey.json"
+	run --separate-stderr mc-send < "$BATS_TEST_TMPDIR/nokey.json"
+	assert_success
+	assert_equal "$stderr" ""
+	assert_equal "$(fake_count)" 1
+	run --separate-stderr mc-send --cache < "$BATS_TEST_TMPDIR/nokey.json"
+	assert_success
+	assert_equal "$stderr" "mc-send: warning: envelope: no cache_key: the answer is not cached"
+}
+
+@test "the body is sent as its bytes came, not written again; a body that is no JSON is refused" {
+	# The fake answers only a body that holds the bytes as written: spaces
+	# and an escaped slash that a writer would make otherwise.
+	serve "$(jq -cn --arg f "$FAKE_FIXTURES/chat-stream-text.sse" \
+		'{sse_file: $f, when: "{ \"x_pad\" : \"a\\/b\" ,"}')"
+	envelope chat
+	jq -c . "$BATS_TEST_TMPDIR/env.json" | sed 's|"body":{|"body": { "x_pad" : "a\\/b" ,|' \
+		> "$BATS_TEST_TMPDIR/odd.json"
+	run --separate-stderr mc-send < "$BATS_TEST_TMPDIR/odd.json"
+	assert_success
+	assert_equal "$stderr" ""
+	assert_equal "$(fake_count)" 1
+	for bad in '"body":{"a":tru}' '"body":{"a":01}' '"body":{"a":"\x"}' '"body":{"a":[1,]}'; do
+		printf '%s,%s}\n' "$(jq -c 'del(.body)' "$BATS_TEST_TMPDIR/env.json" | sed 's/}$//')" "$bad" \
+			> "$BATS_TEST_TMPDIR/bad.json"
+		run --separate-stderr mc-send < "$BATS_TEST_TMPDIR/bad.json"
+		assert_failure 1
+		assert_regex "$stderr" '^mc-send: envelope: invalid JSON at line 1, column [0-9]+$'
+	done
+	assert_equal "$(fake_count)" 1
 }
 
 @test "an envelope with an invalid field is refused, naming the field" {

@@ -43,6 +43,8 @@ usable(struct sender *sd, const struct envelope *env)
 		return 0;
 	if (sd->cache.dir == NULL)
 		why = "neither MC_HOME nor HOME is set: answers are not cached";
+	else if (env->cache_key == NULL)
+		why = "envelope: no cache_key: the answer is not cached";
 	else if (!mc_cache_key_valid(env->cache_key))
 		why = "envelope: cache_key: not 64 lowercase hex digits: the answer is not cached";
 	if (why == NULL)

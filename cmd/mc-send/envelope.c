@@ -27,8 +27,8 @@ valid_env_name(const char *s)
 	return 1;
 }
 
-int
-envelope_read(cJSON *doc, struct envelope *e, char *err, size_t errsz)
+static int
+fields(cJSON *doc, struct envelope *e, char *err, size_t errsz)
 {
 	const cJSON *v;
 	const char *s;
@@ -75,22 +75,107 @@ envelope_read(cJSON *doc, struct envelope *e, char *err, size_t errsz)
 	if (v != NULL && !cJSON_IsBool(v))
 		return bad(err, errsz, "api_key_optional", "must be true or false");
 	e->key_optional = cJSON_IsTrue(v);
-	if ((v = cJSON_GetObjectItemCaseSensitive(doc, "cache_key")) == NULL)
-		return bad(err, errsz, "cache_key", "missing");
-	if (!cJSON_IsString(v) || v->valuestring[0] == '\0' ||
-	    strspn(v->valuestring, "0123456789abcdefABCDEF") != strlen(v->valuestring))
+	/* A session-long mc-request leaves it out when nothing caches. */
+	if ((v = cJSON_GetObjectItemCaseSensitive(doc, "cache_key")) != NULL &&
+	    (!cJSON_IsString(v) || v->valuestring[0] == '\0' ||
+	    strspn(v->valuestring, "0123456789abcdefABCDEF") != strlen(v->valuestring)))
 		return bad(err, errsz, "cache_key", "must be a hex string");
-	e->cache_key = v->valuestring;
+	e->cache_key = v != NULL ? v->valuestring : NULL;
 	if ((v = cJSON_GetObjectItemCaseSensitive(doc, "body")) == NULL)
 		return bad(err, errsz, "body", "missing");
 	if (!cJSON_IsObject(v))
 		return bad(err, errsz, "body", "must be an object");
-	e->body = (cJSON *)v;
-	v = cJSON_GetObjectItemCaseSensitive(e->body, "stream");
+	return 0;
+}
+
+/* body.stream, from its value (NULL: absent). */
+static int
+stream_of(struct envelope *e, const cJSON *v, char *err, size_t errsz)
+{
 	if (v != NULL && !cJSON_IsBool(v) && !cJSON_IsNull(v))
 		return bad(err, errsz, "body.stream", "must be true or false");
 	e->stream = cJSON_IsTrue(v);
 	return 0;
+}
+
+/*
+ * The body as it came: its bytes are what is sent, checked to the letter
+ * of JSON but never parsed into a tree nor written again (a session's
+ * request is large; only its small fields are read). The envelope but
+ * for the body is parsed: a copy with {} in its place. 1 when done so;
+ * 0 when the text is of a form this does not follow (an escaped key, a
+ * member twice, a body that is not a JSON object, text that is no JSON),
+ * left to a whole parse; -1 with a field's fault in err.
+ */
+static int
+by_text(const char *p, size_t n, struct envelope *e, cJSON **doc, char *err, size_t errsz)
+{
+	const char *vs, *ve, *ss, *se;
+	struct mc_buf b = {0};
+	cJSON *v;
+	int r;
+
+	if (mc_json_member(p, n, "body", &vs, &ve) != 1 || *vs != '{' ||
+	    mc_json_check(vs, (size_t)(ve - vs)) != NULL ||
+	    (r = mc_json_member(vs, (size_t)(ve - vs), "stream", &ss, &se)) == -1)
+		return 0;
+	mc_buf_add(&b, p, (size_t)(vs - p));
+	mc_buf_adds(&b, "{}");
+	mc_buf_add(&b, ve, (size_t)(p + n - ve));
+	*doc = cJSON_ParseWithLength(b.data, b.len);
+	mc_buf_free(&b);
+	if (*doc == NULL)
+		return 0;	/* the whole parse says where it goes wrong */
+	if (fields(*doc, e, err, errsz) == -1)
+		return -1;
+	v = r == 1 ? cJSON_ParseWithLength(ss, (size_t)(se - ss)) : NULL;
+	r = stream_of(e, v, err, errsz);
+	cJSON_Delete(v);
+	if (r == -1)
+		return -1;
+	e->body = vs;
+	e->body_len = (size_t)(ve - vs);
+	return 1;
+}
+
+int
+envelope_parse(const char *p, size_t n, struct envelope *e, cJSON **doc, char *err,
+    size_t errsz)
+{
+	const cJSON *body;
+	const char *at;
+	size_t line, col;
+	int r;
+
+	*e = (struct envelope){0};
+	*doc = NULL;
+	if ((r = by_text(p, n, e, doc, err, errsz)) != 0)
+		return r == 1 ? 0 : -1;
+	cJSON_Delete(*doc);
+	*e = (struct envelope){0};
+	/* Held to the grammar as the body sent as it is (cJSON takes 01). */
+	if ((*doc = mc_json_parse(p, n, err, errsz)) == NULL)
+		return -1;
+	if ((at = mc_json_check(p, n)) != NULL) {
+		mc_json_where(p, at, &line, &col);
+		snprintf(err, errsz, "invalid JSON at line %zu, column %zu", line, col);
+		return -1;
+	}
+	if (fields(*doc, e, err, errsz) == -1)
+		return -1;
+	body = cJSON_GetObjectItemCaseSensitive(*doc, "body");
+	if (stream_of(e, cJSON_GetObjectItemCaseSensitive(body, "stream"), err, errsz) == -1)
+		return -1;
+	e->owned = mc_json_compact(body, &e->body_len);
+	e->body = e->owned;
+	return 0;
+}
+
+void
+envelope_free(struct envelope *e)
+{
+	free(e->owned);
+	e->owned = NULL;
 }
 
 int

@@ -156,8 +156,6 @@ exchange(struct sender *sd, const struct envelope *env, const char *auth, struct
 	const char *headers[4];
 	long connect, idle, delay;
 	int n, nh = 0, local, status = MC_EXIT_FAIL;
-	size_t len;
-	char *body;
 
 	/* For tests, which have only loopback servers: the rules of a remote one. */
 	local = mc_http_loopback(env->url) && getenv("MC_SEND_REMOTE") == NULL;
@@ -172,11 +170,9 @@ exchange(struct sender *sd, const struct envelope *env, const char *auth, struct
 	headers[nh++] = "Content-Type: application/json";
 	headers[nh++] = env->stream ? "Accept: text/event-stream" : "Accept: application/json";
 	headers[nh] = NULL;
-	body = mc_json_compact(env->body, &len);
-
 	req.url = env->url;
-	req.body = body;
-	req.len = len;
+	req.body = env->body;
+	req.len = env->body_len;
 	req.headers = headers;
 	req.connect_timeout = connect;
 	req.idle_timeout = idle;
@@ -220,7 +216,6 @@ exchange(struct sender *sd, const struct envelope *env, const char *auth, struct
 		}
 	}
 	mc_http_res_free(&res);
-	free(body);
 	if (got_sigint)
 		status = MC_EXIT_INTR;
 	if (status == MC_EXIT_INTR) {

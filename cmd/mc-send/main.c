@@ -12,6 +12,7 @@
 #include "diag.h"
 #include "json.h"
 #include "mc-send.h"
+#include "fsread.h"
 #include "toolenv.h"
 
 static const char usage[] =
@@ -147,18 +148,32 @@ one(struct sender *sd)
 	struct out o;
 	char err[1024], *auth = NULL;
 	FILE *itf = NULL;
-	cJSON *doc, *kept = NULL;
-	int empty, keep, status = MC_EXIT_FAIL;
+	struct mc_buf in = {0};
+	cJSON *doc = NULL, *kept = NULL;
+	const char *at;
+	int keep, status = MC_EXIT_FAIL;
+	size_t line, col;
 
-	if ((doc = mc_json_read_fd(STDIN_FILENO, &empty, err, sizeof err)) == NULL) {
-		if (empty)
-			mc_err("no envelope on stdin");
+	env = (struct envelope){0};
+	if (mc_fd_slurp(STDIN_FILENO, MC_JSON_MAX, &in) == -1) {
+		if (errno == EFBIG)
+			mc_err("envelope: input is over the %u-byte limit", MC_JSON_MAX);
 		else
-			mc_err("envelope: %s", err);
-		return MC_EXIT_FAIL;
+			mc_err("envelope: read: %s", strerror(errno));
+		goto out;
 	}
-	if (envelope_read(doc, &env, err, sizeof err) == -1) {
+	if (in.len == strspn(in.data ? in.data : "", " \t\r\n")) {
+		mc_err("no envelope on stdin");
+		goto out;
+	}
+	if (envelope_parse(in.data, in.len, &env, &doc, err, sizeof err) == -1) {
 		mc_err("envelope: %s", err);
+		goto out;
+	}
+	if ((at = mc_json_nul_escape(in.data, in.len)) != NULL) {
+		mc_json_where(in.data, at, &line, &col);
+		mc_err("envelope: a string holds a NUL character (\\u0000) at line %zu, column %zu",
+		    line, col);
 		goto out;
 	}
 	/* A kept answer needs no key. */
@@ -183,6 +198,8 @@ out:
 	auth_free(auth);
 	cJSON_Delete(kept);
 	cJSON_Delete(doc);
+	envelope_free(&env);
+	mc_buf_free(&in);
 	return status;
 }
 
@@ -190,6 +207,7 @@ out:
 struct lines {
 	struct mc_buf b;
 	size_t pos;	/* where the next line starts in b */
+	size_t seen;	/* bytes after pos known to hold no newline */
 	int eof;
 };
 
@@ -204,8 +222,12 @@ next_line(struct lines *l, const char **p, size_t *n, int *over)
 
 	*over = 0;
 	for (;;) {
-		nl = l->pos < l->b.len ? memchr(l->b.data + l->pos, '\n', l->b.len - l->pos) : NULL;
+		/* A long line comes in many reads: each byte is searched once. */
+		nl = l->pos + l->seen < l->b.len ? memchr(l->b.data + l->pos + l->seen, '\n',
+		    l->b.len - l->pos - l->seen) : NULL;
+		l->seen = l->b.len - l->pos;
 		if (nl != NULL || (l->eof && l->pos < l->b.len)) {
+			l->seen = 0;
 			*p = l->b.data + l->pos;
 			*n = (nl ? (size_t)(nl - *p) : l->b.len - l->pos);
 			l->pos += *n + (nl != NULL);
@@ -221,6 +243,7 @@ next_line(struct lines *l, const char **p, size_t *n, int *over)
 		if (l->b.len > MC_JSON_MAX) {
 			*over = 1;	/* drop it, and whatever follows up to its end */
 			l->b.len = 0;
+			l->seen = 0;
 		}
 		mc_buf_grow(&l->b, 1 << 16);
 		r = read(STDIN_FILENO, l->b.data + l->b.len, l->b.cap - l->b.len - 1);
@@ -279,13 +302,13 @@ serve(struct sender *sd)
 			bad_line(sd, lineno, why);
 			continue;
 		}
-		if ((doc = mc_json_parse(p, n, err, sizeof err)) == NULL ||
+		if (envelope_parse(p, n, &env, &doc, err, sizeof err) == -1 ||
 		    (mc_json_nul_escape(p, n) != NULL &&
-		    snprintf(err, sizeof err, "a string holds a NUL character (\\u0000)") > 0) ||
-		    envelope_read(doc, &env, err, sizeof err) == -1) {
+		    snprintf(err, sizeof err, "a string holds a NUL character (\\u0000)") > 0)) {
 			snprintf(why, sizeof why, "envelope: %s", err);
 			bad_line(sd, lineno, why);
 			cJSON_Delete(doc);
+			envelope_free(&env);
 			continue;
 		}
 		auth = NULL;
@@ -295,6 +318,7 @@ serve(struct sender *sd)
 			mc_err("%s", err);
 			put_error(sd, err, NULL, 0);
 			cJSON_Delete(doc);
+			envelope_free(&env);
 			continue;
 		}
 		status = answer(sd, &env, kept, keep == 0, auth, &o);
@@ -302,6 +326,7 @@ serve(struct sender *sd)
 		auth_free(auth);
 		cJSON_Delete(kept);
 		cJSON_Delete(doc);
+		envelope_free(&env);
 		if (status == MC_EXIT_INTR)
 			break;
 	}

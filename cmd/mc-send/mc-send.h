@@ -42,12 +42,19 @@ struct envelope {
 	const char *provider, *url, *key_env;
 	int key_optional;	/* api_key_optional: no key when the variable is unset */
 	enum mc_api api;
-	const char *cache_key;
-	cJSON *body;
+	const char *cache_key;	/* NULL: none given */
+	const char *body;	/* the body's bytes, sent as they are */
+	size_t body_len;
+	char *owned;		/* the body written again, when it had to be */
 	int stream;
 };
-/* Check doc as a request envelope; -1 with "FIELD: why" in err. */
-int envelope_read(cJSON *doc, struct envelope *e, char *err, size_t errsz);
+/* Read the envelope text of n bytes at p: *doc holds its fields (the
+ * body's place in it is {}), e points into p and *doc. -1 with "FIELD:
+ * why" (or "envelope: why" for text that is no JSON) in err. Delete
+ * *doc and envelope_free(e) afterwards, either way. */
+int envelope_parse(const char *p, size_t n, struct envelope *e, cJSON **doc, char *err,
+    size_t errsz);
+void envelope_free(struct envelope *e);
 /* The "Authorization: Bearer KEY" header for e (malloc'ed; NULL with no
  * key); -1 with the reason in err when the key is needed and missing. */
 int envelope_auth(const struct envelope *e, char ***keys, char **auth, char *err, size_t errsz);

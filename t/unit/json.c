@@ -142,13 +142,58 @@ check_positions(void)
 	return fail;
 }
 
+/* mc_json_check: every document above is JSON; these are not, and it
+ * says where each goes wrong (the offset); mc_json_member finds a member
+ * without parsing. */
+static const struct {
+	const char *text;
+	int at;		/* -1: valid */
+} grammar[] = {
+	{ "{\"a\":tru}", 5 }, { "{\"a\":01}", 6 }, { "{\"a\":[1,]}", 8 },
+	{ "{\"a\":\"\\x\"}", 7 }, { "\"\\u12\"", 5 }, { "{\"a\" 1}", 5 },
+	{ "{,}", 1 }, { "[1 2]", 3 }, { "1.", 2 }, { "+1", 0 }, { "\"a\nb\"", 2 },
+	{ "", 0 }, { "{} x", 3 }, { "[\"\\/\", -0.5E+2, 1e9, {}]", -1 }, { " null ", -1 },
+};
+
+static int
+check_grammar(void)
+{
+	const char *at, *vs, *ve;
+	size_t i;
+	int fail = 0;
+
+	for (i = 0; i < sizeof docs / sizeof docs[0]; i++)
+		if ((at = mc_json_check(docs[i], strlen(docs[i]))) != NULL) {
+			printf("json: check: %s refused at %zu\n", docs[i], (size_t)(at - docs[i]));
+			fail = 1;
+		}
+	for (i = 0; i < sizeof grammar / sizeof grammar[0]; i++) {
+		at = mc_json_check(grammar[i].text, strlen(grammar[i].text));
+		if (grammar[i].at == -1 ? at != NULL : at != grammar[i].text + grammar[i].at) {
+			printf("json: check: %s: want %d, got %ld\n", grammar[i].text, grammar[i].at,
+			    at ? (long)(at - grammar[i].text) : -1L);
+			fail = 1;
+		}
+	}
+	if (mc_json_member("{\"x\":[1,{}], \"body\" : {\"b\":\"}\"} }", 35, "body", &vs, &ve) != 1 ||
+	    strncmp(vs, "{\"b\":\"}\"}", (size_t)(ve - vs)) != 0 ||
+	    mc_json_member("{\"x\":1}", 7, "body", &vs, &ve) != 0 ||
+	    mc_json_member("{\"body\":1,\"body\":2}", 20, "body", &vs, &ve) != -1 ||
+	    mc_json_member("{\"b\\u006fdy\":1}", 16, "body", &vs, &ve) != -1 ||
+	    mc_json_member("[1]", 3, "body", &vs, &ve) != -1) {
+		printf("json: mc_json_member\n");
+		fail = 1;
+	}
+	return fail;
+}
+
 int
 main(void)
 {
 	char err[128], *want, *got, ctl[40];
 	size_t i, n;
 	cJSON *doc;
-	int fail = check_each() | check_positions();
+	int fail = check_each() | check_positions() | check_grammar();
 
 	for (i = 0; i < sizeof docs / sizeof docs[0] + 1; i++) {
 		if (i < sizeof docs / sizeof docs[0])
