@@ -57,6 +57,16 @@ requests() {
 	done | sort -k2 -n
 }
 
+# three_levels: profiles a, b and c (roles A, B, C), for a tree three deep
+three_levels() {
+	local a
+	for a in a b c; do profile "$a" "---
+name: $(tr a-z A-Z <<< "$a")
+---
+Role $a. SUBAGENT-ROLE
+"; done
+}
+
 # one_explorer PROMPT: the fake, for a parent that gives the explorer one
 # task, the child answering "e" and the parent "ok"
 one_explorer() {
@@ -382,11 +392,7 @@ Role $a. SUBAGENT-ROLE
 }
 
 @test "depth: a child may call subagents down to the third level, which is not offered the tool" {
-	for a in a b c; do profile "$a" "---
-name: $(tr a-z A-Z <<< "$a")
----
-Role $a. SUBAGENT-ROLE
-"; done
+	three_levels
 	fake_start "[$(parent_calls "$(subagents_call s1 "[$(task a 'go a')]")"),
 	  $(jq -nc --argjson c "[$(subagents_call s2 "[$(task b 'go b')]")]" '{when:"Persona=A", unless:["Persona=B","## task 1"], answer:{api:"chat",calls:$c}}'),
 	  $(jq -nc --argjson c "[$(subagents_call s3 "[$(task c 'go c')]")]" '{when:["Persona=A","Persona=B"], unless:["Persona=C","## task 1"], answer:{api:"chat",calls:$c}}'),
@@ -604,11 +610,7 @@ Role $a. SUBAGENT-ROLE
 }
 
 @test "max_total bounds the whole tree: of 28 children over three levels, never more than 3 at the provider at once" {
-	for a in a b c; do profile "$a" "---
-name: $(tr a-z A-Z <<< "$a")
----
-Role $a. SUBAGENT-ROLE
-"; done
+	three_levels
 	tasks() { # AGENT N
 		local i
 		for ((i = 1; i <= $2; i++)); do task "$1" "go $1 $i"; done | paste -sd,
