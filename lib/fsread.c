@@ -39,6 +39,92 @@ mc_path_join(const char *dir, const char *name)
 	return p;
 }
 
+/* The last component of path (absolute) cut off, trailing slashes
+ * first: it is returned, and path is what lies above it ("/" at the
+ * top). path needs a byte of room past its end. */
+static char *
+cut_last(char *path)
+{
+	size_t n = strlen(path);
+	char *slash;
+
+	while (n > 1 && path[n - 1] == '/')
+		path[--n] = '\0';
+	if (n == 1 && path[0] == '/')
+		return path + 1;	/* the top has nothing above it */
+	slash = strrchr(path, '/');
+	if (slash == path) {
+		memmove(path + 2, path + 1, n);	/* "/name" becomes "/" and "name" */
+		path[1] = '\0';
+		return path + 2;
+	}
+	*slash = '\0';
+	return slash + 1;
+}
+
+char *
+mc_path_resolve(const char *base, const char *path)
+{
+	char *cur, *res = NULL, *next, **tail = NULL, **tv, link[PATH_MAX];
+	size_t ntail = 0, i;
+	struct stat st;
+	int links = 0;
+	ssize_t n;
+
+	cur = path[0] == '/' ? mc_strdup(path) : mc_path_join(base, path);
+	/* cut_last may move a name one byte on: room for it */
+	if ((cur = realloc(cur, strlen(cur) + 2)) == NULL)
+		mc_oom();
+	while ((res = realpath(cur, NULL)) == NULL) {
+		if (errno != ENOENT)
+			goto out;
+		if (lstat(cur, &st) == 0 && S_ISLNK(st.st_mode)) {
+			/* A link to nothing (yet): where it points. */
+			if (++links > MC_PATH_LINKS || (n = readlink(cur, link, sizeof link - 1)) == -1) {
+				errno = errno == 0 || links > MC_PATH_LINKS ? ELOOP : errno;
+				goto out;
+			}
+			link[n] = '\0';
+			if (link[0] == '/')
+				next = mc_strdup(link);
+			else {
+				(void)cut_last(cur);
+				next = mc_path_join(cur, link);
+			}
+			free(cur);
+			if ((cur = realloc(next, strlen(next) + 2)) == NULL)
+				mc_oom();
+			continue;
+		}
+		/* Missing: the rest is taken lexically above what exists. */
+		if ((tv = reallocarray(tail, ntail + 1, sizeof *tail)) == NULL)
+			mc_oom();
+		tail = tv;
+		tail[ntail++] = mc_strdup(cut_last(cur));
+	}
+	if ((next = realloc(res, strlen(res) + 2)) == NULL)
+		mc_oom();
+	res = next;
+	for (i = ntail; i-- > 0;) {
+		if (strcmp(tail[i], "..") == 0) {
+			(void)cut_last(res);
+			continue;
+		}
+		if (*tail[i] == '\0' || strcmp(tail[i], ".") == 0)
+			continue;
+		next = mc_path_join(res, tail[i]);
+		free(res);
+		if ((res = realloc(next, strlen(next) + 2)) == NULL)
+			mc_oom();
+	}
+out:
+	for (i = 0; i < ntail; i++)
+		free(tail[i]);
+	free(tail);
+	free(cur);
+	return res;
+}
+
 int
 mc_dir_make(const char *dir, char *err, size_t errsz)
 {

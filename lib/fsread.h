@@ -76,6 +76,18 @@ int mc_path_within(const char *path, const char *dir);
 /* Join dir and name with one slash: a malloc'ed string (mc_oom on failure). */
 char *mc_path_join(const char *dir, const char *name);
 
+/*
+ * The canonical path that path names (relative to base unless absolute),
+ * whether it exists or not: the realpath of the target, or where it is
+ * missing, of its nearest existing parent with the rest appended ("." and
+ * ".." taken lexically: there is nothing on disk to follow). A symbolic
+ * link to a missing target is followed by its text, at most MC_PATH_LINKS
+ * deep. A malloc'ed string, or NULL with errno on another failure (a
+ * loop, a permission, a file on the way).
+ */
+#define MC_PATH_LINKS 40
+char *mc_path_resolve(const char *base, const char *path);
+
 /* Make the directory above dir, then dir, mode 0700, where missing (as
  * $MC_HOME and $MC_HOME/sessions): 0, or -1 with "PATH: reason" in err. */
 int mc_dir_make(const char *dir, char *err, size_t errsz);

@@ -13,9 +13,10 @@
 #include "settings.h"
 
 /* K_UINT: a whole number from 1 up; K_STRMAP: an object of strings;
- * K_ERE: a string that is a POSIX extended regular expression. */
+ * K_ERE: a string that is a POSIX extended regular expression;
+ * K_ABS_PATHS: an array of absolute paths. */
 enum kind { K_STR, K_STR_NULL, K_BOOL, K_NUM, K_UINT, K_STRS, K_STRMAP, K_ENUM, K_OBJ, K_MAP,
-	K_LIST, K_ERE };
+	K_LIST, K_ERE, K_ABS_PATHS };
 
 struct field {
 	const char *key;
@@ -72,6 +73,7 @@ static const struct field env_fields[] = {
 };
 static const struct field tools_fields[] = {
 	{ "disabled", K_STRS, NULL, NULL },
+	{ "add_dirs", K_ABS_PATHS, NULL, NULL },
 	{ "env", K_OBJ, env_fields, NULL },
 	{ "sandbox", K_OBJ, sandbox_fields, NULL },
 	{ NULL, 0, NULL, NULL }
@@ -105,6 +107,7 @@ static const struct field cache_fields[] = {
 };
 static const struct field subagents_fields[] = {
 	{ "max_parallel", K_UINT, NULL, NULL },
+	{ "max_total", K_UINT, NULL, NULL },
 	{ NULL, 0, NULL, NULL }
 };
 static const struct field section_fields[] = {
@@ -209,12 +212,16 @@ check_value(struct check *c, const cJSON *v, const struct field *f, const char *
 			    k ? (f->choices[k + 1] ? "," : " or") : "", f->choices[k]);
 		return fail(c, at, msg);
 	case K_STRS:
+	case K_ABS_PATHS:
 		if (!cJSON_IsArray(v))
-			return fail(c, at, "expected an array of strings");
+			return fail(c, at, f->kind == K_STRS ? "expected an array of strings" :
+			    "expected an array of absolute paths");
 		cJSON_ArrayForEach(e, v) {
 			subpath(sub, sizeof sub, at, NULL, i++);
 			if (!cJSON_IsString(e))
 				return fail(c, sub, "expected a string");
+			if (f->kind == K_ABS_PATHS && e->valuestring[0] != '/')
+				return fail(c, sub, "path must be absolute");
 		}
 		return 0;
 	case K_STRMAP:

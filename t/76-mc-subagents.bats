@@ -57,6 +57,16 @@ requests() {
 	done | sort -k2 -n
 }
 
+# three_levels: profiles a, b and c (roles A, B, C), for a tree three deep
+three_levels() {
+	local a
+	for a in a b c; do profile "$a" "---
+name: $(tr a-z A-Z <<< "$a")
+---
+Role $a. SUBAGENT-ROLE
+"; done
+}
+
 # one_explorer PROMPT: the fake, for a parent that gives the explorer one
 # task, the child answering "e" and the parent "ok"
 one_explorer() {
@@ -382,11 +392,7 @@ Role $a. SUBAGENT-ROLE
 }
 
 @test "depth: a child may call subagents down to the third level, which is not offered the tool" {
-	for a in a b c; do profile "$a" "---
-name: $(tr a-z A-Z <<< "$a")
----
-Role $a. SUBAGENT-ROLE
-"; done
+	three_levels
 	fake_start "[$(parent_calls "$(subagents_call s1 "[$(task a 'go a')]")"),
 	  $(jq -nc --argjson c "[$(subagents_call s2 "[$(task b 'go b')]")]" '{when:"Persona=A", unless:["Persona=B","## task 1"], answer:{api:"chat",calls:$c}}'),
 	  $(jq -nc --argjson c "[$(subagents_call s3 "[$(task c 'go c')]")]" '{when:["Persona=A","Persona=B"], unless:["Persona=C","## task 1"], answer:{api:"chat",calls:$c}}'),
@@ -601,4 +607,39 @@ Role $a. SUBAGENT-ROLE
 	printf '%s\n' "$out" | grep -q '^## task 1: explorer — max_steps, 1 step, 22 tokens, session '
 	printf '%s\n' "$out" | grep -qx '(stopped by --max-steps after 1 step)'
 	assert_equal "$(printf '%s\n' "$output" | tail -1 | jq -r .reason)" max_steps
+}
+
+@test "max_total bounds the whole tree: of 28 children over three levels, never more than 3 at the provider at once" {
+	three_levels
+	tasks() { # AGENT N
+		local i
+		for ((i = 1; i <= $2; i++)); do task "$1" "go $1 $i"; done | paste -sd,
+	}
+	fake_start "[$(parent_calls "$(subagents_call s1 "[$(tasks a 4)]")"),
+	  $(jq -nc --argjson c "[$(subagents_call s2 "[$(tasks b 2)]")]" '{when:"Persona=A", unless:["Persona=B","## task 1"], times:4, answer:{api:"chat",calls:$c}}'),
+	  $(jq -nc --argjson c "[$(subagents_call s3 "[$(tasks c 2)]")]" '{when:["Persona=A","Persona=B"], unless:["Persona=C","## task 1"], times:8, answer:{api:"chat",calls:$c}}'),
+	  $(child_text 'Persona=C' 'leaf' '{"delay":0.3,"times":16}'),
+	  $(jq -nc '{when:["Persona=B","## task 1: c"], unless:"Persona=C", times:8, answer:{api:"chat",text:"b done"}}'),
+	  $(jq -nc '{when:["Persona=A","## task 1: b"], unless:"Persona=B", times:4, answer:{api:"chat",text:"a done"}}'),
+	  $(parent_text 'top answer' '## task 1: a')]"
+	settings "{\"provider\":\"fake\",\"model\":\"fake-model\",\"subagents\":{\"max_total\":3},
+	  \"providers\":{\"fake\":{\"base_url\":\"$FAKE_URL\",\"api\":\"chat\",\"api_key_env\":null}}}"
+	run --separate-stderr mc --json 'go wide'
+	assert_success
+	assert_equal "$(printf '%s\n' "$output" | jq -r 'select(.type == "text") | .delta' | tr -d '\n')" 'top answer'
+	assert_equal "$(fake_count)" 42
+	# the requests being answered when each came: the top's own, and at most 3 children's
+	most=$(jq -s 'map(.open) | max' "$FAKE_LOG"/*.json)
+	echo "at most $most at once"
+	[ "$most" -le 3 ]
+	# every child's answer came back whole
+	assert_equal "$(jq -r '.body.messages[] | select(.role == "tool") | .content' "$FAKE_LOG"/*.json |
+		grep -c '^## task [0-9]: [abc] — done')" 28
+	# the tree's slots are gone with it
+	assert_equal "$(ls "$MC_HOME/run" 2>/dev/null)" ''
+	# the setting is checked
+	settings '{"subagents":{"max_total":0}}'
+	run --separate-stderr mc --dry-run 'x'
+	assert_failure 1
+	assert_equal "$stderr" "mc: $MC_HOME/settings.json: subagents.max_total: expected a whole number from 1"
 }

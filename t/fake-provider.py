@@ -16,7 +16,8 @@ far server's round trips).
 Every request, whatever its method and path, is logged to DIR/N.json
 (N = 1, 2, ...): {"n", "conn" (the number of the connection it came on:
 1, 2, ... in the order they were accepted), "time", "method", "path",
-"headers" (names in lower case), "body" (parsed JSON, or the raw text)}.
+"headers" (names in lower case), "body" (parsed JSON, or the raw text),
+"open" (the requests being answered when it came, itself included)}.
 The log holds what the client sent, keys included: use test keys only.
 
 The script is a JSON array; entry i answers request i+1. Once it is used
@@ -85,7 +86,7 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 LOCK = threading.Lock()
-STATE = {"n": 0, "conns": 0, "last": time.monotonic(), "queue": []}
+STATE = {"n": 0, "conns": 0, "last": time.monotonic(), "queue": [], "open": 0}
 TLS = None
 
 
@@ -357,12 +358,15 @@ class Handler(BaseHTTPRequestHandler):
             STATE["n"] += 1
             n = STATE["n"]
             entry = take(text)
+            STATE["open"] += 1
+            opened = STATE["open"]
         try:
             body = json.loads(raw.decode("utf-8"))
         except ValueError:
             body = raw.decode("utf-8", "replace")
         rec = {"n": n, "conn": self.conn, "time": time.time(), "method": self.command, "path": self.path,
-               "headers": {k.lower(): v for k, v in self.headers.items()}, "body": body}
+               "headers": {k.lower(): v for k, v in self.headers.items()}, "body": body,
+               "open": opened}
         tmp = os.path.join(ARGS.log, ".%d.tmp" % n)
         with open(tmp, "w") as f:
             json.dump(rec, f)
@@ -374,6 +378,9 @@ class Handler(BaseHTTPRequestHandler):
             self.answer(entry)
         except (BrokenPipeError, ConnectionResetError, ssl.SSLError):
             self.close_connection = True
+        finally:
+            with LOCK:
+                STATE["open"] -= 1
 
     def answer(self, e):
         time.sleep(e.get("delay", 0))

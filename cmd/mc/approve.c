@@ -1,4 +1,4 @@
-/* approve.c: before write, edit and bash: what the call will do, and the user's answer. */
+/* approve.c: before write, edit, bash and reads outside the workspace: what the call will do, and the user's answer. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -25,19 +25,24 @@
 
 static const char *const guarded_tools[] = { "write", "edit", "bash", NULL };
 #define TOOL_MCP 3		/* an MCP server's tool (its own preview) */
+#define TOOL_READ 4		/* read, grep or find outside the workspace */
 
-/* The index of a tool that asks first, or -1: write, edit, bash, and an
- * MCP tool unless its server says "approve": false. */
+/* The index of a call that asks first, or -1: write, edit, bash, an MCP
+ * tool unless its server says "approve": false, and a read, grep or find
+ * outside the workspace (workspace.c), the path it reads in *where. */
 static int
-guarded(const struct driver *d, const char *name)
+guarded(const struct driver *d, const char *name, const cJSON *call, char **where)
 {
 	int i;
 
+	*where = NULL;
 	if (mcp_has(d, name))
 		return mcp_guarded(d, name) ? TOOL_MCP : -1;
 	for (i = 0; guarded_tools[i]; i++)
 		if (strcmp(name, guarded_tools[i]) == 0)
 			return i;
+	if ((*where = workspace_outside(&d->c, name, call)) != NULL)
+		return TOOL_READ;
 	return -1;
 }
 
@@ -301,8 +306,8 @@ preview_edit(const struct driver *d, struct mc_buf *out, int width, const cJSON 
 
 /* What the call will do, as rows for the terminal. */
 static void
-preview(const struct driver *d, struct mc_buf *out, int width, const char *name,
-    const cJSON *call)
+preview(const struct driver *d, struct mc_buf *out, int width, int tool, const char *where,
+    const char *name, const cJSON *call)
 {
 	static const char *const need[][4] = {
 		{ "path", "content", NULL },
@@ -310,12 +315,19 @@ preview(const struct driver *d, struct mc_buf *out, int width, const char *name,
 		{ "command", NULL },
 	};
 	const char *args = mc_json_str(call, "arguments");
-	int tool = guarded(d, name), i, ok;
+	int i, ok;
 	char err[128];
 	cJSON *a;
 
 	if (args == NULL)
 		args = "";
+	if (tool == TOOL_READ) {
+		title(d, out, width, "%s will %s %s, outside the working directory:", name,
+		    strcmp(name, "read") == 0 ? "read" : strcmp(name, "grep") == 0 ? "search" :
+		    "list", where);
+		show_rows(d, out, "  ", "  ", args, strlen(args), width);
+		return;
+	}
 	if (tool == TOOL_MCP) {
 		/* What a server's tool does is the server's: its name and
 		 * arguments, all of them. */
@@ -397,7 +409,7 @@ answer_of(char *s)
  * comes. 1 yes, 0 no, 2 always, -1 interrupted, -2 no terminal to ask on.
  */
 static int
-ask(struct driver *d, const char *name, const cJSON *call)
+ask(struct driver *d, int tool, const char *where, const char *name, const cJSON *call)
 {
 	struct termios saved, line;
 	struct mc_buf b = {0};
@@ -409,7 +421,7 @@ ask(struct driver *d, const char *name, const cJSON *call)
 		return -2;
 	}
 	width = term_width(fd);
-	preview(d, &b, width, name, call);
+	preview(d, &b, width, tool, where, name, call);
 	/* The driver's own terminal modes (no echo while the model works)
 	 * give way to a plain line with echo while the user answers. */
 	if ((modes = tcgetattr(fd, &saved) == 0)) {
@@ -419,7 +431,8 @@ ask(struct driver *d, const char *name, const cJSON *call)
 		tcsetattr(fd, TCSANOW, &line);
 	}
 	while (r == -1 && !interrupted) {
-		mc_buf_printf(&b, "allow %s? [y]es, [n]o, [a]lways this session: ", name);
+		mc_buf_printf(&b, "allow %s%s? [y]es, [n]o, [a]lways this session: ", name,
+		    tool == TOOL_READ ? " outside the working directory" : "");
 		tcflush(fd, TCIFLUSH);
 		if (mc_write_all(fd, b.data, b.len) == -1 ||
 		    read_answer(fd, answer, sizeof answer) == -1)
@@ -455,58 +468,74 @@ granted(const struct driver *d, const char *name)
 }
 
 /*
- * May this call run? 1 yes; 0 no, with *why the output the model gets;
- * -1 when the user interrupted the question. *by says who decided:
- * "policy" (a tool that needs no asking, or a one-shot run or subagent
- * without leave), "yes", "always" (answered so, or --allow) or "user". Every call is announced on the way,
- * unless its question shows it whole.
+ * May this call run? 1 yes; 0 no, with *why the output the model gets
+ * (malloc'ed); -1 when the user interrupted the question. *by says who
+ * decided: "policy" (a call that needs no asking, or a one-shot run or
+ * subagent without leave), "yes", "always" (answered so, or --allow) or
+ * "user". Every call is announced on the way, unless its question shows
+ * it whole.
  */
 int
-approve(struct driver *d, const char *name, const cJSON *call, const char **why,
-    const char **by)
+approve(struct driver *d, const char *name, const cJSON *call, char **why, const char **by)
 {
-	int tool = guarded(d, name), r;
+	struct mc_buf msg = {0};
+	char *where;
+	int tool = guarded(d, name, call, &where), r;
 
 	*by = tool == -1 ? "policy" : "yes";
-	if (tool == -1 || d->c.yes) {
+	if (tool == -1 || d->c.yes || (*by = "always", granted(d, name))) {
 		announce(d, name, call);
-		return 1;
-	}
-	*by = "always";
-	if (granted(d, name)) {
-		announce(d, name, call);
+		free(where);
 		return 1;
 	}
 	*by = "policy";
+	r = 0;
 	if (d->c.depth > 0) {
 		/* A subagent never asks: the parent did not allow it. */
 		announce(d, name, call);
-		*why = "refused: a subagent may run write, edit, bash and MCP tools only where "
-		    "its parent session would without asking (mc --yes, or \"always\" "
-		    "answered for the tool), and this one may not. Do without it, and say "
-		    "in your answer what you would have done.";
-		return 0;
-	}
-	if (d->t.el == NULL) {
+		if (tool == TOOL_READ)
+			mc_buf_printf(&msg, "refused: %s of %s is outside the working directory; a "
+			    "subagent may read outside it only where its parent session could "
+			    "without asking (mc --yes or --add-dir, or \"always\" answered for the "
+			    "tool), and this one may not. Do without it, and say in your answer "
+			    "what you would have done.", name, where);
+		else
+			*why = mc_strdup("refused: a subagent may run write, edit, bash and MCP "
+			    "tools only where its parent session would without asking (mc --yes, "
+			    "or \"always\" answered for the tool), and this one may not. Do "
+			    "without it, and say in your answer what you would have done.");
+	} else if (d->t.el == NULL) {
 		announce(d, name, call);
 		/* Said, not an error of the run: the model reads why. */
-		if (!(d->s.refused & 1u << tool))
+		if (!(d->s.refused & 1u << tool) && tool == TOOL_READ)
+			mc_note("refused %s of %s (outside the working directory: one-shot runs need "
+			    "--yes or --add-dir to read there)", name, where);
+		else if (!(d->s.refused & 1u << tool))
 			mc_note("refused %s (one-shot runs need --yes to run write, edit%s or bash)",
 			    name, tool == TOOL_MCP ? ", MCP tools" : "");
 		d->s.refused |= 1u << tool;
-		*why = "refused: this one-shot run of mc may not write, edit or run "
-		    "commands unless it is given --yes. Say what you would do instead, "
-		    "or ask the user to run it again with --yes.";
-		return 0;
+		if (tool == TOOL_READ)
+			mc_buf_printf(&msg, "refused: %s of %s is outside the working directory; "
+			    "one-shot runs need --yes or --add-dir. Do without it, or ask the user "
+			    "to run mc again with --yes or --add-dir DIR.", name, where);
+		else
+			*why = mc_strdup("refused: this one-shot run of mc may not write, edit or "
+			    "run commands unless it is given --yes. Say what you would do instead, "
+			    "or ask the user to run it again with --yes.");
+	} else {
+		*by = "user";
+		if ((r = ask(d, tool, where, name, call)) == 2) {
+			if (d->s.always == NULL)
+				d->s.always = mc_json_new_arr();
+			mc_json_push(d->s.always, mc_json_new_str(name));
+		} else if (r == 0)
+			*why = mc_strdup("refused: the user did not allow this call.");
+		else if (r == -2)
+			*why = mc_strdup("refused: mc had no terminal to ask the user on.");
+		r = r == 2 ? 1 : r == -2 ? 0 : r;
 	}
-	*by = "user";
-	if ((r = ask(d, name, call)) == 2) {
-		if (d->s.always == NULL)
-			d->s.always = mc_json_new_arr();
-		mc_json_push(d->s.always, mc_json_new_str(name));
-	} else if (r == 0)
-		*why = "refused: the user did not allow this call.";
-	else if (r == -2)
-		*why = "refused: mc had no terminal to ask the user on.";
-	return r == 2 ? 1 : r == -2 ? 0 : r;
+	if (msg.len > 0)
+		*why = mc_buf_steal(&msg);
+	free(where);
+	return r;
 }

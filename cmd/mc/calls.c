@@ -133,8 +133,8 @@ int
 call_run(struct driver *d, const cJSON *call, struct mc_buf *touched)
 {
 	const char *name = mc_json_str(call, "name"), *cid = mc_json_str(call, "call_id");
-	const char *why = NULL, *type, *ocid, *by;
-	char *denial = NULL;
+	const char *type, *ocid, *by;
+	char *why = NULL;
 	cJSON *item;
 	int ok, st;
 
@@ -148,15 +148,13 @@ call_run(struct driver *d, const cJSON *call, struct mc_buf *touched)
 	/* hooks.c: the pre_tool hooks come first; one that denies the call
 	 * (exit 2) is its refusal, by "hook", and its message the output. */
 	by = "hook";
-	if ((ok = hooks_pre_tool(d, call, &denial)) == 1)
+	if ((ok = hooks_pre_tool(d, call, &why)) == 1)
 		ok = approve(d, name, call, &why, &by);
-	else if (ok == 0)
-		why = denial;
 	approval_event(d, cid, name, ok, by);
 	if (ok <= 0) {
 		st = call_output(d, call, ok == 0 ? why :
 		    "error: the user interrupted before this call ran.");
-		free(denial);
+		free(why);
 		if (st == -1)
 			return MC_EXIT_FAIL;
 		return ok == 0 ? MC_EXIT_OK : MC_EXIT_INTR;

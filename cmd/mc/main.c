@@ -23,8 +23,9 @@
 static const char usage[] =
     "usage: mc [-c | --session ID|FILE] [-p NAME] [-m ID] [--agent ID] [-y] [--max-steps N]\n"
     "          [--json] [--no-session] [--schema FILE] [--max-output-tokens N]\n"
-    "          [--keep-going] [--cache | --refresh] [PROMPT ...]\n"
-    "       mc --subagent ID ... [--parent SESSION] [--allow TOOL ...] [options] PROMPT ...\n"
+    "          [--keep-going] [--cache | --refresh] [--add-dir DIR ...] [PROMPT ...]\n"
+    "       mc --subagent ID ... [--parent SESSION] [--allow TOOL ...]\n"
+    "          [--slots DIR [--slot-fd N]] [options] PROMPT ...\n"
     "       mc [-c | --session ID|FILE] [-p NAME] [-m ID] [--agent ID] --dry-run PROMPT ...\n"
     "       mc prompt [-m ID] [--agent ID | --subagent ID ...] [--stats]\n"
     "       mc sessions [--all] [--json]\n"
@@ -50,8 +51,11 @@ static const char usage[] =
     "  --subagent ID     run as the subagent $MC_HOME/subagents/ID.md (repeat, ancestors\n"
     "                    first; the subagents tool starts such runs)\n"
     "  --parent SESSION  a subagent run: the session that started it, for its header\n"
-    "  --allow TOOL      allow TOOL (write, edit, bash, an MCP tool) without asking;\n"
-    "                    repeatable\n"
+    "  --allow TOOL      allow TOOL (write, edit, bash, an MCP tool; read, grep or\n"
+    "                    find outside the workspace) without asking; repeatable\n"
+    "  --slots DIR       a subagent run: its tree's slots (subagents.max_total)\n"
+    "  --slot-fd N       a subagent run: the slot its parent gave it, open as fd N\n"
+    "  --add-dir DIR     read, grep and find in DIR too without asking; repeatable\n"
     "  --dry-run         print the request envelope instead of sending it\n"
     "  --stats           with prompt: a table of the prompt's sections and of the\n"
     "                    tool schemas sent beside it\n"
@@ -267,6 +271,7 @@ cleanup(struct driver *d)
 	free(d->s.model);
 	free(d->c.cwd);
 	mc_env_free(d->c.keys);
+	workspace_free(&d->c);
 	mc_settings_free(&d->c.set);
 	subagents_free(d);
 }
@@ -309,7 +314,8 @@ main(int argc, char *argv[])
 {
 	enum { OPT_SESSION = 256, OPT_AGENT, OPT_DRY, OPT_STATS, OPT_MAX_STEPS, OPT_JSON,
 	    OPT_NO_SESSION, OPT_SCHEMA, OPT_MAX_OUTPUT, OPT_ALL, OPT_KEEP_GOING,
-	    OPT_CACHE, OPT_REFRESH, OPT_SUBAGENT, OPT_PARENT, OPT_ALLOW };
+	    OPT_CACHE, OPT_REFRESH, OPT_SUBAGENT, OPT_PARENT, OPT_ALLOW, OPT_ADD_DIR, OPT_SLOTS,
+	    OPT_SLOT_FD };
 	static const struct option longopts[] = {
 		{ "continue", no_argument, NULL, 'c' },
 		{ "session", required_argument, NULL, OPT_SESSION },
@@ -331,11 +337,14 @@ main(int argc, char *argv[])
 		{ "subagent", required_argument, NULL, OPT_SUBAGENT },
 		{ "parent", required_argument, NULL, OPT_PARENT },
 		{ "allow", required_argument, NULL, OPT_ALLOW },
+		{ "add-dir", required_argument, NULL, OPT_ADD_DIR },
+		{ "slots", required_argument, NULL, OPT_SLOTS },
+		{ "slot-fd", required_argument, NULL, OPT_SLOT_FD },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, MC_OPT_VERSION },
 		{ NULL, 0, NULL, 0 }
 	};
-	struct driver d = { .c = { .max_steps = 50 } };
+	struct driver d = { .c = { .max_steps = 50, .slot_fd = -1 } };
 	struct sigaction sa = { .sa_handler = on_signal };
 	int c, status, prompt_cmd = 0, sessions_cmd = 0, steps_set = 0, all = 0, bad = 0;
 	enum outcome o;
@@ -423,6 +432,16 @@ main(int argc, char *argv[])
 				return mc_usage_error("--allow: at most %d tools", MC_ALLOW_MAX);
 			d.c.allow[d.c.nallow++] = optarg;
 			break;
+		case OPT_ADD_DIR:	/* workspace.c */
+			if (workspace_add(&d.c, optarg) != 0)
+				return MC_EXIT_USAGE;
+			break;
+		case OPT_SLOTS:		/* slots.c */
+			d.c.slots = optarg;
+			break;
+		case OPT_SLOT_FD:
+			d.c.slot_fd = (int)mc_opt_num("--slot-fd", optarg, 3, 1 << 20, &bad);
+			break;
 		default:	/* -h, --version or a bad option */
 			return mc_opt_exit(c, usage);
 		}
@@ -451,7 +470,7 @@ main(int argc, char *argv[])
 	    d.c.yes || d.c.no_session || d.c.schema || d.c.max_output || d.c.agent || steps_set ||
 	    d.c.cache || d.c.depth || d.c.parent || d.c.nallow))
 		return mc_usage_error("`mc sessions` takes only --all and --json");
-	if (child_usage(&d.c, prompt_cmd, sessions_cmd, argc) != 0)
+	if (child_usage(&d.c, prompt_cmd, sessions_cmd, argc) != 0 || slots_usage(&d.c) != 0)
 		return MC_EXIT_USAGE;
 	if (!sessions_cmd && (d.c.json || d.c.no_session) && (prompt_cmd || d.c.dry ||
 	    (argc == 0 && isatty(STDIN_FILENO))))
@@ -480,6 +499,7 @@ main(int argc, char *argv[])
 		mc_err(".: %s", strerror(errno));
 		return fail_early(&d, session_id);
 	}
+	workspace_init(&d.c);
 	/* mc-send first, before the piped input or the session is read: its
 	 * libcurl takes longest to load. */
 	if (!d.c.dry && !prompt_cmd && !sessions_cmd && send_start(&d) == -1)

@@ -26,6 +26,9 @@
  *   sessions.c mc sessions: the sessions there are
  *   subagents.c the subagents tool: child mc runs in parallel, their
  *              progress and their answers; a child's own limits
+ *   slots.c    subagents.max_total: the tree's slots, flock'ed files
+ *   workspace.c where the agent reads without asking (the working
+ *              directory, --add-dir, $TMPDIR), and where a call reads
  */
 #ifndef MC_DRIVER_H
 #define MC_DRIVER_H
@@ -51,6 +54,7 @@
 #define EVENT_CAP (65u << 20)		/* one event line of mc-send */
 #define MC_SUBAGENT_DEPTH 3		/* nested subagents below the top session */
 #define MC_ALLOW_MAX 64			/* --allow options */
+#define MC_ADD_DIR_MAX 64		/* --add-dir options */
 
 /* What the command line, the environment and the settings say: fixed
  * for the run. */
@@ -71,6 +75,16 @@ struct conf {
 	const char *parent;
 	const char *allow[MC_ALLOW_MAX];	/* tool names */
 	int nallow;
+	/* workspace.c: --add-dir, canonical; every directory read without
+	 * asking (the working directory, --add-dir, tools.add_dirs, $TMPDIR) */
+	char *add_dir[MC_ADD_DIR_MAX];
+	int nadd_dir;
+	char **roots;
+	size_t nroots;
+	/* slots.c: the subagent tree's slots (--slots DIR), this child's
+	 * own (--slot-fd N), or NULL and -1 */
+	const char *slots;
+	int slot_fd;
 };
 
 /* Tokens, as the provider counts them: cached ones are part of input. */
@@ -141,6 +155,8 @@ struct sandbox {
 struct subagents {
 	cJSON *tool;		/* the subagents tool's definition when offered, or NULL */
 	cJSON *disabled;	/* tools this child's profiles disable (keys), or NULL */
+	char *slots;		/* slots.c: the slots' directory this run made, or NULL */
+	int slots_failed;	/* there are no slots to take: said once */
 };
 
 struct driver {
@@ -238,8 +254,14 @@ int context_add(struct driver *d, const char *file, const char *content);
 void guides_inject(struct driver *d, struct mc_buf *touched);
 
 /* approve.c */
-int approve(struct driver *d, const char *name, const cJSON *call, const char **why,
+int approve(struct driver *d, const char *name, const cJSON *call, char **why,
     const char **by);
+
+/* workspace.c */
+int workspace_add(struct conf *c, const char *dir);
+void workspace_init(struct conf *c);
+void workspace_free(struct conf *c);
+char *workspace_outside(const struct conf *c, const char *name, const cJSON *call);
 
 /* session.c */
 int session_begin(struct driver *d);
@@ -252,6 +274,11 @@ void session_record(struct driver *d);
 void session_switch(struct driver *d, struct mc_session *to);
 void guide_remember(struct driver *d, const char *path, size_t n);
 int guide_known(const struct driver *d, const char *path);
+
+/* slots.c */
+int slots_usage(const struct conf *c);
+int slot_take(struct driver *d);
+void slots_remove(struct driver *d);
 
 /* subagents.c */
 int subagents_prepare(struct driver *d);

@@ -31,6 +31,7 @@
 #define CANCEL_GRACE_MS 5000		/* a cancelled child's time to end its run */
 #define DRAW_MS 100			/* the progress lines, redrawn at most so often */
 #define TICK_MS 250
+#define SLOT_RETRY_MS 50		/* a queued task looks for a free slot so often */
 
 /* The subagents tool as the model sees it; agent ids are filled in. */
 static const char tool_json[] =
@@ -71,6 +72,7 @@ struct task {
 	char *error;		/* its last error event */
 	int wstatus;
 	int killed;		/* we ended it */
+	int lent;		/* it has this run's own slot (slots.c) */
 };
 
 struct run {
@@ -78,6 +80,8 @@ struct run {
 	struct task t[MAX_SUBAGENT_TASKS];
 	size_t n, next, running, max;
 	int cancelled;		/* the children were told to stop */
+	int lent;		/* this run's own slot is a running child's */
+	int no_slot;		/* a task waits for a slot of the tree */
 	long long cancel_at;
 	int draw;		/* progress lines on the terminal */
 	int drawn;		/* lines drawn so far */
@@ -186,6 +190,7 @@ subagents_has(const struct driver *d, const char *name)
 void
 subagents_free(struct driver *d)
 {
+	slots_remove(d);
 	cJSON_Delete(d->sub.tool);
 	cJSON_Delete(d->sub.disabled);
 	d->sub.tool = d->sub.disabled = NULL;
@@ -403,7 +408,8 @@ push(char ***v, size_t *n, const char *s)
  * provider and model, this run's limits, then the prompt.
  */
 static char **
-child_argv(const struct driver *d, const struct task *t, char *steps, size_t stepsz)
+child_argv(const struct driver *d, const struct task *t, char *steps, size_t stepsz,
+    const char *slot_fd)
 {
 	const cJSON *e;
 	char **v = NULL;
@@ -424,6 +430,18 @@ child_argv(const struct driver *d, const struct task *t, char *steps, size_t ste
 	}
 	if (d->c.yes)
 		push(&v, &n, "--yes");
+	for (i = 0; i < d->c.nadd_dir; i++) {
+		push(&v, &n, "--add-dir");
+		push(&v, &n, d->c.add_dir[i]);
+	}
+	if (d->c.slots != NULL) {
+		push(&v, &n, "--slots");
+		push(&v, &n, d->c.slots);
+	}
+	if (slot_fd != NULL) {
+		push(&v, &n, "--slot-fd");
+		push(&v, &n, slot_fd);
+	}
 	/* what this run may do without asking; past what a child takes, the
 	 * rest are refused to it, never allowed */
 	for (i = 0; i < d->c.nallow; i++) {
@@ -468,21 +486,39 @@ set_error(char **dst, const char *msg)
 }
 
 /*
- * Start a task's child: in the same directory, in a process group of its
- * own (Ctrl-C is ours to pass on), told to end its run should we die,
- * its events and its stderr read through pipes. It alone of our children
- * but mc-send gets the provider keys, for its own mc-send.
+ * The slot (slots.c) the next task starts in: this run's own when no
+ * other child has it, else a free one of the tree. 0 with *fd the slot
+ * (-1: the tree is not bounded), or -1 when every slot is taken.
+ */
+static int
+slot_for(struct run *R, int *fd, int *lent)
+{
+	*lent = R->d->c.slot_fd != -1 && !R->lent;
+	*fd = *lent ? R->d->c.slot_fd : slot_take(R->d);
+	if (*fd == -2)
+		*fd = -1;
+	return *fd == -1 && !*lent && !R->d->sub.slots_failed ? -1 : 0;
+}
+
+/*
+ * Start a task's child in slot fd (-1: none): in the same directory, in
+ * a process group of its own (Ctrl-C is ours to pass on), told to end
+ * its run should we die, its events and its stderr read through pipes.
+ * It alone of our children but mc-send gets the provider keys, for its
+ * own mc-send. A slot of the tree is the child's from then on; this
+ * run's own comes back when the child ends.
  */
 static void
-task_start(struct run *R, struct task *t)
+task_start(struct run *R, struct task *t, int fd, int lent)
 {
 	struct mc_child c = { .fd = { -1, -1, -1 },
 	    .flags = MC_CHILD_SUITE | MC_CHILD_PGROUP | MC_CHILD_PDEATH_TERM | MC_CHILD_CLOSE };
-	char steps[24], err[256], **argv, **env;
-	int out[2] = { -1, -1 }, errp[2] = { -1, -1 }, in;
+	char steps[24], err[256], slot[24], **argv, **env;
+	int out[2] = { -1, -1 }, errp[2] = { -1, -1 }, in, keep[2] = { fd, -1 };
 
 	t->state = ENDED;
 	R->dirty = 1;
+	snprintf(slot, sizeof slot, "%d", fd);
 	if ((in = open("/dev/null", O_RDONLY | O_CLOEXEC)) == -1 ||
 	    pipe2(out, O_CLOEXEC) == -1 || pipe2(errp, O_CLOEXEC) == -1) {
 		snprintf(err, sizeof err, "cannot start: %s", strerror(errno));
@@ -493,12 +529,15 @@ task_start(struct run *R, struct task *t)
 			close(out[0]);
 			close(out[1]);
 		}
+		if (fd != -1 && !lent)
+			close(fd);
 		return;
 	}
-	argv = child_argv(R->d, t, steps, sizeof steps);
+	argv = child_argv(R->d, t, steps, sizeof steps, fd != -1 ? slot : NULL);
 	env = mc_env_merge(NULL, R->d->c.keys);
 	c.argv = argv;
 	c.envp = env;
+	c.keep = keep;
 	c.fd[0] = in;
 	c.fd[1] = out[1];
 	c.fd[2] = errp[1];
@@ -508,6 +547,10 @@ task_start(struct run *R, struct task *t)
 	close(in);
 	close(out[1]);
 	close(errp[1]);
+	if (fd != -1 && !lent)
+		close(fd);
+	t->lent = lent && t->pid != -1;
+	R->lent |= t->lent;
 	if (t->pid == -1) {
 		set_error(&t->error, err);
 		close(out[0]);
@@ -639,6 +682,8 @@ task_end(struct run *R, struct task *t)
 	}
 	t->wstatus = mc_child_wait(t->pid);
 	t->state = ENDED;
+	if (t->lent)
+		R->lent = 0;	/* back with this run */
 	R->running--;
 	R->dirty = 1;
 	if (!t->started)
@@ -710,20 +755,23 @@ cancel(struct run *R)
 	}
 }
 
-/* Run the tasks, at most R->max at once, until every one has ended. */
+/* Run the tasks, at most R->max at once and each in a slot of the
+ * tree, until every one has ended. */
 static void
 run_all(struct run *R)
 {
 	struct pollfd fds[2 * MAX_SUBAGENT_TASKS];
 	struct task *who[2 * MAX_SUBAGENT_TASKS];
 	size_t i, k;
-	int r;
+	int r, fd, lent;
 
 	for (;;) {
 		if (interrupted)
 			cancel(R);
-		while (!R->cancelled && R->running < R->max && R->next < R->n)
-			task_start(R, &R->t[R->next++]);
+		R->no_slot = 0;
+		while (!R->cancelled && R->running < R->max && R->next < R->n &&
+		    !(R->no_slot = slot_for(R, &fd, &lent) == -1))
+			task_start(R, &R->t[R->next++], fd, lent);
 		draw(R, 0);
 		if (R->running == 0 && R->next == R->n)
 			break;
@@ -738,7 +786,8 @@ run_all(struct run *R)
 			}
 		}
 		/* Bounded, so that a signal just before it is seen. */
-		if ((r = poll(fds, k, R->draw && R->dirty ? DRAW_MS : TICK_MS)) == -1) {
+		if ((r = poll(fds, k, R->no_slot ? SLOT_RETRY_MS : R->draw && R->dirty ? DRAW_MS :
+		    TICK_MS)) == -1) {
 			if (errno != EINTR) {
 				mc_err("poll: %s", strerror(errno));
 				interrupted = 1;	/* nothing more can be read: end them */
