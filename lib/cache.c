@@ -1,10 +1,11 @@
-/* cache.c: the answer cache's files: an entry read (its time refreshed), written whole and renamed, the oldest evicted past the bound. */
+/* cache.c: the answer cache's files: an entry read (its time refreshed), written whole and renamed, the oldest evicted past the bound, the total kept in an index. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -16,6 +17,8 @@
 #define KEY_LEN 64
 #define TMP_SUFFIX ".XXXXXX"
 #define LEFTOVER_S 3600	/* a temporary file this old lost its writer */
+#define INDEX ".size"	/* the entries' total bytes, and the writers' lock */
+#define INDEX_LEN 21	/* 20 digits and a newline: one write, never shorter */
 
 int
 mc_cache_key_valid(const char *key)
@@ -186,22 +189,114 @@ entries(struct mc_cache *c, const char *keep, struct entry **vp, size_t *n,
 	return 0;
 }
 
-/* Remove the oldest entries but keep until the rest fit in c->max. */
+/* Remove the oldest entries but keep until the rest fit in c->max; what
+ * they hold then in *total. */
 static int
-evict(struct mc_cache *c, const char *keep, char *err, size_t errsz)
+evict(struct mc_cache *c, const char *keep, unsigned long long *total, char *err,
+    size_t errsz)
 {
-	unsigned long long total = 0;
 	struct entry *v;
 	size_t n, i;
 	int rc = 0;
 
-	if (entries(c, keep, &v, &n, &total, err, errsz) == -1)
+	*total = 0;
+	if (entries(c, keep, &v, &n, total, err, errsz) == -1)
 		return -1;
-	for (i = 0; i < n && total > c->max && rc == 0; i++) {
+	for (i = 0; i < n && *total > c->max && rc == 0; i++) {
 		rc = remove_entry(c, v[i].name, err, errsz);
-		total -= v[i].size;
+		*total -= v[i].size;
 	}
 	free(v);
+	return rc;
+}
+
+/*
+ * The index: the entries' total size, so that a put scans the directory
+ * only when the total may pass the bound, not every time. Its file is
+ * also the lock that writers (put, drop) hold while they change entries
+ * and total, so two mc-send at once cannot lose each other's sizes. A
+ * reader takes no lock. Open and locked: its descriptor, or -1 (the
+ * cache then works without it, scanning as it did before it had one).
+ */
+static int
+index_lock(struct mc_cache *c)
+{
+	int fd = openat(c->fd, INDEX, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	int r;
+
+	if (fd == -1)
+		return -1;
+	while ((r = flock(fd, LOCK_EX)) == -1 && errno == EINTR)
+		;
+	if (r == -1) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* The total the index holds: 0, or -1 when it is missing or implausible
+ * (not 20 digits and a newline: a new index, a crash, a hand's edit), to
+ * be rebuilt by a scan. */
+static int
+index_read(int fd, unsigned long long *total)
+{
+	char b[INDEX_LEN + 1], *end;
+	ssize_t n;
+
+	if (fd == -1 || (n = pread(fd, b, sizeof b, 0)) != INDEX_LEN || b[INDEX_LEN - 1] != '\n' ||
+	    strspn(b, "0123456789") != INDEX_LEN - 1)
+		return -1;
+	b[INDEX_LEN - 1] = '\0';
+	errno = 0;
+	*total = strtoull(b, &end, 10);
+	return errno == 0 && *end == '\0' ? 0 : -1;
+}
+
+/* Keep total in the index: one write of a fixed length, so a crash
+ * leaves the old figure or the new one; a failed write empties it, so
+ * that the next writer scans. */
+static void
+index_write(int fd, unsigned long long total)
+{
+	char b[INDEX_LEN + 1];
+
+	if (fd == -1)
+		return;
+	snprintf(b, sizeof b, "%020llu\n", total);
+	if (pwrite(fd, b, INDEX_LEN, 0) != INDEX_LEN && ftruncate(fd, 0) == -1) {
+		/* Nothing better to do: an index that is not whole is rebuilt. */
+	}
+}
+
+/* The size of entry name, 0 when there is none. */
+static unsigned long long
+entry_size(struct mc_cache *c, const char *name)
+{
+	struct stat st;
+
+	if (fstatat(c->fd, name, &st, AT_SYMLINK_NOFOLLOW) == -1 || !S_ISREG(st.st_mode))
+		return 0;
+	return (unsigned long long)st.st_size;
+}
+
+/* After key's entry of n bytes replaced one of old bytes: the total
+ * updated, and the directory scanned (leftovers removed, the oldest
+ * evicted) only when the index cannot say or the total passes c->max. */
+static int
+account(struct mc_cache *c, int ix, const char *key, unsigned long long old, size_t n,
+    char *err, size_t errsz)
+{
+	unsigned long long total;
+	int rc = 0;
+
+	if (index_read(ix, &total) == -1 || total < old || (total += n - old) > c->max)
+		rc = evict(c, key, &total, err, errsz);
+	if (rc == 0)
+		index_write(ix, total);
+	else if (ix != -1 && ftruncate(ix, 0) == -1) {
+		/* Rebuilt by the next writer all the same: its figure is not whole. */
+	}
 	return rc;
 }
 
@@ -209,8 +304,9 @@ int
 mc_cache_put(struct mc_cache *c, const char *key, const char *data, size_t n, char *err,
     size_t errsz)
 {
+	unsigned long long old;
+	int fd, e, ix, rc;
 	char *tmp;
-	int fd, e;
 
 	if (n > c->max || n > MC_CACHE_ENTRY_MAX)
 		return 1;
@@ -228,12 +324,23 @@ mc_cache_put(struct mc_cache *c, const char *key, const char *data, size_t n, ch
 		close(fd);
 		goto fail;
 	}
-	if (close(fd) == -1 || renameat(c->fd, strrchr(tmp, '/') + 1, c->fd, key) == -1) {
+	if (close(fd) == -1) {
 		e = errno;
 		goto fail;
 	}
+	ix = index_lock(c);
+	old = entry_size(c, key);
+	if (renameat(c->fd, strrchr(tmp, '/') + 1, c->fd, key) == -1) {
+		e = errno;
+		if (ix != -1)
+			close(ix);
+		goto fail;
+	}
 	free(tmp);
-	return evict(c, key, err, errsz);
+	rc = account(c, ix, key, old, n, err, errsz);
+	if (ix != -1)
+		close(ix);
+	return rc;
 fail:
 	unlink(tmp);
 	snprintf(err, errsz, "%s/%s: %s", c->dir, key, strerror(e));
@@ -244,9 +351,17 @@ fail:
 int
 mc_cache_drop(struct mc_cache *c, const char *key, char *err, size_t errsz)
 {
-	int o;
+
+	unsigned long long total, size;
+	int o, ix;
 
 	if ((o = open_dir(c, 0, err, errsz)) != 0)
 		return o == 1 ? 0 : -1;
-	return remove_entry(c, key, err, errsz);
+	ix = index_lock(c);
+	size = entry_size(c, key);
+	if ((o = remove_entry(c, key, err, errsz)) == 0 && index_read(ix, &total) == 0)
+		index_write(ix, total >= size ? total - size : 0);
+	if (ix != -1)
+		close(ix);
+	return o;
 }

@@ -12,8 +12,9 @@
 /*
  * The directory, opened when first needed. A file in it named by a key
  * is an entry; KEY.XXXXXX is an entry being written (or left behind by
- * a writer that died, removed once it is an hour old). Nothing else in
- * the directory is counted or touched.
+ * a writer that died, removed once it is an hour old). .size is the
+ * index: the entries' total bytes, and the lock writers hold. Nothing
+ * else in the directory is counted or touched.
  */
 struct mc_cache {
 	char *dir;		/* $MC_HOME/cache */
@@ -42,7 +43,9 @@ int mc_cache_get(struct mc_cache *c, const char *key, struct mc_buf *out, char *
  * Keep the n bytes at data as key's entry: the directory (and the home
  * above it) made 0700 when missing, a temporary file of mode 0600 there
  * written whole and renamed over the entry, then the oldest other entries
- * removed until they all hold at most c->max bytes. 0; 1 when the entry
+ * removed until they all hold at most c->max bytes (the directory read
+ * only when the index's total passes c->max or cannot be trusted, so a
+ * put costs the same however many entries there are). 0; 1 when the entry
  * alone is over c->max (nothing is kept); -1 with "PATH: reason" in err
  * (nothing is left behind).
  */

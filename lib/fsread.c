@@ -328,6 +328,11 @@ read_open(int fd, size_t cap, int text, struct mc_read *r)
 		r->status = MC_READ_TOOBIG;
 		goto out;
 	}
+	/* Room for the whole file and the read that finds its end at once:
+	 * a big file (a session) is held once, not in a buffer doubled past it. */
+	b.cap = (size_t)st.st_size + 65536 + 1;
+	if ((b.data = malloc(b.cap)) == NULL)
+		mc_oom();
 	if (mc_fd_slurp(fd, cap, &b) == -1) {
 		if (errno == EFBIG) {	/* grew while we read */
 			r->status = MC_READ_TOOBIG;

@@ -9,6 +9,7 @@
 #include "buf.h"
 #include "items.h"
 #include "json.h"
+#include "strset.h"
 #include "fsread.h"
 #include "utf8.h"
 
@@ -68,16 +69,6 @@ field(struct mc_items_check *c, const cJSON *obj, const char *type, const char *
 	return v->valuestring;
 }
 
-static size_t
-hash(const char *s)
-{
-	uint64_t h = 14695981039346656037u;	/* FNV-1a */
-
-	while (*s)
-		h = (h ^ (unsigned char)*s++) * 1099511628211u;
-	return (size_t)h;
-}
-
 static struct call *
 find_call(const struct mc_items_check *c, const char *id)
 {
@@ -85,7 +76,7 @@ find_call(const struct mc_items_check *c, const char *id)
 
 	if (c->nslots == 0)
 		return NULL;
-	for (i = hash(id) & m; c->slots[i] != 0; i = (i + 1) & m)
+	for (i = mc_strhash(id) & m; c->slots[i] != 0; i = (i + 1) & m)
 		if (strcmp(c->calls[c->slots[i] - 1].id, id) == 0)
 			return &c->calls[c->slots[i] - 1];
 	return NULL;
@@ -96,7 +87,7 @@ slot(struct mc_items_check *c, size_t k)
 {
 	size_t i, m = c->nslots - 1;
 
-	for (i = hash(c->calls[k].id) & m; c->slots[i] != 0; i = (i + 1) & m)
+	for (i = mc_strhash(c->calls[k].id) & m; c->slots[i] != 0; i = (i + 1) & m)
 		;
 	c->slots[i] = k + 1;
 }

@@ -7,6 +7,7 @@
 #include "diag.h"
 #include "json.h"
 #include "request.h"
+#include "strset.h"
 #include "utf8.h"
 
 static cJSON *
@@ -20,8 +21,9 @@ cJSON *
 mc_request_tools(const char *name, const char *s, size_t len,
     const struct mc_settings *st, char *err, size_t errsz)
 {
+	struct mc_strset seen = {0};	/* the names in out: hashed, for 10k tools */
 	char why[256];
-	cJSON *doc, *out, *t, *o, *v, *u;
+	cJSON *doc, *out, *t, *o, *v;
 	const char *tn;
 	int i = 0;
 
@@ -69,15 +71,15 @@ mc_request_tools(const char *name, const char *s, size_t len,
 			tools_fail(err, errsz, name, i, ".strict: expected true or false");
 			goto bad;
 		}
-		cJSON_ArrayForEach(u, out)
-			if (strcmp(mc_json_str(u, "name"), tn) == 0) {
-				snprintf(err, errsz, "%s: [%d].name: tool \"%s\" is defined twice",
-				    name, i, tn);
-				goto bad;
-			}
+		if (mc_strset_find(&seen, tn) != NULL) {
+			snprintf(err, errsz, "%s: [%d].name: tool \"%s\" is defined twice",
+			    name, i, tn);
+			goto bad;
+		}
 		i++;
 		if (st != NULL && mc_settings_listed(st, "tools.disabled", tn))
 			continue;
+		mc_strset_add(&seen, tn, 0, NULL);
 		o = mc_json_push(out, mc_json_new_obj());
 		mc_json_add_str(o, "name", tn);
 		if ((v = cJSON_GetObjectItemCaseSensitive(t, "description")) != NULL)
@@ -88,10 +90,12 @@ mc_request_tools(const char *name, const char *s, size_t len,
 			mc_json_add(o, "strict", cJSON_Duplicate(v, 1));
 	}
 	cJSON_Delete(doc);
+	mc_strset_free(&seen);
 	return out;
 bad:
 	cJSON_Delete(doc);
 	cJSON_Delete(out);
+	mc_strset_free(&seen);
 	return NULL;
 }
 

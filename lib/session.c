@@ -70,58 +70,39 @@ mc_session_path(const char *home, const char *id)
 	return path;
 }
 
-static size_t
-hash(const char *id)
-{
-	size_t h = 14695981039346656037u;
-
-	for (; *id; id++)
-		h = (h ^ (unsigned char)*id) * 1099511628211u;
-	return h;
-}
-
-/* The slot of id in the set: where it is, or the empty one where it goes. */
-static char **
-slot(char **v, size_t cap, const char *id)
-{
-	size_t i = hash(id) & (cap - 1);
-
-	while (v[i] != NULL && strcmp(v[i], id) != 0)
-		i = (i + 1) & (cap - 1);
-	return &v[i];
-}
-
-static void
+/* Note the call_id of a function_call (not yet answered); the key as the
+ * set holds it, or NULL for another item or a call_id already known. */
+static const char *
 remember_call(struct mc_session *s, const cJSON *item)
 {
 	const char *type = mc_json_str(item, "type"), *cid = mc_json_str(item, "call_id");
-	char **v, **p;
-	size_t i;
+	struct mc_strset_slot *p;
+	int added;
 
-	if (type == NULL || cid == NULL || strcmp(type, "function_call") != 0 ||
-	    mc_session_has_call(s, cid))
-		return;
-	if (2 * (s->ncalls + 1) > s->calls_cap) {
-		size_t cap = s->calls_cap ? 2 * s->calls_cap : 64;
+	if (type == NULL || cid == NULL || strcmp(type, "function_call") != 0)
+		return NULL;
+	p = mc_strset_add(&s->calls, cid, 0, &added);
+	return added ? p->key : NULL;
+}
 
-		if ((v = calloc(cap, sizeof *v)) == NULL)
-			mc_oom();
-		for (i = 0; i < s->calls_cap; i++)
-			if (s->calls[i] != NULL)
-				*slot(v, cap, s->calls[i]) = s->calls[i];
-		free(s->calls);
-		s->calls = v;
-		s->calls_cap = cap;
-	}
-	p = slot(s->calls, s->calls_cap, cid);
-	*p = mc_strdup(cid);
-	s->ncalls++;
+/* Mark the call an output item answers; 1 when it was one not yet answered. */
+static int
+remember_output(struct mc_session *s, const cJSON *item)
+{
+	const char *type = mc_json_str(item, "type"), *cid = mc_json_str(item, "call_id");
+	struct mc_strset_slot *p;
+
+	if (type == NULL || cid == NULL || strcmp(type, "function_call_output") != 0 ||
+	    (p = mc_strset_find(&s->calls, cid)) == NULL || p->val)
+		return 0;
+	p->val = 1;
+	return 1;
 }
 
 int
 mc_session_has_call(const struct mc_session *s, const char *call_id)
 {
-	return s->calls_cap > 0 && *slot(s->calls, s->calls_cap, call_id) != NULL;
+	return mc_strset_find(&s->calls, call_id) != NULL;
 }
 
 char *
@@ -209,6 +190,7 @@ mc_session_append(struct mc_session *s, const cJSON *item, char *err, size_t err
 	if (r == 0 && strcmp(mc_json_str(item, "type") ? mc_json_str(item, "type") : "", "session") != 0) {
 		mc_buf_add(&s->lines, text, n + 1);
 		remember_call(s, item);
+		remember_output(s, item);
 		s->items++;
 	}
 	free(text);
@@ -295,31 +277,23 @@ mc_session_create(struct mc_session *s, const char *home, const char *cwd,
 	return 0;
 }
 
-/* Index of call_id in ids[0..n-1], or -1. */
-static long
-find_id(char **ids, size_t n, const char *id)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (ids[i] != NULL && strcmp(ids[i], id) == 0)
-			return (long)i;
-	return -1;
-}
-
 /*
- * Scan the items: count them and note function_calls whose output never
- * came. Returns 0, or -1 with err naming the line of name.
+ * Scan the lines of a session file (data, len bytes, whole lines): the
+ * header, then items, counted, each call_id noted, each line given to
+ * each. *open is set to the calls whose output never came, in the order
+ * of the file (the set's keys; malloc'ed, *nopen of them). Returns the
+ * header line's length, or -1 with err naming the line of name.
  */
-static int
-scan(struct mc_session *s, const char *name, char *data, size_t len, char ***open_ids,
-    size_t *nopen, char *err, size_t errsz)
+static long
+scan(struct mc_session *s, const char *name, const char *data, size_t len,
+    void (*each)(const cJSON *, void *), void *arg, const char ***open, size_t *nopen,
+    char *err, size_t errsz)
 {
-	char *line = data, *nl, perr[256], **ids = NULL;
-	size_t lineno = 0, n = 0;
-	const char *type, *cid;
+	const char *line = data, *nl, **calls = NULL, *key, *type;
+	size_t lineno = 0, n = 0, cap = 0, i, k;
+	long hdr = -1;
+	char perr[256];
 	cJSON *item;
-	long k;
 
 	while (line < data + len) {
 		nl = memchr(line, '\n', (size_t)(data + len - line));
@@ -328,53 +302,62 @@ scan(struct mc_session *s, const char *name, char *data, size_t len, char ***ope
 		if (item == NULL || !cJSON_IsObject(item)) {
 			snprintf(err, errsz, "%s:%zu: %s", name, lineno,
 			    item ? "not a JSON object" : perr);
+			cJSON_Delete(item);
 			goto fail;
 		}
-		type = mc_json_str(item, "type");
 		if (lineno == 1) {
+			type = mc_json_str(item, "type");
 			if (type == NULL || strcmp(type, "session") != 0) {
 				snprintf(err, errsz, "%s:1: not a session header", name);
+				cJSON_Delete(item);
 				goto fail;
 			}
 			s->header = item;
-			line = nl + 1;
-			continue;
+			hdr = (long)(nl + 1 - data);
+		} else {
+			s->items++;
+			if ((key = remember_call(s, item)) != NULL) {
+				if (n == cap) {
+					cap = cap ? 2 * cap : 64;
+					if ((calls = reallocarray(calls, cap, sizeof *calls)) == NULL)
+						mc_oom();
+				}
+				calls[n++] = key;
+			}
+			remember_output(s, item);
 		}
-		s->items++;
-		mc_buf_add(&s->lines, line, (size_t)(nl - line) + 1);
-		cid = mc_json_str(item, "call_id");
-		remember_call(s, item);
-		if (type != NULL && cid != NULL && strcmp(type, "function_call") == 0) {
-			char **p = reallocarray(ids, n + 1, sizeof *p);
-
-			if (p == NULL)
-				mc_oom();
-			p[n] = mc_strdup(cid);
-			ids = p;
-			n++;
-		} else if (type != NULL && cid != NULL &&
-		    strcmp(type, "function_call_output") == 0 &&
-		    (k = find_id(ids, n, cid)) >= 0) {
-			free(ids[k]);
-			ids[k] = NULL;
-		}
-		cJSON_Delete(item);
+		if (each != NULL)
+			each(item, arg);
+		if (lineno > 1)
+			cJSON_Delete(item);
 		line = nl + 1;
 	}
 	if (s->header == NULL) {
 		snprintf(err, errsz, "%s: empty session file", name);
-		goto fail0;
+		goto fail;
 	}
-	*open_ids = ids;
-	*nopen = n;
-	return 0;
+	for (i = k = 0; i < n; i++)
+		if (!mc_strset_find(&s->calls, calls[i])->val)
+			calls[k++] = calls[i];
+	*open = calls;
+	*nopen = k;
+	return hdr;
 fail:
-	cJSON_Delete(item);
-fail0:
-	for (k = 0; (size_t)k < n; k++)
-		free(ids[k]);
-	free(ids);
+	free(calls);
 	return -1;
+}
+
+/* The items of text (len bytes, after a header line of hdr bytes) become
+ * s->lines in place: the one copy of the file that is kept. */
+static void
+take_lines(struct mc_session *s, char *text, size_t len, size_t hdr)
+{
+	memmove(text, text + hdr, len - hdr);
+	text[len - hdr] = '\0';
+	mc_buf_free(&s->lines);
+	s->lines.data = text;
+	s->lines.len = len - hdr;
+	s->lines.cap = len - hdr + 1;
 }
 
 /*
@@ -413,11 +396,13 @@ mc_session_create_items(struct mc_session *s, const char *home, const char *cwd,
     char *err, size_t errsz)
 {
 	struct mc_buf b = {0};
-	char *dir = NULL, *text, **open_ids = NULL;
-	size_t nopen = 0, i, n;
+	char *dir = NULL, *text;
+	const char **open_ids = NULL;
+	size_t nopen = 0, n;
 	time_t now = time(NULL);
 	struct tm tm;
 	int fd, ret = -1;
+	long hdr;
 	cJSON *h;
 
 	memset(s, 0, sizeof *s);
@@ -438,18 +423,18 @@ mc_session_create_items(struct mc_session *s, const char *home, const char *cwd,
 	if (len > 0 && items[len - 1] != '\n')
 		mc_buf_addc(&b, '\n');
 	/* The items become the session's, checked as a resumed file's are. */
-	if (scan(s, s->path ? s->path : "the compacted session", b.data, b.len, &open_ids,
-	    &nopen, err, errsz) == -1)
+	if ((hdr = scan(s, s->path ? s->path : "the compacted session", b.data, b.len, NULL,
+	    NULL, &open_ids, &nopen, err, errsz)) == -1)
 		goto out;
 	s->bytes = b.len;
-	if (home == NULL) {
-		ret = 0;
-		goto out;
+	if (home != NULL) {
+		if ((fd = replace_whole(dir, s->path, &b, err, errsz)) == -1)
+			goto out;
+		close(s->fd);
+		s->fd = fd;
 	}
-	if ((fd = replace_whole(dir, s->path, &b, err, errsz)) == -1)
-		goto out;
-	close(s->fd);
-	s->fd = fd;
+	take_lines(s, b.data, b.len, (size_t)hdr);
+	b = (struct mc_buf){0};
 	ret = 0;
 out:
 	if (ret == -1) {
@@ -457,8 +442,6 @@ out:
 			unlink(s->path);
 		mc_session_close(s);
 	}
-	for (i = 0; i < nopen; i++)
-		free(open_ids[i]);
 	free(open_ids);
 	free(dir);
 	mc_buf_free(&b);
@@ -485,15 +468,16 @@ locate(struct mc_session *s, const char *home, const char *id, char *err, size_t
 	return 0;
 }
 
-/* Open (writable: for appending, locked, mended on disk) or read session id. */
-static int
-load(struct mc_session *s, const char *home, const char *id, int writable,
-    char *err, size_t errsz)
+int
+mc_session_load(struct mc_session *s, const char *home, const char *id, int writable,
+    void (*each)(const cJSON *, void *), void *arg, char *err, size_t errsz)
 {
-	char **ids = NULL, *end;
+	const char **ids = NULL;
 	size_t nids = 0, i, keep;
 	struct mc_read r;
 	int ret = -1;
+	char *end;
+	long hdr;
 	cJSON *out;
 
 	if (locate(s, home, id, err, errsz) == -1)
@@ -527,25 +511,23 @@ load(struct mc_session *s, const char *home, const char *id, int writable,
 		snprintf(err, errsz, "%s: not valid UTF-8 text", s->path);
 		goto out;
 	}
-	if (scan(s, s->path, r.data, keep, &ids, &nids, err, errsz) == -1)
+	if ((hdr = scan(s, s->path, r.data, keep, each, arg, &ids, &nids, err, errsz)) == -1)
 		goto out;
 	if (writable && s->dropped && ftruncate(s->fd, (off_t)keep) == -1) {
 		snprintf(err, errsz, "%s: %s", s->path, strerror(errno));
 		goto out;
 	}
 	s->bytes = keep;
+	take_lines(s, r.data, keep, (size_t)hdr);
+	r.data = NULL;
 	ret = 0;
 	for (i = 0; i < nids && ret == 0; i++) {
-		if (ids[i] == NULL)
-			continue;
 		out = mc_item_output(ids[i], interrupted);
 		ret = mc_session_append(s, out, err, errsz);
 		cJSON_Delete(out);
 		s->repaired++;
 	}
 out:
-	for (i = 0; i < nids; i++)
-		free(ids[i]);
 	free(ids);
 	free(r.data);
 	if (ret == -1)
@@ -557,14 +539,14 @@ int
 mc_session_open(struct mc_session *s, const char *home, const char *id,
     char *err, size_t errsz)
 {
-	return load(s, home, id, 1, err, errsz);
+	return mc_session_load(s, home, id, 1, NULL, NULL, err, errsz);
 }
 
 int
 mc_session_read(struct mc_session *s, const char *home, const char *id,
     char *err, size_t errsz)
 {
-	return load(s, home, id, 0, err, errsz);
+	return mc_session_load(s, home, id, 0, NULL, NULL, err, errsz);
 }
 
 /* The header of the session file name in dirfd, or NULL. */
@@ -662,9 +644,7 @@ mc_session_close(struct mc_session *s)
 	free(s->id);
 	free(s->path);
 	cJSON_Delete(s->header);
-	for (size_t i = 0; i < s->calls_cap; i++)
-		free(s->calls[i]);
-	free(s->calls);
+	mc_strset_free(&s->calls);
 	mc_buf_free(&s->lines);
 	memset(s, 0, sizeof *s);
 	s->fd = -1;

@@ -7,6 +7,7 @@
 #include <cJSON.h>
 
 #include "buf.h"
+#include "strset.h"
 
 #define MC_SESSION_MAX (256u << 20)	/* largest session file resumed */
 
@@ -28,9 +29,9 @@ struct mc_session {
 	size_t dropped;		/* bytes of a torn last line removed on open */
 	size_t repaired;	/* interrupted calls given an output on open */
 	/* call_ids of the function_calls, a hash set (linear time for the
-	 * thousands of calls one answer may hold) */
-	char **calls;
-	size_t ncalls, calls_cap;
+	 * thousands of calls one answer may hold); each value says whether
+	 * the call has its output yet */
+	struct mc_strset calls;
 };
 
 /* True when id is a session id (letters, digits, '-', '_', at most 64). */
@@ -82,6 +83,14 @@ int mc_session_open(struct mc_session *s, const char *home, const char *id,
  * torn line or an interrupted call is mended in s->lines only. */
 int mc_session_read(struct mc_session *s, const char *home, const char *id,
     char *err, size_t errsz);
+
+/* Either of the two (writable: mc_session_open), calling each(line, arg)
+ * with every line of the file as it is parsed, the header first (each
+ * may be NULL): the one reading of the file, for a caller that wants
+ * more of it than the items. The session holds the file once in memory,
+ * as s->lines. */
+int mc_session_load(struct mc_session *s, const char *home, const char *id, int writable,
+    void (*each)(const cJSON *line, void *arg), void *arg, char *err, size_t errsz);
 
 /* The id of the most recently written session whose cwd is cwd (compared
  * as mc_session_cwd gives it), a subagent's (with "parent") left out: 0 and

@@ -12,6 +12,7 @@
 #include "clip.h"
 #include "diag.h"
 #include "json.h"
+#include "strset.h"
 #include "sse-int.h"
 #include "utf8.h"
 
@@ -303,16 +304,6 @@ mc_ans_content(struct mc_stream *s, const cJSON *c)
 
 /* ---- calls ---- */
 
-static size_t
-hash(const char *k)
-{
-	uint64_t h = 14695981039346656037u;	/* FNV-1a */
-
-	while (*k)
-		h = (h ^ (unsigned char)*k++) * 1099511628211u;
-	return (size_t)h;
-}
-
 static const char *
 tab_field(const struct mc_stream *s, const struct calltab *t, size_t i)
 {
@@ -335,7 +326,7 @@ tab_put(struct mc_stream *s, struct calltab *t, size_t i)
 				tab_put(s, t, k);
 	}
 	m = t->size - 1;
-	for (j = hash(tab_field(s, t, i)) & m; t->slot[j] != 0; j = (j + 1) & m)
+	for (j = mc_strhash(tab_field(s, t, i)) & m; t->slot[j] != 0; j = (j + 1) & m)
 		;
 	t->slot[j] = i + 1;
 	t->used++;
@@ -350,7 +341,7 @@ tab_get(struct mc_stream *s, struct calltab *t, const char *k)
 	if (t->size == 0 || k == NULL)
 		return NULL;
 	m = t->size - 1;
-	for (j = hash(k) & m; t->slot[j] != 0; j = (j + 1) & m)
+	for (j = mc_strhash(k) & m; t->slot[j] != 0; j = (j + 1) & m)
 		if ((f = tab_field(s, t, t->slot[j] - 1)) != NULL && strcmp(f, k) == 0)
 			return &s->calls[t->slot[j] - 1];
 	return NULL;

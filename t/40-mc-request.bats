@@ -251,6 +251,22 @@ O2='{"type":"function_call_output","call_id":"c2","output":"int b;"}'
 	check '[{"name":"a"},{"name":"a"}]' '[1].name: tool "a" is defined twice'
 }
 
+@test "a list of 5,000 tools keeps its order; a name defined twice is found however far apart" {
+	jq -nc '[range(5000) | {name: "t\(.)", description: "d"}]' > "$T/t.json"
+	run --separate-stderr mc-request -p ollama -m m --tools "$T/t.json" --body "Hi?" < "$T/empty"
+	assert_success
+	assert_equal "$(jqo -c '[.tools[].function.name] == [range(5000) | "t\(.)"]')" true
+	jq -c '. + [{name: "t1"}]' "$T/t.json" > "$T/twice.json"
+	run --separate-stderr mc-request -p ollama -m m --tools "$T/twice.json" --body "Hi?" < "$T/empty"
+	assert_failure 1
+	assert_equal "$stderr" "mc-request: $T/twice.json: [5000].name: tool \"t1\" is defined twice"
+	# A disabled tool is out of the request before the check, as it was.
+	settings '{"tools":{"disabled":["t1"]}}'
+	run --separate-stderr mc-request -p ollama -m m --tools "$T/twice.json" --body "Hi?" < "$T/empty"
+	assert_success
+	assert_equal "$(jqo '.tools | length')" 4999
+}
+
 # --- providers -----------------------------------------------------------
 
 @test "each built-in provider: URL, API and key variable, with no settings file" {

@@ -821,6 +821,16 @@ print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)' "$BATS_TEST_TMPDI
 	assert_equal "$output" "I cannot help."
 }
 
+@test "--events writes a delta's every kind of character as the JSON writer does" {
+	serve '{"events":[{"choices":[{"index":0,"delta":{"content":"q\" b\\ n\n t\t r\r c\u0001\u001f d\u007f é 😀 </>"}}]},{"choices":[{"index":0,"delta":{"refusal":"no\u0008\u000c"}}]},{"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}],"done":true}'
+	envelope chat
+	send --events
+	assert_success
+	assert_equal "$output" '{"type":"text","delta":"q\" b\\ n\n t\t r\r c\u0001\u001f d'$'\x7f'' é 😀 </>"}
+{"type":"refusal","delta":"no\b\f"}
+{"type":"done","finish_reason":"refusal"}'
+}
+
 @test "a tool call without an id gets a generated call_ id" {
 	serve '{"events":[{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"type":"function","function":{"name":"read","arguments":"{}"}}]}}]},{"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}],"done":true}' \
 	    '{"events":[["response.output_item.done",{"type":"response.output_item.done","output_index":0,"item":{"type":"function_call","name":"read","arguments":"{}","call_id":""}}],["response.completed",{"type":"response.completed","response":{"status":"completed","output":[]}}]]}'

@@ -54,7 +54,7 @@ entry() {
 
 # entries: how many files the cache directory holds
 entries() {
-	find "$MC_HOME/cache" -type f 2>/dev/null | wc -l
+	find "$MC_HOME/cache" -type f ! -name .size 2>/dev/null | wc -l
 }
 
 @test "two identical sends make one request; text, --events and --items replay the live bytes" {
@@ -299,6 +299,52 @@ entries() {
 	assert_equal "$stderr" "mc-send: warning: cache: the answer's $size bytes are over cache.max_bytes (10); it is not kept"
 	[ ! -e "$(entry)" ]
 	assert_equal "$(entries)" 5
+}
+
+@test "the index .size: the entries' total, rebuilt when missing or not whole, right after puts at once" {
+	fake_start "$(texts a1 a2 a3 a4 a5 a6 a7 a8 a9 a10 'a longer answer in place of a5')"
+	use_fake
+	ix=$MC_HOME/cache/.size
+	total() {
+		find "$MC_HOME/cache" -type f ! -name .size -printf '%s\n' | awk '{ s += $1 } END { printf "%020d\n", s }'
+	}
+	envelope q1
+	send --cache
+	assert_success
+	assert_equal "$(cat "$ix")" "$(total)"
+	assert_equal "$(stat -c %a "$ix")" 600
+	# missing, not in its form, or past the bound: the directory is read
+	rm "$ix"
+	envelope q2
+	send --cache
+	assert_equal "$(cat "$ix")" "$(total)"
+	printf 'junk\n' > "$ix"
+	envelope q3
+	send --cache
+	assert_equal "$(cat "$ix")" "$(total)"
+	printf '%020d\n' 99999999999 > "$ix"
+	envelope q4
+	send --cache
+	assert_equal "$(cat "$ix")" "$(total)"
+	assert_equal "$(entries)" 4
+	# six writers at once: each waits for the lock, no size is lost
+	for q in 5 6 7 8 9 10; do
+		mc-request -p fake -m fake-model "q$q" < "$T/sys" > "$T/env$q.json"
+	done
+	pids=()
+	for q in 5 6 7 8 9 10; do
+		mc-send --cache < "$T/env$q.json" > /dev/null &
+		pids+=($!)
+	done
+	wait "${pids[@]}"
+	assert_equal "$(entries)" 10
+	assert_equal "$(cat "$ix")" "$(total)"
+	assert_equal "$(fake_count)" 10
+	# an entry replaced counts once, at its new size
+	run --separate-stderr mc-send --refresh < "$T/env5.json"
+	assert_success
+	assert_equal "$(entries)" 10
+	assert_equal "$(cat "$ix")" "$(total)"
 }
 
 @test "MC_CACHE=1 and cache.enabled turn it on; MC_CACHE=0 turns the setting off; a bad MC_CACHE is exit 1" {

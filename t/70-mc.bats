@@ -756,3 +756,36 @@ chunk() {
 	# the message waits in the session for a run with the key
 	assert_equal "$(jq -r 'select(.role == "user") | .content' "$(session_files)")" hi
 }
+
+@test "-c of a session of 30,000 tool calls: every item in order, the interrupted one answered" {
+	mkdir -p "$MC_HOME/sessions"
+	# Call ids alike but for their ends, and outputs that come late and
+	# out of order: what a hash of call ids must get right as a scan did.
+	python3 - "$(pwd -P)" > "$MC_HOME/sessions/s1.jsonl" <<'PY'
+import json, sys
+w = lambda o: print(json.dumps(o, separators=(",", ":")))
+w({"type": "session", "id": "s1", "created": "x", "cwd": sys.argv[1], "provider": "openai", "model": "m"})
+for t in range(100):
+    w({"type": "message", "role": "user", "content": "turn %d" % t})
+    ids = ["call_%06d" % (t * 300 + c) for c in range(300)]
+    for i in ids:
+        w({"type": "function_call", "call_id": i, "name": "read", "arguments": "{}"})
+    for i in reversed(ids):
+        w({"type": "function_call_output", "call_id": i, "output": "out " + i})
+    w({"type": "usage", "input_tokens": 1, "output_tokens": 1})
+w({"type": "function_call", "call_id": "call_cut", "name": "bash", "arguments": "{}"})
+PY
+	cp "$MC_HOME/sessions/s1.jsonl" before
+	MC_MODEL=m run --separate-stderr mc -c --dry-run next </dev/null
+	assert_success
+	cmp before "$MC_HOME/sessions/s1.jsonl"
+	printf '%s' "$output" | jq -c '.body.input[]' > got
+	{
+		tail -n +2 before | grep -v '"usage"'
+		printf '{"type":"function_call_output","call_id":"call_cut","output":"%s"}\n' \
+			'error: this call was interrupted before it finished (the session ended); it may or may not have taken effect'
+		printf '{"type":"message","role":"user","content":"next"}\n'
+	} > want
+	assert_equal "$(wc -l < got)" 60103
+	cmp want got
+}

@@ -245,6 +245,20 @@ teardown() {
 	assert_equal "$out" odd
 }
 
+@test "names: thousands of tools keep their order; each name taken is left out, the first kept" {
+	# a.b's tools all become a_b__NAME, as a_b's do: only "extra" is new.
+	servers "$(fake a_b --many 3000)" "$(fake a.b --tool extra --many 2)"
+	run --separate-stderr mc-mcp list
+	assert_success
+	assert_equal "$(jqo -c '[.[].name] == ([.[0:9][].name] + [range(3000) | "a_b__t\(.)"] + ["a_b__extra"])')" true
+	assert_equal "$(jqo -c '.[0:9] | map(.name) | .[0:2]')" '["a_b__echo","a_b__count"]'
+	assert_equal "$(printf '%s\n' "$stderr" | wc -l)" 11
+	assert_equal "$(printf '%s\n' "$stderr" | tail -1)" 'mc-mcp: warning: server "a.b": tool "t1" is left out: its name a_b__t1 is taken by tool "t1" of server "a_b"'
+	mcall a_b__t2999 '{"text":"far"}'
+	assert_success
+	assert_equal "$out" far
+}
+
 # --- call ---
 
 @test "call: one function_call_output with the text of the result; only that server runs" {

@@ -80,6 +80,15 @@ use_fake_mcp() {
 	[[ ,$(jqo '[.body.tools[].function.name] | join(",")'), == *,srv__echo,*srv__count,* ]]
 }
 
+@test "a dry run with 3,000 MCP tools: mc-tool's first, then the server's in its order" {
+	use_fake_mcp false --many 3000
+	run --separate-stderr mc --dry-run -p ollama -m m 'hi' </dev/null
+	assert_success
+	mine=$(mc-tool list | jq -c '[.[].name]')
+	assert_equal "$(jqo -c --argjson mine "$mine" '[.body.tools[].function.name][0:($mine | length)] == $mine')" true
+	assert_equal "$(jqo -c --argjson mine "$mine" '[.body.tools[].function.name][($mine | length) + 9:] | .[0:3000] == [range(3000) | "srv__t\(.)"]')" true
+}
+
 # servers JSON: settings for the fake provider and the MCP servers of
 # JSON ({NAME: APPROVE, ...}), each a t/fake-mcp.py
 use_fake_servers() {

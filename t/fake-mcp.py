@@ -5,6 +5,7 @@ usage: fake-mcp.py [option...]
 
   --pages N        give tools/list in N pages, following nextCursor (1)
   --tool NAME      one more tool, called NAME, that echoes like echo (repeatable)
+  --many N         N more tools like --tool, called t0 ... t(N-1), after those
   --crash N        write a line to stderr and exit with status N at once
   --hang           read everything, answer nothing
   --junk           write a line that is not JSON instead of answering initialize
@@ -44,6 +45,7 @@ import time
 p = argparse.ArgumentParser()
 p.add_argument("--pages", type=int, default=1)
 p.add_argument("--tool", action="append", default=[])
+p.add_argument("--many", type=int, default=0)
 p.add_argument("--crash", type=int)
 p.add_argument("--hang", action="store_true")
 p.add_argument("--junk", action="store_true")
@@ -59,6 +61,7 @@ p.add_argument("--child", action="store_true")
 p.add_argument("--stubborn", action="store_true")
 p.add_argument("--log")
 opt = p.parse_args()
+opt.tool += ["t%d" % i for i in range(opt.many)]
 
 if opt.env_log:
     with open("/proc/%d/environ" % os.getppid(), "rb") as f:

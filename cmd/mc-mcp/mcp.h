@@ -10,6 +10,7 @@
 
 #include "buf.h"
 #include "settings.h"
+#include "strset.h"
 
 #define MCP_PROTOCOL "2025-06-18"
 #define MCP_TIMEOUT 60		/* seconds a server has for each request, by default */
@@ -71,6 +72,7 @@ struct mcp {
 	cJSON *list;		/* the tools as mc-tool list writes them */
 	struct toolref *refs;	/* one per element of list */
 	size_t nrefs;
+	struct mc_strset names;	/* the refs' names, each to its index */
 };
 
 /* The signals that reached us since they were last looked at; the

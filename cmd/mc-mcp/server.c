@@ -495,5 +495,6 @@ mcp_free(struct mcp *m)
 	}
 	free(m->sv);
 	free(m->refs);
+	mc_strset_free(&m->names);
 	cJSON_Delete(m->list);
 }

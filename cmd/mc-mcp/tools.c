@@ -50,14 +50,11 @@ mcp_names_server(const char *name, const char *server)
 }
 
 static const struct toolref *
-find(const struct toolref *refs, size_t n, const char *name)
+find(const struct mcp *m, const char *name)
 {
-	size_t i;
+	const struct mc_strset_slot *p = mc_strset_find(&m->names, name);
 
-	for (i = 0; i < n; i++)
-		if (strcmp(refs[i].name, name) == 0)
-			return &refs[i];
-	return NULL;
+	return p != NULL ? &m->refs[p->val] : NULL;
 }
 
 static cJSON *
@@ -94,6 +91,7 @@ mcp_build_list(struct mcp *m)
 	cJSON_Delete(m->list);
 	m->list = mc_json_new_arr();
 	m->nrefs = 0;
+	mc_strset_free(&m->names);
 	for (i = 0; i < m->n; i++) {
 		sv = &m->sv[i];
 		if (!sv->ok)
@@ -119,7 +117,7 @@ mcp_build_list(struct mcp *m)
 			}
 			r = &m->refs[m->nrefs];
 			mcp_tool_name(r->name, sv->name, tname);
-			if ((taken = find(m->refs, m->nrefs, r->name)) != NULL) {
+			if ((taken = find(m, r->name)) != NULL) {
 				mc_warn("server \"%s\": tool \"%s\" is left out: its name %s is taken by "
 				    "tool \"%s\" of server \"%s\"", sv->name, tname, r->name, taken->tool,
 				    taken->sv->name);
@@ -127,7 +125,7 @@ mcp_build_list(struct mcp *m)
 			}
 			r->sv = sv;
 			r->tool = tname;
-			m->nrefs++;
+			mc_strset_add(&m->names, r->name, m->nrefs++, NULL);
 			mc_json_push(m->list, definition(r->name, t));
 		}
 	}
@@ -136,7 +134,7 @@ mcp_build_list(struct mcp *m)
 const struct toolref *
 mcp_find_tool(const struct mcp *m, const char *name)
 {
-	return find(m->refs, m->nrefs, name);
+	return find(m, name);
 }
 
 /* Bytes that base64 text of n characters stands for. */

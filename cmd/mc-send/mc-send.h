@@ -9,6 +9,7 @@
 #include <cJSON.h>
 
 #include "buf.h"
+#include "json.h"
 #include "cache.h"
 #include "http.h"
 #include "settings.h"
@@ -71,6 +72,7 @@ struct out {
 	int want_items;
 	int recording;		/* the events are kept in record, for the cache */
 	struct mc_buf record;	/* as --events writes them */
+	struct mc_jw line;	/* the event being written */
 	int wrote;		/* any byte of this answer written to stdout */
 	int last_nl;		/* the text written so far ends in a newline */
 	int done;

@@ -34,6 +34,7 @@ out_free(struct out *o)
 	cJSON_Delete(o->calls);
 	o->calls = NULL;
 	mc_buf_free(&o->record);
+	mc_buf_free(&o->line.b);
 	mc_buf_free(&o->text);
 	mc_buf_free(&o->refusal);
 }
@@ -128,22 +129,6 @@ out_check(struct sender *sd)
 	return 0;
 }
 
-/* Written, not flushed: stdout is flushed once per piece of the body. */
-static int
-put_json(struct out *o, cJSON *ev)
-{
-	int r;
-
-	errno = 0;
-	r = mc_json_write(stdout, ev, 0);
-	cJSON_Delete(ev);
-	if (o != NULL)
-		o->wrote = 1;
-	if (r == -1 || ferror(stdout))
-		return o != NULL ? out_fail(o->sd) : -1;
-	return 0;
-}
-
 /* The event as --events writes it, and as the cache keeps it. */
 static cJSON *
 event_json(const struct mc_event *ev)
@@ -234,29 +219,56 @@ event_read(const cJSON *j, struct mc_event *ev, char *err, size_t errsz)
 }
 
 /*
+ * The event's line in o->line, byte for byte as mc_json_write writes
+ * event_json(ev). A piece of text, the most frequent event by far, is
+ * written straight from its string, with no object built, printed and
+ * freed for each delta.
+ */
+static void
+event_line(struct out *o, const struct mc_event *ev)
+{
+	static const char text[] = "{\"type\":\"text\",\"delta\":",
+	    refusal[] = "{\"type\":\"refusal\",\"delta\":";
+	size_t n;
+	cJSON *j;
+	char *s;
+
+	o->line.b.len = 0;
+	if (ev->type == MC_EVENT_TEXT || ev->type == MC_EVENT_REFUSAL) {
+		if (ev->type == MC_EVENT_TEXT)
+			mc_jw_raw(&o->line, text, sizeof text - 1);
+		else
+			mc_jw_raw(&o->line, refusal, sizeof refusal - 1);
+		mc_jw_str(&o->line, ev->text);
+		mc_jw_raw(&o->line, "}\n", 2);
+		return;
+	}
+	j = event_json(ev);
+	s = mc_json_compact(j, &n);
+	cJSON_Delete(j);
+	mc_jw_raw(&o->line, s, n);
+	mc_jw_raw(&o->line, "\n", 1);
+	free(s);
+}
+
+/*
  * The event out: on stdout in --events, and into the record when the
- * answer is being kept; the same bytes in both.
+ * answer is being kept; the same bytes in both. Written, not flushed:
+ * stdout is flushed once per piece of the body (exchange.c).
  */
 static int
 emit(struct out *o, const struct mc_event *ev)
 {
-	size_t n, at = o->record.len;
-	cJSON *j;
-	char *s;
-
-	if (!o->recording)
-		return o->sd->mode == EVENTS ? put_json(o, event_json(ev)) : 0;
-	j = event_json(ev);
-	s = mc_json_compact(j, &n);
-	cJSON_Delete(j);
-	mc_buf_add(&o->record, s, n);
-	mc_buf_addc(&o->record, '\n');
-	free(s);
+	if (!o->recording && o->sd->mode != EVENTS)
+		return 0;
+	event_line(o, ev);
+	if (o->recording)
+		mc_buf_add(&o->record, o->line.b.data, o->line.b.len);
 	if (o->sd->mode != EVENTS)
 		return 0;
 	o->wrote = 1;
 	errno = 0;
-	if (fwrite(o->record.data + at, 1, n + 1, stdout) != n + 1)
+	if (fwrite(o->line.b.data, 1, o->line.b.len, stdout) != o->line.b.len)
 		return out_fail(o->sd);
 	return 0;
 }
@@ -314,6 +326,7 @@ void
 put_error(struct sender *sd, const char *msg, const char *code, int status)
 {
 	cJSON *j;
+	int r;
 
 	if (sd->mode != EVENTS || sd->broken)
 		return;
@@ -325,7 +338,9 @@ put_error(struct sender *sd, const char *msg, const char *code, int status)
 		mc_json_add_str(j, "code", code);
 	mc_json_add_str(j, "message", msg);
 	errno = 0;
-	if (put_json(NULL, j) == -1)
+	r = mc_json_write(stdout, j, 0);
+	cJSON_Delete(j);
+	if (r == -1 || ferror(stdout))
 		out_fail(sd);
 	else
 		out_check(sd);

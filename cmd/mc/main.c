@@ -262,7 +262,7 @@ cleanup(struct driver *d)
 	send_stop(d, 0);
 	mcp_stop(d);
 	hooks_free(d);
-	cJSON_Delete(d->mcp.names);
+	mcp_forget(d);
 	mc_buf_free(&d->send.out.buf);
 	session_forget(d);
 	mc_buf_free(&d->s.prompt);

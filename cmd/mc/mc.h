@@ -46,6 +46,7 @@
 #include "pipeline.h"
 #include "session.h"
 #include "settings.h"
+#include "strset.h"
 
 #define STDIN_CAP (1u << 20)		/* piped input joined to a one-shot prompt */
 #define PROMPT_CAP (8u << 20)		/* the assembled system prompt */
@@ -140,7 +141,10 @@ struct mcp {
 	pid_t pid;		/* 0: not running */
 	int wr;			/* its stdin: calls */
 	struct mc_lines out;	/* its stdout: the tool list, then outputs */
-	cJSON *names;		/* its tools' names (keys), each to its server's */
+	int listed;		/* its tools are in the session's list */
+	struct mc_strset names;	/* its tools' names, each to its server's
+				 * index in servers */
+	char **servers;		/* the server of each tool, or NULL */
 	size_t at;		/* where its tools begin in the session's list */
 };
 
@@ -213,6 +217,7 @@ int mcp_guarded(const struct driver *d, const char *name);
 cJSON *mcp_call(struct driver *d, const cJSON *call);
 void mcp_stop(struct driver *d);
 int mcp_restart(struct driver *d);
+void mcp_forget(struct driver *d);
 
 /* turn.c: how a turn ended (the done event's reason) */
 enum outcome { OUT_STOP, OUT_MAX_STEPS, OUT_LENGTH, OUT_REFUSAL, OUT_ERROR, OUT_CANCELLED };

@@ -93,13 +93,49 @@ next(struct driver *d)
 	return j;
 }
 
+/* The names of its tools forgotten. */
+void
+mcp_forget(struct driver *d)
+{
+	size_t i;
+
+	for (i = 0; i < d->mcp.names.n; i++)
+		free(d->mcp.servers[i]);
+	free(d->mcp.servers);
+	d->mcp.servers = NULL;
+	mc_strset_free(&d->mcp.names);
+}
+
+/* Note tool t's name and its server (detached from t: the model is not
+ * told it), for approval. */
+static void
+tool_noted(struct driver *d, cJSON *t)
+{
+	cJSON *server = cJSON_DetachItemFromObjectCaseSensitive(t, "server");
+	const char *name = mc_json_str(t, "name");
+	size_t k = d->mcp.names.n;
+	int added;
+
+	if (name != NULL) {
+		mc_strset_add(&d->mcp.names, name, k, &added);
+		if (added) {
+			if ((d->mcp.servers = reallocarray(d->mcp.servers, k + 1,
+			    sizeof *d->mcp.servers)) == NULL)
+				mc_oom();
+			d->mcp.servers[k] = cJSON_IsString(server) ?
+			    mc_strdup(server->valuestring) : NULL;
+		}
+	}
+	cJSON_Delete(server);
+}
+
 /* The servers' tools, after mc-tool's in the session's list (where those
  * of an earlier start were). */
 int
 mcp_tools(struct driver *d)
 {
-	cJSON *mine, *all, *t, *e, *server;
-	size_t at;
+	cJSON *mine, *all, *out, *t;
+	size_t i;
 
 	if (d->mcp.pid <= 0)
 		return 0;
@@ -115,34 +151,31 @@ mcp_tools(struct driver *d)
 		cJSON_Delete(mine);
 		return -1;
 	}
-	if (d->mcp.names == NULL)
+	if (!d->mcp.listed)
 		d->mcp.at = (size_t)cJSON_GetArraySize(all);
-	cJSON_Delete(d->mcp.names);
-	d->mcp.names = mc_json_new_obj();
-	at = d->mcp.at;
+	d->mcp.listed = 1;
+	mcp_forget(d);
+	/* A new list in order, each tool moved off the front of the old
+	 * ones: inserting at an index would walk the list for every tool. */
+	out = mc_json_new_arr();
+	for (i = 0; i < d->mcp.at && (t = cJSON_DetachItemFromArray(all, 0)) != NULL; i++)
+		mc_json_push(out, t);
 	while ((t = cJSON_DetachItemFromArray(mine, 0)) != NULL) {
-		/* Its server, for approval; the model is not told. */
-		server = cJSON_DetachItemFromObjectCaseSensitive(t, "server");
-		if (!cJSON_IsString(server)) {
-			cJSON_Delete(server);
-			server = cJSON_CreateNull();
-		}
-		if ((e = cJSON_GetObjectItemCaseSensitive(t, "name")) != NULL && cJSON_IsString(e))
-			mc_json_add(d->mcp.names, e->valuestring, server);
-		else
-			cJSON_Delete(server);
-		if (!cJSON_InsertItemInArray(all, (int)at++, t))
-			mc_oom();
+		tool_noted(d, t);
+		mc_json_push(out, t);
 	}
+	while ((t = cJSON_DetachItemFromArray(all, 0)) != NULL)
+		mc_json_push(out, t);
 	cJSON_Delete(mine);
-	tools_put(d, all);
+	cJSON_Delete(all);
+	tools_put(d, out);
 	return 0;
 }
 
 int
 mcp_has(const struct driver *d, const char *name)
 {
-	return cJSON_GetObjectItemCaseSensitive(d->mcp.names, name) != NULL;
+	return mc_strset_find(&d->mcp.names, name) != NULL;
 }
 
 /* An MCP tool is asked for like bash, unless its server (as mc-mcp
@@ -150,12 +183,13 @@ mcp_has(const struct driver *d, const char *name)
 int
 mcp_guarded(const struct driver *d, const char *name)
 {
-	const cJSON *server = cJSON_GetObjectItemCaseSensitive(d->mcp.names, name);
+	const struct mc_strset_slot *p = mc_strset_find(&d->mcp.names, name);
+	const char *server = p != NULL ? d->mcp.servers[p->val] : NULL;
 
-	if (!cJSON_IsString(server))
+	if (server == NULL)
 		return 1;
 	return !cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(mc_json_obj(
-	    mc_settings_get(&d->c.set, "mcp_servers"), server->valuestring), "approve"));
+	    mc_settings_get(&d->c.set, "mcp_servers"), server), "approve"));
 }
 
 /* One call through mc-mcp: its output item, or NULL. */
@@ -190,7 +224,7 @@ mcp_restart(struct driver *d)
 {
 	cJSON *all, *t, *next_t;
 
-	if (d->mcp.names == NULL)
+	if (!d->mcp.listed)
 		return 0;	/* none started this run */
 	if ((all = tools_get(d)) == NULL)
 		return -1;
@@ -200,8 +234,7 @@ mcp_restart(struct driver *d)
 			cJSON_Delete(cJSON_DetachItemViaPointer(all, t));
 	}
 	tools_put(d, all);
-	cJSON_Delete(d->mcp.names);
-	d->mcp.names = mc_json_new_obj();
+	mcp_forget(d);
 	mcp_stop(d);
 	if (mcp_start(d) == -1)
 		return -1;

@@ -222,46 +222,40 @@ num(const cJSON *o, const char *key)
 	return (long long)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(o, key));
 }
 
-/* What a resumed session already holds: its guides, so none is injected
- * twice (its user messages that are a <Context File=PATH> block, and
- * those a compacted session's header names: the summary stands for
- * them), the provider and model it names last, and the tokens of its
- * usage lines. */
+/* What a resumed session already holds, noted line by line as the file
+ * is read: its guides, so none is injected twice (its user messages that
+ * are a <Context File=PATH> block, and those a compacted session's header
+ * names: the summary stands for them), the provider and model it names
+ * last, and the tokens of its usage lines. */
 static void
-recall(struct driver *d)
+recall(const cJSON *item, void *arg)
 {
 	static const char tag[] = "<Context File=";
 	const char *content, *type, *role, *end;
-	char *line = d->s.file.lines.data, *nl, err[64];
-	char *stop = line + d->s.file.lines.len;
+	struct driver *d = arg;
 	const cJSON *g;
-	cJSON *item;
 
-	cJSON_ArrayForEach(g, cJSON_GetObjectItemCaseSensitive(d->s.file.header, "guides"))
-		if (cJSON_IsString(g) && !guide_known(d, g->valuestring))
-			guide_remember(d, g->valuestring, strlen(g->valuestring));
-	for (; line != NULL && line < stop; line = nl + 1) {
-		nl = memchr(line, '\n', (size_t)(stop - line));
-		if (nl == NULL)
-			nl = stop;
-		if ((item = mc_json_parse(line, (size_t)(nl - line), err, sizeof err)) == NULL)
-			continue;
-		type = mc_json_str(item, "type");
-		if (type && strcmp(type, "model") == 0)
-			recorded_set(d, item);
-		role = mc_json_str(item, "role");
-		content = mc_json_str(item, "content");
-		if (type && strcmp(type, "usage") == 0) {
-			d->s.used.input += num(item, "input_tokens");
-			d->s.used.output += num(item, "output_tokens");
-			d->s.used.cached += num(item, "cached_tokens");
-		} else if (type && role && content && strcmp(type, "message") == 0 &&
-		    strcmp(role, "user") == 0 && strncmp(content, tag, sizeof tag - 1) == 0 &&
-		    (end = strchr(content, '>')) != NULL)
-			guide_remember(d, content + sizeof tag - 1,
-			    (size_t)(end - content - (sizeof tag - 1)));
-		cJSON_Delete(item);
+	type = mc_json_str(item, "type");
+	if (type && strcmp(type, "session") == 0) {
+		recorded_set(d, item);
+		cJSON_ArrayForEach(g, cJSON_GetObjectItemCaseSensitive(item, "guides"))
+			if (cJSON_IsString(g) && !guide_known(d, g->valuestring))
+				guide_remember(d, g->valuestring, strlen(g->valuestring));
+		return;
 	}
+	if (type && strcmp(type, "model") == 0)
+		recorded_set(d, item);
+	role = mc_json_str(item, "role");
+	content = mc_json_str(item, "content");
+	if (type && strcmp(type, "usage") == 0) {
+		d->s.used.input += num(item, "input_tokens");
+		d->s.used.output += num(item, "output_tokens");
+		d->s.used.cached += num(item, "cached_tokens");
+	} else if (type && role && content && strcmp(type, "message") == 0 &&
+	    strcmp(role, "user") == 0 && strncmp(content, tag, sizeof tag - 1) == 0 &&
+	    (end = strchr(content, '>')) != NULL)
+		guide_remember(d, content + sizeof tag - 1,
+		    (size_t)(end - content - (sizeof tag - 1)));
 }
 
 /* Resume -c or --session ID (read only, for a dry run); returns 0, or -1
@@ -284,7 +278,7 @@ session_resume(struct driver *d)
 		}
 	} else
 		id = mc_strdup(d->c.session);
-	r = (d->c.dry ? mc_session_read : mc_session_open)(&d->s.file, d->c.set.home, id,
+	r = mc_session_load(&d->s.file, d->c.set.home, id, !d->c.dry, recall, d,
 	    err, sizeof err);
 	free(id);
 	if (r == -1) {
@@ -298,8 +292,6 @@ session_resume(struct driver *d)
 	if (d->s.file.repaired && !d->c.dry)
 		mc_warn("%s: %zu interrupted tool call(s) marked as such", d->s.file.path,
 		    d->s.file.repaired);
-	recorded_set(d, d->s.file.header);
-	recall(d);
 	return 0;
 }
 
