@@ -237,7 +237,8 @@ once(struct build *b, const char *prompt, int body_only, int pretty)
  * and lines of mc-request's own:
  *   {"type":"system","text":S}    the system prompt from now on
  *   {"type":"tools","tools":[…]}  the tool definitions from now on
- *   {"type":"reset"}              the items forgotten (a new session)
+ *   {"type":"reset","name":S}     the items forgotten (a new session);
+ *                                 the lines from here on are S's, from 1
  *   {"type":"request"}            write the envelope of what is there
  * Each request gets one line: the envelope, or {"type":"error","message"}
  * when an item was rejected (the first such line is named, and every
@@ -292,7 +293,8 @@ serve(struct build *b, int key)
 		} else if (strcmp(type, "reset") == 0) {
 			mc_wire_clear(b->w);
 			mc_items_check_free(b->chk);
-			b->chk = mc_items_check_new(b->items_name);
+			b->chk = mc_items_check_new(mc_json_str(doc, "name") ? mc_json_str(doc, "name") :
+			    b->items_name);
 			failed[0] = '\0';
 		} else {
 			out.len = 0;

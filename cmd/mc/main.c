@@ -260,6 +260,11 @@ cleanup(struct driver *d)
 		unlink(d->s.file.path);
 	sandbox_told(d);
 	send_stop(d, 0);
+	build_stop(d);
+	mc_buf_free(&d->build.out.buf);
+	mc_buf_free(&d->build.args);
+	mc_buf_free(&d->build.prompt);
+	mc_buf_free(&d->build.tools);
 	mcp_stop(d);
 	hooks_free(d);
 	mcp_forget(d);
@@ -293,8 +298,6 @@ fail_early(struct driver *d, char *session_id)
 static enum outcome
 one_shot(struct driver *d, const char *text)
 {
-	struct request first;
-
 	if (((d->c.cont || d->c.session) && session_resume(d) == -1) || session_resolve(d) == -1)
 		return OUT_ERROR;
 	if (d->c.json) {
@@ -304,9 +307,9 @@ one_shot(struct driver *d, const char *text)
 		ev_session(d);
 	}
 	mc_settings_warn(&d->c.set);	/* once for the run: the stages get -q */
-	if (stages_launch(d, &first) == -1)
+	if (stages_launch(d) == -1)
 		return interrupted ? OUT_CANCELLED : OUT_ERROR;
-	return turn(d, text, &first);
+	return turn(d, text);
 }
 
 int
@@ -533,7 +536,7 @@ main(int argc, char *argv[])
 		    session_resolve(&d) == -1)
 			status = MC_EXIT_FAIL;
 		if (status == MC_EXIT_OK)
-			status = stages_launch(&d, NULL) == -1 ? MC_EXIT_FAIL : interactive(&d);
+			status = stages_launch(&d) == -1 ? MC_EXIT_FAIL : interactive(&d);
 	} else if ((text = one_shot_text(argc, argv, &status)) != NULL) {
 		sigaction(SIGINT, &sa, NULL);
 		sigaction(SIGTERM, &sa, NULL);

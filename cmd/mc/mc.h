@@ -3,8 +3,10 @@
  *
  *   main.c     options, the one-shot message, what kind of run this is
  *   stages.c   the programs that build what the model sees: the prompt
- *              (mc-discover | mc-skills | mc-render), the tool list
- *              (mc-tool list) and each request (mc-request)
+ *              (mc-discover | mc-skills | mc-render) and the tool list
+ *              (mc-tool list), started together
+ *   request.c  the session-long mc-request --serve: the session's new
+ *              lines in, an envelope out per step
  *   send.c     the session-long mc-send --serve: envelopes in, events out,
  *              one connection to the provider for the whole session
  *   turn.c     a turn: the user's message, then send, answer, tool calls
@@ -110,6 +112,8 @@ struct ses {
 	struct usage used;	/* the session's, resumed lines included */
 	struct usage run;	/* this run's */
 	int made;		/* the file was made at the start of this run (--json) */
+	unsigned gen;		/* counts the session files taken up: a new one is
+				 * given to mc-request whole */
 	long long steps;	/* requests this run */
 	unsigned refused;	/* guarded tools whose one-shot refusal was said */
 	struct {		/* compact.c's */
@@ -127,6 +131,20 @@ struct term {
 	int out;		/* stdout is a terminal: model text is filtered */
 	int color;
 	int more;		/* reading a continuation line */
+};
+
+/* The session-long mc-request --serve, and what it has been given. */
+struct builder {
+	pid_t pid;		/* 0: not running */
+	int wr;			/* its stdin: the session's lines, and its own */
+	struct mc_lines out;	/* its stdout: one envelope per request */
+	struct mc_buf args;	/* the arguments it runs with, NUL-separated */
+	unsigned gen;		/* the session it has (ses.gen) */
+	size_t fed;		/* the bytes of the session's lines it has */
+	struct mc_buf prompt, tools;	/* the system prompt and tools it has */
+	int told;		/* prompt and tools given once */
+	int answered;		/* it has given an envelope since it started */
+	unsigned starts;	/* how often it was started this run */
 };
 
 /* The session-long mc-send. */
@@ -168,6 +186,7 @@ struct driver {
 	struct hooks *hooks;	/* the settings' hooks, compiled: hooks.c's own */
 	struct ses s;
 	struct term t;
+	struct builder build;
 	struct sender send;
 	struct mcp mcp;
 	struct sandbox sandbox;
@@ -180,28 +199,22 @@ struct driver {
 extern volatile sig_atomic_t interrupted, terminated;
 
 /* stages.c */
-struct request {
-	char *argv[24];
-	char items[24], tools[24];	/* /dev/fd/N */
-	struct mc_feed feedv[2];	/* the items, the tools */
-	struct mc_filter f;
-	struct mc_buf env;		/* the envelope */
-	int started;
-};
 int stage_ok(const char *name, int status);
 int told_args(const struct driver *d, char **argv);
 int stages_prompt(struct driver *d, int stats, int keep_going, int out_fd, struct mc_buf *out);
 cJSON *stages_context(struct driver *d);
-int stages_launch(struct driver *d, struct request *first);
-int request_start(struct driver *d, struct request *r, int tools);
-int request_finish(struct driver *d, struct request *r);
-void request_free(struct request *r);
+int stages_launch(struct driver *d);
 cJSON *stages_guides(char **paths, size_t n);
 void sandbox_ask(struct driver *d);
 void sandbox_told(struct driver *d);
 cJSON *tools_get(struct driver *d);
 void tools_put(struct driver *d, cJSON *all);
 int stages_stats(struct driver *d, const char *doc, struct mc_buf *out);
+
+/* request.c */
+int build_start(struct driver *d);
+int build_request(struct driver *d, const char **env, size_t *len);
+void build_stop(struct driver *d);
 
 /* send.c */
 int send_start(struct driver *d);
@@ -221,7 +234,7 @@ void mcp_forget(struct driver *d);
 
 /* turn.c: how a turn ended (the done event's reason) */
 enum outcome { OUT_STOP, OUT_MAX_STEPS, OUT_LENGTH, OUT_REFUSAL, OUT_ERROR, OUT_CANCELLED };
-enum outcome turn(struct driver *d, const char *text, struct request *first);
+enum outcome turn(struct driver *d, const char *text);
 int outcome_status(enum outcome o);
 
 /* hooks.c */

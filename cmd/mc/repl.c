@@ -415,7 +415,7 @@ interactive(struct driver *d)
 			tcsetattr(STDIN_FILENO, TCSANOW, &quiet);
 		}
 		/* "//..." sends a message that starts with one slash. */
-		r = outcome_status(turn(d, line[0] == '/' ? line + 1 : line, NULL));
+		r = outcome_status(turn(d, line[0] == '/' ? line + 1 : line));
 		if (d->t.tio_ok)
 			tcsetattr(STDIN_FILENO, TCSANOW, &d->t.tio);
 		if (r == MC_EXIT_INTR && !terminated)

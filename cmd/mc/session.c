@@ -303,6 +303,7 @@ session_forget(struct driver *d)
 	size_t i;
 
 	mc_session_close(&d->s.file);
+	d->s.gen++;
 	d->s.open = 0;
 	for (i = 0; i < d->s.nguides; i++)
 		free(d->s.guides[i]);
@@ -326,6 +327,7 @@ session_switch(struct driver *d, struct mc_session *to)
 {
 	mc_session_close(&d->s.file);
 	d->s.file = *to;
+	d->s.gen++;
 	memset(&d->s.cmp, 0, sizeof d->s.cmp);
 	recorded_set(d, d->s.file.header);
 }

@@ -245,98 +245,6 @@ stages_context(struct driver *d)
 
 
 /*
- * Start mc-request for the session's next request: the prompt on its
- * stdin, the items and the tools through pipes it reads as files. It
- * starts now; what it reads is set when request_finish writes it.
- */
-int
-request_start(struct driver *d, struct request *r, int tools)
-{
-	struct args a = {0};
-	char err[256];
-	size_t nf = 1;
-
-	memset(r, 0, sizeof *r);
-	r->f.feeds = r->feedv;
-	if (mc_feed_open(&r->feedv[0], err, sizeof err) == -1 ||
-	    (tools && mc_feed_open(&r->feedv[nf++], err, sizeof err) == -1)) {
-		mc_err("%s", err);
-		return -1;
-	}
-	r->f.nfeeds = nf;
-	snprintf(r->items, sizeof r->items, "/dev/fd/%d", r->feedv[0].fd);
-	if (nf > 1)
-		snprintf(r->tools, sizeof r->tools, "/dev/fd/%d", r->feedv[1].fd);
-	arg(&a, "mc-request");
-	arg(&a, "-q");	/* the driver has said what the settings lack */
-	a.n += told_args(d, a.v + a.n);
-	if (d->c.max_output) {
-		arg(&a, "--max-output-tokens");
-		arg(&a, d->c.max_output);
-	}
-	if (d->c.schema) {
-		arg(&a, "--schema");
-		arg(&a, d->c.schema);
-	}
-	arg(&a, "--items");
-	arg(&a, r->items);
-	if (nf > 1) {
-		arg(&a, "--tools");
-		arg(&a, r->tools);
-	}
-	memcpy(r->argv, a.v, sizeof a.v);
-	r->f.collect = &r->env;
-	r->f.cap = ENVELOPE_CAP;
-	r->f.stop = &interrupted;
-	if (mc_filter_start(r->argv, &r->f, err, sizeof err) == -1) {
-		mc_err("%s", err);
-		return -1;
-	}
-	r->started = 1;
-	return 0;
-}
-
-/* Feed mc-request and take its envelope into r->env. 0, or -1 after
- * saying why. */
-int
-request_finish(struct driver *d, struct request *r)
-{
-	int st;
-
-	r->f.in = d->s.prompt.data;
-	r->f.inlen = d->s.prompt.len;
-	r->feedv[0].p = d->s.file.lines.data;
-	r->feedv[0].n = d->s.file.lines.len;
-	if (r->f.nfeeds > 1) {
-		r->feedv[1].p = d->s.tools.data;
-		r->feedv[1].n = d->s.tools.len;
-	}
-	mc_filter_finish(&r->f, &st);
-	r->started = 0;
-	if (r->env.len > ENVELOPE_CAP) {
-		mc_err("mc-request: envelope over the %u-byte limit", (unsigned)ENVELOPE_CAP);
-		return -1;
-	}
-	return stage_ok("mc-request", st) ? 0 : -1;
-}
-
-/* A request started but not to be finished (a stage before it failed). */
-void
-request_free(struct request *r)
-{
-	int st;
-
-	if (r->started) {
-		kill(r->f.pid, SIGTERM);
-		r->f.inlen = 0;
-		r->f.nfeeds = 0;
-		mc_filter_finish(&r->f, &st);
-		r->started = 0;
-	}
-	mc_buf_free(&r->env);
-}
-
-/*
  * Whether bash will run sandboxed, asked of `mc-tool sandbox` once a
  * session, when its first answer begins (not while the request is on its
  * way, to take no CPU from it),
@@ -389,18 +297,18 @@ sandbox_told(struct driver *d)
 /*
  * A launch: everything a session needs is started at once, so that each
  * program starts up while the others work: the tool list, the prompt's
- * stages, mc-send (whose libcurl loads meanwhile) and, when the first
- * message is known, the first mc-request. The prompt and the tools are
- * then read. 0, or -1 after saying why.
+ * stages, mc-send (whose libcurl loads meanwhile) and the session's
+ * mc-request. The prompt and the tools are then read. 0, or -1 after
+ * saying why.
  */
 int
-stages_launch(struct driver *d, struct request *first)
+stages_launch(struct driver *d)
 {
 	char *tool_argv[] = { "mc-tool", "-q", "list", NULL }, err[256];
 	struct mc_pipeline p, tp = {0};
 	int rd = -1, trd = -1, in, r;
 
-	if ((!d->c.dry && send_start(d) == -1) || mcp_start(d) == -1 ||
+	if ((!d->c.dry && send_start(d) == -1) || build_start(d) == -1 || mcp_start(d) == -1 ||
 	    subagents_prepare(d) == -1)
 		return -1;
 	if ((in = open("/dev/null", O_RDONLY | O_CLOEXEC)) == -1 ||
@@ -418,11 +326,6 @@ stages_launch(struct driver *d, struct request *first)
 		}
 		return -1;
 	}
-	/* It is told to expect the tools when mc-tool or mc-mcp runs, or
-	 * the subagents tool is offered. */
-	if (first != NULL && request_start(d, first, trd != -1 || d->mcp.pid > 0 ||
-	    d->sub.tool != NULL) == -1)
-		first = NULL;
 	r = stage_output(rd, PROMPT_CAP, "mc-render", &d->s.prompt);
 	if (r == -1)
 		mc_pipeline_kill(&p, SIGTERM);
@@ -438,8 +341,6 @@ stages_launch(struct driver *d, struct request *first)
 		r = -1;
 	if (r == 0 && subagents_tools(d) == -1)	/* after mc-tool's and the MCP tools */
 		r = -1;
-	if (r == -1 && first != NULL)
-		request_free(first);
 	return r;
 }
 

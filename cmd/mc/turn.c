@@ -256,32 +256,27 @@ answer(struct driver *d, struct answer *a)
 }
 
 /*
- * One step: the session's request from mc-request (r, when started
- * already), sent through mc-send, its answer shown and kept; the calls it
- * asks for in calls. A dry run prints the envelope instead and stops
- * there. Returns how the step ended (OUT_STOP also when calls follow).
+ * One step: the session's request from mc-request, sent through mc-send,
+ * its answer shown and kept; the calls it asks for in calls. A dry run
+ * prints the envelope instead and stops there. Returns how the step
+ * ended (OUT_STOP also when calls follow).
  */
 static enum outcome
-step(struct driver *d, struct request *r, cJSON *calls)
+step(struct driver *d, cJSON *calls)
 {
 	struct answer a = { .quiet = d->c.schema != NULL };
 	enum outcome o = OUT_STOP;
+	const char *env;
+	size_t len;
 	int st;
 
-	if (!r->started && request_start(d, r, d->s.tools.len > 0) == -1)
-		return OUT_ERROR;
-	if (request_finish(d, r) == -1) {
-		request_free(r);
+	if (build_request(d, &env, &len) == -1)
 		return interrupted ? OUT_CANCELLED : OUT_ERROR;
-	}
 	if (d->c.dry) {
-		st = r->env.len == 0 || fwrite(r->env.data, 1, r->env.len, stdout) == r->env.len;
-		request_free(r);
+		st = fwrite(env, 1, len, stdout) == len && putchar('\n') != EOF;
 		return st ? OUT_STOP : OUT_ERROR;
 	}
-	st = send_envelope(d, r->env.data, r->env.len);
-	request_free(r);
-	if (st == -1)
+	if (send_envelope(d, env, len) == -1)
 		return interrupted ? OUT_CANCELLED : OUT_ERROR;
 	d->s.steps++;
 	a.calls = mc_json_new_arr();
@@ -320,19 +315,16 @@ step(struct driver *d, struct request *r, cJSON *calls)
  * again.
  */
 static enum outcome
-step_fitted(struct driver *d, struct request *r, cJSON *calls)
+step_fitted(struct driver *d, cJSON *calls)
 {
-	struct request again = {0};
 	enum outcome o;
 
-	if (compact_due(d) == -1) {
-		request_free(r);
+	if (compact_due(d) == -1)
 		return interrupted ? OUT_CANCELLED : OUT_ERROR;
-	}
 	d->s.cmp.overflowed = 0;
-	o = step(d, r, calls);
+	o = step(d, calls);
 	if (o == OUT_ERROR && compact_overflowed(d)) {
-		o = step(d, &again, calls);
+		o = step(d, calls);
 		if (o == OUT_ERROR && d->s.cmp.overflowed)
 			mc_err("the request does not fit the model's context window even compacted; "
 			    "it is not sent again");
@@ -393,14 +385,12 @@ go_on(const struct driver *d, const char *option)
  * One user message: appended to the session before anything is sent, so
  * a failed turn keeps what was typed. Then the agent loop: while the
  * answer asks for tools, run them, append their outputs and send again,
- * at most --max-steps times. first, when not NULL, is the first request,
- * started already. Returns how the turn ended.
+ * at most --max-steps times. Returns how the turn ended.
  */
 enum outcome
-turn(struct driver *d, const char *text, struct request *first)
+turn(struct driver *d, const char *text)
 {
 	struct mc_buf touched = {0};
-	struct request r = {0};
 	struct usage before = d->s.run;
 	enum outcome o;
 	long long n;
@@ -409,13 +399,10 @@ turn(struct driver *d, const char *text, struct request *first)
 
 	/* hooks.c: a new session's session_start hooks, before its first message */
 	if (session_begin(d) == -1 || hooks_session_start(d) == -1 ||
-	    session_add(d, mc_item_message("user", text)) == -1) {
-		if (first != NULL)
-			request_free(first);
+	    session_add(d, mc_item_message("user", text)) == -1)
 		return OUT_ERROR;
-	}
 	calls = mc_json_new_arr();
-	o = step_fitted(d, first ? first : &r, calls);	/* compact2 */
+	o = step_fitted(d, calls);	/* compact2 */
 	/* An answer without calls ends the loop, unless a stop hook (hooks.c)
 	 * sends the model back to work: then the loop runs no call and sends
 	 * again, a step like any other. */
@@ -443,7 +430,7 @@ turn(struct driver *d, const char *text, struct request *first)
 			o = OUT_MAX_STEPS;
 			break;
 		}
-		o = step_fitted(d, &r, calls);	/* compact2 */
+		o = step_fitted(d, calls);	/* compact2 */
 	}
 	if (d->t.el != NULL)
 		turn_usage(d, &before);
