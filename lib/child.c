@@ -115,3 +115,35 @@ mc_child_wait(pid_t pid)
 			return 127 << 8;
 	return st;
 }
+
+pid_t
+mc_child_start_piped(struct mc_child *sp, int *wr, int *rd, char *err, size_t errsz)
+{
+	int in[2], out[2], e;
+	pid_t p;
+
+	if (pipe2(in, O_CLOEXEC) == -1) {
+		snprintf(err, errsz, "pipe: %s", strerror(errno));
+		return -1;
+	}
+	if (pipe2(out, O_CLOEXEC) == -1) {
+		e = errno;
+		close(in[0]);
+		close(in[1]);
+		snprintf(err, errsz, "pipe: %s", strerror(e));
+		return -1;
+	}
+	sp->fd[0] = in[0];
+	sp->fd[1] = out[1];
+	p = mc_child_start(sp, err, errsz);
+	close(in[0]);
+	close(out[1]);
+	if (p == -1) {
+		close(in[1]);
+		close(out[0]);
+		return -1;
+	}
+	*wr = in[1];
+	*rd = out[0];
+	return p;
+}

@@ -38,6 +38,11 @@ struct mc_child {
  */
 pid_t mc_child_start(const struct mc_child *sp, char *err, size_t errsz);
 
+/* Start sp (its fd[0] and fd[1] are set here) talking through two new
+ * pipes: *wr is its stdin, *rd its stdout, both close-on-exec here. As
+ * mc_child_start otherwise. */
+pid_t mc_child_start_piped(struct mc_child *sp, int *wr, int *rd, char *err, size_t errsz);
+
 /* Reap pid, going on after EINTR. Returns its wait status (127 << 8
  * when it cannot be had). */
 int mc_child_wait(pid_t pid);

@@ -107,7 +107,7 @@ EOF
 	wrap_request
 	printf 'x\n' > f1
 	cp f1 f2
-	fake_start "$(loop 2)"
+	fake_start "$(jq -cs add <(loop 2) <(loop 1))"
 	use_fake
 	run --separate-stderr mc --yes --cache 'read'
 	assert_success
@@ -120,7 +120,6 @@ EOF
 	done
 	# Without the cache the envelope has no key: nothing was hashed.
 	rm "$T/starts"
-	fake_start "$(loop 1)"
 	run --separate-stderr mc --yes 'read'
 	assert_success
 	assert_equal "$(jq -c 'has("cache_key")' "$T/out.1" | sort -u)" false

@@ -39,28 +39,15 @@ mcp_start(struct driver *d)
 	char *argv[] = { "mc-mcp", "-q", "serve", NULL }, err[256];
 	struct mc_child c = { .argv = argv, .fd = { -1, -1, -1 },
 	    .flags = MC_CHILD_SUITE | MC_CHILD_PGROUP | MC_CHILD_PDEATH_TERM };
-	int in[2], out[2];
 
 	if (d->mcp.pid > 0 || !configured(d))
 		return 0;
-	if (pipe2(in, O_CLOEXEC) == -1 || pipe2(out, O_CLOEXEC) == -1) {
-		mc_err("pipe: %s", strerror(errno));
-		return -1;
-	}
-	c.fd[0] = in[0];
-	c.fd[1] = out[1];
-	d->mcp.pid = mc_child_start(&c, err, sizeof err);
-	close(in[0]);
-	close(out[1]);
-	if (d->mcp.pid == -1) {
+	d->mcp.out = (struct mc_lines){ .cap = MCP_LINE_CAP };
+	if ((d->mcp.pid = mc_child_start_piped(&c, &d->mcp.wr, &d->mcp.out.fd, err,
+	    sizeof err)) == -1) {
 		d->mcp.pid = 0;
-		close(in[1]);
-		close(out[0]);
 		mc_warn("%s; no MCP tools this session", err);
-		return 0;
 	}
-	d->mcp.wr = in[1];
-	d->mcp.out = (struct mc_lines){ .fd = out[0], .cap = MCP_LINE_CAP };
 	return 0;
 }
 

@@ -78,35 +78,15 @@ build_start(struct driver *d)
 	char *argv[17], err[256];
 	struct mc_child c = { .argv = argv, .fd = { -1, -1, -1 },
 	    .flags = MC_CHILD_SUITE | MC_CHILD_PGROUP | MC_CHILD_PDEATH };
-	int in[2], out[2];
 
 	if (b->pid > 0)
 		return 0;
 	build_args(d, &b->args, argv);
-	if (pipe2(in, O_CLOEXEC) == -1) {
-		mc_err("pipe: %s", strerror(errno));
-		return -1;
-	}
-	if (pipe2(out, O_CLOEXEC) == -1) {
-		mc_err("pipe: %s", strerror(errno));
-		close(in[0]);
-		close(in[1]);
-		return -1;
-	}
-	c.fd[0] = in[0];
-	c.fd[1] = out[1];
-	b->pid = mc_child_start(&c, err, sizeof err);
-	close(in[0]);
-	close(out[1]);
-	if (b->pid == -1) {
+	if ((b->pid = mc_child_start_piped(&c, &b->wr, &b->out.fd, err, sizeof err)) == -1) {
 		b->pid = 0;
-		close(in[1]);
-		close(out[0]);
 		mc_err("%s", err);
 		return -1;
 	}
-	b->wr = in[1];
-	b->out.fd = out[0];
 	b->out.cap = ENVELOPE_CAP;
 	mc_lines_reset(&b->out);
 	b->fed = 0;

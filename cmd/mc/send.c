@@ -32,7 +32,7 @@ send_start(struct driver *d)
 	    .flags = MC_CHILD_SUITE | MC_CHILD_PGROUP | MC_CHILD_PDEATH };
 	struct mc_provider_opts o = { .provider = d->c.provider, .model = d->c.model };
 	struct mc_provider p = {0};
-	int in[2], out[2], n = 2;
+	int n = 2;
 
 	if (d->send.pid > 0)
 		return 0;
@@ -46,33 +46,15 @@ send_start(struct driver *d)
 	    mc_http_libcurl(p.base_url))
 		argv[n++] = "--preload";
 	mc_provider_free(&p);
-	if (pipe2(in, O_CLOEXEC) == -1) {
-		mc_err("pipe: %s", strerror(errno));
-		return -1;
-	}
-	if (pipe2(out, O_CLOEXEC) == -1) {
-		mc_err("pipe: %s", strerror(errno));
-		close(in[0]);
-		close(in[1]);
-		return -1;
-	}
 	env = mc_env_merge(NULL, d->c.keys);
 	c.envp = env;
-	c.fd[0] = in[0];
-	c.fd[1] = out[1];
-	d->send.pid = mc_child_start(&c, err, sizeof err);
+	d->send.pid = mc_child_start_piped(&c, &d->send.wr, &d->send.out.fd, err, sizeof err);
 	mc_env_free(env);
-	close(in[0]);
-	close(out[1]);
 	if (d->send.pid == -1) {
 		d->send.pid = 0;
-		close(in[1]);
-		close(out[0]);
 		mc_err("%s", err);
 		return -1;
 	}
-	d->send.wr = in[1];
-	d->send.out.fd = out[0];
 	d->send.out.cap = EVENT_CAP;
 	mc_lines_reset(&d->send.out);	/* its buffer is kept from one mc-send to the next */
 	return 0;
