@@ -49,7 +49,9 @@ tool_bash(struct call *c)
 		if (text[len - 1] != '\n')
 			mc_buf_addc(&c->out, '\n');
 	}
-	free(text);
+	/* Before the status line, which stays last. */
+	if (r.reaped)
+		sandbox_explain(c, text != NULL ? text : "", r.status);
 	if (r.timed_out)
 		say(c, "[timed out after %ld s: the command and every process it started were killed]\n", timeout);
 	else if (r.interrupted) {
@@ -61,4 +63,5 @@ tool_bash(struct call *c)
 		say(c, "[killed by signal %d (%s)]\n", WTERMSIG(r.status), strsignal(WTERMSIG(r.status)));
 	if (r.leftovers)
 		say(c, "[processes still running in the background when the command ended were stopped]\n");
+	free(text);
 }
