@@ -68,8 +68,8 @@ int sandbox_check_settings(const struct mc_settings *s, char *err, size_t errsz)
  * namespaces, returns here and runs the rest of the call. */
 int sandbox_enter(struct call *c, char *const *env);
 int cmd_sandbox(const struct mc_settings *s, const char *root);
-/* After a sandboxed command that failed (wait status): a note naming the
- * sandbox's rule its output (text) suggests it met, for the model. */
+/* After a sandboxed command (wait status): a note naming each rule of
+ * the sandbox its output (text) suggests it met, for the model. */
 void sandbox_explain(struct call *c, const char *text, int status);
 
 #endif

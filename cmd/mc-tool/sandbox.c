@@ -338,7 +338,7 @@ sandbox_explain(struct call *c, const char *text, int status)
 {
 	int sig = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
 
-	if (!now.sandboxed || (WIFEXITED(status) && WEXITSTATUS(status) == 0))
+	if (!now.sandboxed)
 		return;
 	if (now.on[MC_SANDBOX_GIT] && has(text, ".git") && has(text, "Read-only file system"))
 		say(c, "[refused: writes to .git are not allowed inside the sandbox: it is read-only there]\n");
@@ -353,7 +353,9 @@ sandbox_explain(struct call *c, const char *text, int status)
 	    has(text, "bad_alloc") || has(text, "out of memory")))
 		say(c, "[the sandbox limits a process to %ld MiB of address space "
 		    "(tools.sandbox.limits.memory_mb)]\n", now.w.memory_mb);
-	if (has(text, "Permission denied") || has(text, "Operation not permitted"))
+	/* Refusals common outside the sandbox too: only when it failed. */
+	if ((!WIFEXITED(status) || WEXITSTATUS(status) != 0) &&
+	    (has(text, "Permission denied") || has(text, "Operation not permitted")))
 		say(c, "[the sandbox may have refused this: %s%sno terminal of the user's, no other "
 		    "process's /proc]\n",
 		    now.on[MC_SANDBOX_WRITES] ? "writes only under the working directory, $TMPDIR and "
