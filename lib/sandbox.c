@@ -341,28 +341,21 @@ mc_sandbox_prepare(struct mc_sandbox *sb, const struct mc_sandbox_want *w)
 		snprintf(sb->why[MC_SANDBOX_SIGNALS], n, "%s", lwhy);
 }
 
-/* RLIMIT r at mb MiB; 0: left alone. */
-static int
-limit(int r, long mb, const char *name, char *err, size_t errsz)
+void
+mc_sandbox_limits(const struct mc_sandbox *sb, struct mc_child_limit out[3])
 {
-	struct rlimit rl;
+	int n = 0;
 
-	if (mb <= 0)
-		return 0;
-	rl.rlim_cur = rl.rlim_max = (rlim_t)mb << 20;
-	if (setrlimit(r, &rl) == -1) {
-		snprintf(err, errsz, "setrlimit(%s): %s", name, strerror(errno));
-		return -1;
-	}
-	return 0;
+	if (sb->on[MC_SANDBOX_MEMORY])
+		out[n++] = (struct mc_child_limit){ RLIMIT_AS, (unsigned long long)sb->w.memory_mb << 20 };
+	if (sb->on[MC_SANDBOX_FILE])
+		out[n++] = (struct mc_child_limit){ RLIMIT_FSIZE, (unsigned long long)sb->w.file_mb << 20 };
+	out[n].resource = -1;
 }
 
 int
 mc_sandbox_enforce(const struct mc_sandbox *sb, char *err, size_t errsz)
 {
-	if (limit(RLIMIT_AS, sb->w.memory_mb, "RLIMIT_AS", err, errsz) == -1 ||
-	    limit(RLIMIT_FSIZE, sb->w.file_mb, "RLIMIT_FSIZE", err, errsz) == -1)
-		return -1;
 	if (sb->ruleset == -1 && !sb->filter)
 		return 0;
 	/* Needed by both, and what an unprivileged process must promise:

@@ -5,6 +5,8 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "child.h"
+
 /* What the sandbox should leave open. */
 struct mc_sandbox_want {
 	const char *const *writable;	/* absolute paths: directories (writable
@@ -90,6 +92,11 @@ int mc_sandbox_wait(pid_t child);
  * then be partly confined).
  */
 int mc_sandbox_enforce(const struct mc_sandbox *sb, char *err, size_t errsz);
+
+/* The limits of sb for the command itself, set as it starts (not in
+ * this process: a sanitizer build of it reserves terabytes of address
+ * space): RLIMIT_AS and RLIMIT_FSIZE, ended by resource -1. */
+void mc_sandbox_limits(const struct mc_sandbox *sb, struct mc_child_limit out[3]);
 
 /* For sandbox-ns.c: path (mounted since mc_sandbox_prepare) is writable
  * too. 0, or -1 with errno. */

@@ -17,6 +17,7 @@ tool_bash(struct call *c)
 	const char *cmd = arg_str(c, "command");
 	long timeout = arg_int(c, "timeout_s", TOOL_TIMEOUT);
 	char *argv[] = { "sh", "-c", (char *)cmd, NULL };
+	struct mc_child_limit limits[3];
 	struct mc_clip out;
 	struct mc_proc r;
 	char **env, *text;
@@ -24,12 +25,12 @@ tool_bash(struct call *c)
 	int rc;
 
 	env = mc_toolenv(c->s, NULL);
-	if (sandbox_enter(c, env) == -1) {
+	if (sandbox_enter(c, env, limits) == -1) {
 		mc_env_free(env);
 		return;
 	}
 	mc_clip_init(&out, MC_CLIP_MAX - 512);
-	rc = mc_proc_run("/bin/sh", argv, &(struct mc_proc_in){ .envp = env }, (unsigned)timeout,
+	rc = mc_proc_run("/bin/sh", argv, &(struct mc_proc_in){ .envp = env, .limits = limits }, (unsigned)timeout,
 	    &out, NULL, &r);
 	mc_env_free(env);
 	if (rc == -1) {

@@ -43,7 +43,7 @@ static const char *const rule_names[MC_SANDBOX_NRULES] = {
 static const struct {
 	const char *key;
 	long dflt;
-} limits[] = {
+} limit_keys[] = {
 	{ "tools.sandbox.limits.processes", 512 },
 	{ "tools.sandbox.limits.memory_mb", 8192 },
 	{ "tools.sandbox.limits.file_mb", 4096 },
@@ -71,12 +71,12 @@ sandbox_check_settings(const struct mc_settings *s, char *err, size_t errsz)
 		}
 		i++;
 	}
-	for (i = 0; i < (int)(sizeof limits / sizeof limits[0]); i++) {
-		e = mc_settings_get(s, limits[i].key);
+	for (i = 0; i < (int)(sizeof limit_keys / sizeof limit_keys[0]); i++) {
+		e = mc_settings_get(s, limit_keys[i].key);
 		if (e != NULL && (!cJSON_IsNumber(e) || e->valuedouble < 0 || e->valuedouble > 1e12 ||
 		    e->valuedouble != floor(e->valuedouble))) {
 			snprintf(err, errsz, "%s: %s: expected a whole number from 0 (0: no limit)",
-			    s->path, limits[i].key);
+			    s->path, limit_keys[i].key);
 			return -1;
 		}
 	}
@@ -86,9 +86,9 @@ sandbox_check_settings(const struct mc_settings *s, char *err, size_t errsz)
 static long
 limit_of(const struct mc_settings *s, int i)
 {
-	const cJSON *e = mc_settings_get(s, limits[i].key);
+	const cJSON *e = mc_settings_get(s, limit_keys[i].key);
 
-	return cJSON_IsNumber(e) ? (long)e->valuedouble : limits[i].dflt;
+	return cJSON_IsNumber(e) ? (long)e->valuedouble : limit_keys[i].dflt;
 }
 
 /* The .git of the repository root is in: root's, or the nearest above. */
@@ -291,13 +291,14 @@ refused(struct call *c, const struct plan *p)
 }
 
 int
-sandbox_enter(struct call *c, char *const *env)
+sandbox_enter(struct call *c, char *const *env, struct mc_child_limit limits[3])
 {
 	struct plan p;
 	char err[256];
 	int rc = 0;
 	pid_t pid;
 
+	limits[0].resource = -1;
 	if (mode_of(c->s) == MODE_OFF)
 		return 0;
 	plan_make(&p, c->s, c->root, env);
@@ -317,6 +318,7 @@ sandbox_enter(struct call *c, char *const *env)
 		say(c, "error: bash is refused: its sandbox could not be set up: %s\n", err);
 		rc = -1;
 	} else {
+		mc_sandbox_limits(&p.sb, limits);
 		now.sandboxed = 1;
 		memcpy(now.on, p.sb.on, sizeof now.on);
 		now.w = p.sb.w;
