@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <linux/capability.h>
 #include <linux/mount.h>
 
 #include "fsread.h"
@@ -141,18 +142,42 @@ read_only(const char *path)
 {
 	struct mount_attr a = { .attr_set = MOUNT_ATTR_RDONLY };
 
-	if (mount(path, path, NULL, MS_BIND, NULL) == -1)
+	if (mount(path, path, "none", MS_BIND, NULL) == -1)
 		return -1;
 	/* Only the read-only flag: a remount would have to repeat the
 	 * flags (nosuid, nodev) the mount below has locked. */
 	return (int)syscall(SYS_mount_setattr, AT_FDCWD, path, 0, &a, sizeof a);
 }
 
+/*
+ * What the command will run with: no capability. It runs as root of the
+ * user namespace, and with none there it can undo no mount; and since
+ * this process keeps all of them, the kernel lets the command neither
+ * read its memory nor its /proc/1/environ (ptrace access needs the
+ * target's capabilities). Not PR_SET_DUMPABLE: that would also stop a
+ * sanitizer's leak check here, which ptraces its own threads.
+ */
+static void
+drop_caps(void)
+{
+	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct d[2];
+	int c;
+
+	for (c = 0; prctl(PR_CAPBSET_DROP, c, 0, 0, 0) == 0 || errno != EINVAL; c++)
+		;
+	(void)prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
+	if (syscall(SYS_capget, &h, d) == 0) {
+		d[0].inheritable = d[1].inheritable = 0;
+		(void)syscall(SYS_capset, &h, d);
+	}
+}
+
 /* In PID 1 of the namespaces: the mounts and limits; sb says what held. */
 static void
 ns_setup(struct mc_sandbox *sb)
 {
-	int proc_ok = 0, c;
+	int proc_ok = 0;
 
 	if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) == -1)
 		why(sb, MC_SANDBOX_PROC, 0, "cannot mount a /proc of its own: %s", strerror(errno));
@@ -164,7 +189,7 @@ ns_setup(struct mc_sandbox *sb)
 	 * command may still make ptys of its own. */
 	if (mount("devpts", "/dev/pts", "devpts", MS_NOSUID | MS_NOEXEC,
 	    "newinstance,ptmxmode=0666,mode=0620") == -1 ||
-	    mount("/dev/pts/ptmx", "/dev/ptmx", NULL, MS_BIND, NULL) == -1 ||
+	    mount("/dev/pts/ptmx", "/dev/ptmx", "none", MS_BIND, NULL) == -1 ||
 	    mc_sandbox_allow(sb, "/dev/pts") == -1 || mc_sandbox_allow(sb, "/dev/ptmx") == -1)
 		why(sb, MC_SANDBOX_TERMINALS, 0, "cannot mount a /dev/pts of its own: %s", strerror(errno));
 	else if (sb->filter)
@@ -177,12 +202,7 @@ ns_setup(struct mc_sandbox *sb)
 			why(sb, MC_SANDBOX_GIT, 1, "a read-only bind mount%s", "");
 	}
 	setup_processes(sb, proc_ok);
-	/* Neither its memory nor its environment is the command's to read. */
-	(void)prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
-	/* The command runs as root of the user namespace: no capability
-	 * there, so it can undo no mount. */
-	for (c = 0; prctl(PR_CAPBSET_DROP, c, 0, 0, 0) == 0 || errno != EINVAL; c++)
-		;
+	drop_caps();
 }
 
 static int
