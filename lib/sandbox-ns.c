@@ -29,7 +29,8 @@
  * reuses none below this (RESERVED_PIDS): so many more are given. */
 #define RESERVED 300
 /* Processes of the namespace that are not the command's: mc-tool there
- * (PID 1) and the guard of lib/proc.c. */
+ * (PID 1) and the guard of lib/proc.c; in the user namespace, also the
+ * parent that waits. */
 #define OURS 2
 
 /* The rules that rest on the namespaces. */
@@ -122,7 +123,17 @@ setup_processes(struct mc_sandbox *sb, int proc_ok)
 		return;
 	}
 	if (!pid_max_per_ns()) {
-		why(sb, MC_SANDBOX_PROCESSES, 0, "a PID namespace's own pid_max needs Linux 6.14%s", "");
+		/* Counted in the user namespace: the command's processes and
+		 * ours, but not for root, whom the kernel never holds to it. */
+		if (geteuid() == 0) {
+			why(sb, MC_SANDBOX_PROCESSES, 0, "a PID namespace's own pid_max needs Linux 6.14, "
+			    "and RLIMIT_NPROC does not hold root%s", "");
+			return;
+		}
+		sb->nproc = n + OURS + 1;
+		snprintf(text, sizeof text, "%ld", n);
+		why(sb, MC_SANDBOX_PROCESSES, 1, "at most %s at once, by RLIMIT_NPROC in the user namespace",
+		    text);
 		return;
 	}
 	snprintf(text, sizeof text, "%ld\n", max);

@@ -342,7 +342,7 @@ mc_sandbox_prepare(struct mc_sandbox *sb, const struct mc_sandbox_want *w)
 }
 
 void
-mc_sandbox_limits(const struct mc_sandbox *sb, struct mc_child_limit out[3])
+mc_sandbox_limits(const struct mc_sandbox *sb, struct mc_child_limit out[4])
 {
 	int n = 0;
 
@@ -350,6 +350,8 @@ mc_sandbox_limits(const struct mc_sandbox *sb, struct mc_child_limit out[3])
 		out[n++] = (struct mc_child_limit){ RLIMIT_AS, (unsigned long long)sb->w.memory_mb << 20 };
 	if (sb->on[MC_SANDBOX_FILE])
 		out[n++] = (struct mc_child_limit){ RLIMIT_FSIZE, (unsigned long long)sb->w.file_mb << 20 };
+	if (sb->on[MC_SANDBOX_PROCESSES] && sb->nproc > 0)
+		out[n++] = (struct mc_child_limit){ RLIMIT_NPROC, (unsigned long long)sb->nproc };
 	out[n].resource = -1;
 }
 

@@ -39,6 +39,7 @@ struct mc_sandbox {
 	int ruleset;		/* the Landlock ruleset ready to enforce, or -1 */
 	int filter;		/* the seccomp filter is to be installed */
 	int ns;			/* the namespaces are to be made */
+	long nproc;		/* RLIMIT_NPROC for the command, or 0 */
 	int on[MC_SANDBOX_NRULES];	/* what mc_sandbox_enforce will enforce */
 	char why[MC_SANDBOX_NRULES][256];	/* for each rule, one line: what and how, or why not */
 	char **left_out;	/* for each writable path, why it was left out, or NULL */
@@ -95,8 +96,9 @@ int mc_sandbox_enforce(const struct mc_sandbox *sb, char *err, size_t errsz);
 
 /* The limits of sb for the command itself, set as it starts (not in
  * this process: a sanitizer build of it reserves terabytes of address
- * space): RLIMIT_AS and RLIMIT_FSIZE, ended by resource -1. */
-void mc_sandbox_limits(const struct mc_sandbox *sb, struct mc_child_limit out[3]);
+ * space): RLIMIT_AS, RLIMIT_FSIZE and, where the PID namespace cannot
+ * bound processes, RLIMIT_NPROC; ended by resource -1. */
+void mc_sandbox_limits(const struct mc_sandbox *sb, struct mc_child_limit out[4]);
 
 /* For sandbox-ns.c: path (mounted since mc_sandbox_prepare) is writable
  * too. 0, or -1 with errno. */

@@ -17,7 +17,7 @@ tool_bash(struct call *c)
 	const char *cmd = arg_str(c, "command");
 	long timeout = arg_int(c, "timeout_s", TOOL_TIMEOUT);
 	char *argv[] = { "sh", "-c", (char *)cmd, NULL };
-	struct mc_child_limit limits[3];
+	struct mc_child_limit limits[4];
 	struct mc_clip out;
 	struct mc_proc r;
 	char **env, *text;

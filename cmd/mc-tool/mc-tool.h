@@ -68,7 +68,7 @@ int sandbox_check_settings(const struct mc_settings *s, char *err, size_t errsz)
  * Where namespaces can be made, this process forks: the parent waits and
  * exits with the child's status, and the child, PID 1 of the command's
  * namespaces, returns here and runs the rest of the call. */
-int sandbox_enter(struct call *c, char *const *env, struct mc_child_limit limits[3]);
+int sandbox_enter(struct call *c, char *const *env, struct mc_child_limit limits[4]);
 int cmd_sandbox(const struct mc_settings *s, const char *root);
 /* After a sandboxed command (wait status): a note naming each rule of
  * the sandbox its output (text) suggests it met, for the model. */

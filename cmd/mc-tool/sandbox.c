@@ -295,7 +295,7 @@ refused(struct call *c, const struct plan *p)
 }
 
 int
-sandbox_enter(struct call *c, char *const *env, struct mc_child_limit limits[3])
+sandbox_enter(struct call *c, char *const *env, struct mc_child_limit limits[4])
 {
 	struct plan p;
 	char err[256];
@@ -353,7 +353,7 @@ sandbox_explain(struct call *c, const char *text, int status)
 		say(c, "[the sandbox limits a file to %ld MiB (tools.sandbox.limits.file_mb)]\n",
 		    now.w.file_mb);
 	if (now.on[MC_SANDBOX_PROCESSES] && (has(text, "fork") || has(text, "Resource temporarily")))
-		say(c, "[the sandbox allows at least %ld processes at once, and at most 299 more "
+		say(c, "[the sandbox allows at least %ld processes at once, not many more "
 		    "(tools.sandbox.limits.processes)]\n", now.w.processes);
 	if (now.on[MC_SANDBOX_MEMORY] && (has(text, "Cannot allocate memory") || has(text, "MemoryError") ||
 	    has(text, "bad_alloc") || has(text, "out of memory")))
