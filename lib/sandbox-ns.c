@@ -47,7 +47,7 @@ why(struct mc_sandbox *sb, enum mc_sandbox_rule r, int on, const char *fmt, cons
 }
 
 /* Each rule that rests on the namespaces and was to hold: off, because of
- * what (a reason of the form "no namespace: ..."). */
+ * what (why no namespace could be made). */
 static void
 ns_failed(struct mc_sandbox *sb, const char *what)
 {
@@ -70,7 +70,7 @@ put(const char *path, const char *text)
 
 	if ((fd = open(path, O_WRONLY | O_CLOEXEC)) == -1)
 		return -1;
-	if (write(fd, text, n) != (ssize_t)n)
+	if (mc_write_all(fd, text, n) == -1)
 		rc = -1;
 	if (close(fd) == -1)
 		rc = -1;
