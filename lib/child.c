@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -35,6 +36,8 @@ pid_t
 mc_child_start(const struct mc_child *sp, char *err, size_t errsz)
 {
 	struct sigaction dfl = { .sa_handler = SIG_DFL };
+	const struct mc_child_limit *l;
+	struct rlimit rl;
 	volatile int e = 0;	/* the child's errno, through the shared memory */
 	char *const *envp = sp->envp ? sp->envp : environ;
 	char *path;
@@ -84,6 +87,11 @@ mc_child_start(const struct mc_child *sp, char *err, size_t errsz)
 		for (i = 0; sp->keep != NULL && sp->keep[i] >= 0; i++)
 			if (fcntl(sp->keep[i], F_SETFD, 0) == -1)
 				goto fail;
+		for (l = sp->limits; l != NULL && l->resource >= 0; l++) {
+			rl.rlim_cur = rl.rlim_max = (rlim_t)l->value;
+			if (setrlimit(l->resource, &rl) == -1)
+				goto fail;
+		}
 		sigemptyset(&all);
 		sigprocmask(SIG_SETMASK, &all, NULL);
 		execve(path, sp->argv, envp);

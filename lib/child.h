@@ -17,6 +17,13 @@ enum {
 					 * started it dies: it has children to end */
 };
 
+/* A resource limit set in the child before it runs the program (soft and
+ * hard alike); a list of them ends with resource -1. */
+struct mc_child_limit {
+	int resource;		/* RLIMIT_AS, ... */
+	unsigned long long value;
+};
+
 struct mc_child {
 	const char *path;	/* the program; NULL: argv[0] looked up on PATH
 				 * (or beside us, with MC_CHILD_SUITE) */
@@ -25,6 +32,7 @@ struct mc_child {
 	int fd[3];		/* the child's stdin, stdout, stderr; -1: as they are here */
 	const int *keep;	/* more descriptors the child keeps open under their
 				 * own numbers, ended by -1; NULL: none */
+	const struct mc_child_limit *limits;	/* NULL: none */
 	int flags;
 };
 

@@ -364,7 +364,7 @@ mc_proc_run(const char *path, char *const argv[], const struct mc_proc_in *in,
 	 * terminal, so a command that asks the terminal for a password fails
 	 * at once instead of stopping until the timeout. */
 	struct mc_child c = { .path = path, .argv = argv, .envp = in ? in->envp : NULL,
-	    .flags = MC_CHILD_SETSID | MC_CHILD_CLOSE };
+	    .limits = in ? in->limits : NULL, .flags = MC_CHILD_SETSID | MC_CHILD_CLOSE };
 	struct pids before = {0};
 	int fds[2], saved, stopped, gw = -1;
 	pid_t guard;

@@ -2,6 +2,7 @@
 #ifndef MC_PROC_H
 #define MC_PROC_H
 
+#include "child.h"
 #include "clip.h"
 
 struct mc_proc {
@@ -20,6 +21,7 @@ struct mc_proc_in {
 	const char *data;	/* written to its stdin, which is then closed;
 				 * NULL: stdin is /dev/null */
 	size_t len;
+	const struct mc_child_limit *limits;	/* set in the command; NULL: none */
 };
 
 /*

@@ -60,10 +60,17 @@ static const struct field knowledge_fields[] = {
 	{ NULL, 0, NULL, NULL }
 };
 static const char *const sandbox_modes[] = { "auto", "require", "off", NULL };
+static const struct field sandbox_limits_fields[] = {
+	{ "processes", K_NUM, NULL, NULL },	/* whole, from 0: mc-tool checks */
+	{ "memory_mb", K_NUM, NULL, NULL },
+	{ "file_mb", K_NUM, NULL, NULL },
+	{ NULL, 0, NULL, NULL }
+};
 static const struct field sandbox_fields[] = {
 	{ "mode", K_ENUM, NULL, sandbox_modes },
 	{ "writable", K_STRS, NULL, NULL },
 	{ "network", K_BOOL, NULL, NULL },
+	{ "limits", K_OBJ, sandbox_limits_fields, NULL },
 	{ NULL, 0, NULL, NULL }
 };
 static const struct field env_fields[] = {

@@ -15,7 +15,7 @@
 extern char **environ;
 
 const char *const mc_toolenv_exclude_default[] = {
-	"*KEY*", "*SECRET*", "*TOKEN*", "*PASSWORD*", NULL
+	"*KEY*", "*SECRET*", "*TOKEN*", "*PASSWORD*", "*_SOCK", NULL
 };
 
 /* A growing NULL-terminated array of malloc'ed strings. */

@@ -39,7 +39,7 @@ char **mc_env_merge(char *const *base, char *const *add);
  * The tool environment (for bash, hooks and MCP servers): this process's
  * environment minus every provider key variable and minus the names that
  * match a glob of tools.env.exclude (default *KEY*, *SECRET*, *TOKEN*,
- * *PASSWORD*; case-insensitive), plus tools.env.set, plus extra (an
+ * *PASSWORD*, *_SOCK such as SSH_AUTH_SOCK; case-insensitive), plus tools.env.set, plus extra (an
  * object of strings, added last; may be NULL). The settings are checked
  * when they are loaded.
  */

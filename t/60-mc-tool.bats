@@ -624,7 +624,15 @@ fake_skills() { # DIR TEXT: an mc-skills that logs its arguments and prints TEXT
 	assert_equal "$(jq -r .output result)" "$(printf 'no-tty\n[exit status 0]')"
 }
 
+# The pids a sandboxed command sees are its PID namespace's, not ours:
+# tests that look for them from outside run it unsandboxed (t/66 checks
+# the same inside the sandbox).
+unsandboxed() {
+	settings '{"tools":{"sandbox":{"mode":"off"}}}'
+}
+
 @test "bash: the timeout kills the whole process tree" {
+	unsandboxed
 	call bash '{"command":"sh -c '\''sleep 1000 & echo $! > grandchild; trap \"\" TERM; sleep 1000 & echo $! > stubborn; wait'\'' & echo started; wait","timeout_s":1}'
 	assert_success
 	assert_equal "$out" "$(printf 'started\n[timed out after 1 s: the command and every process it started were killed]')"
@@ -636,6 +644,7 @@ fake_skills() { # DIR TEXT: an mc-skills that logs its arguments and prints TEXT
 }
 
 @test "bash: background processes left when the command ends are stopped" {
+	unsandboxed
 	call bash '{"command":"sleep 1000 & echo $! > bg; echo done","timeout_s":100}'
 	assert_success
 	assert_equal "$out" "$(printf 'done\n[exit status 0]\n[processes still running in the background when the command ended were stopped]')"
@@ -659,6 +668,7 @@ gone() {
 }
 
 @test "bash: the timeout also kills processes that left the session" {
+	unsandboxed
 	# One escapes while its parent, the command, lives on; one is orphaned
 	# at once by a double fork. Both hold the output pipe open.
 	bashitem 'setsid sleep 300 & echo $! > p1
@@ -671,6 +681,7 @@ echo started; sleep 300' 1
 }
 
 @test "bash: processes that left the session are stopped when the command ends, and theirs" {
+	unsandboxed
 	# setsid -f forks: the new session's shell is orphaned at once and
 	# its child is orphaned only when that shell dies.
 	bashitem 'setsid -f sh -c '\''echo $$ > p1; sleep 300 & echo $! > p2.new; mv p2.new p2; wait'\''
@@ -696,6 +707,7 @@ echo done' 100
 }
 
 @test "bash: SIGINT to mc-tool kills the command's group and exits 130" {
+	unsandboxed
 	jq -cn '{type:"function_call",call_id:"c1",name:"bash",arguments:({command:"echo begun; sleep 1000 & echo $! > bg; wait"} | tojson)}' >item
 	mc-tool call <item >result 2>err &
 	tool=$!

@@ -99,9 +99,9 @@ run_tool_then() {
 	export FAKE_SECRET=sk-test-0123456789abcdef
 	keyscan
 	fake_start "[$(calls "$(call c1 bash '{"command":"sh scan.sh sk-test; echo checked"}')"), $(text done)]"
-	# With the default sandbox: it does not keep a root command from the
-	# other processes' environ.
-	settings "{\"provider\":\"fake\",\"model\":\"fake-model\",
+	# Unsandboxed: the sandbox's PID namespace would hide the other
+	# processes (t/66 attacks that), and the scan must see them.
+	settings "{\"provider\":\"fake\",\"model\":\"fake-model\",\"tools\":{\"sandbox\":{\"mode\":\"off\"}},
 	  \"providers\":{\"fake\":{\"base_url\":\"$FAKE_URL\",\"api\":\"chat\",\"api_key_env\":\"FAKE_SECRET\"}}}"
 	run --separate-stderr mc --yes 'look' </dev/null
 	assert_success
@@ -120,11 +120,11 @@ run_tool_then() {
 	py="$MC_TOP/t/lib/sandbox.py"
 	fake_start "[$(text one), $(text two)]"
 	use_fake
-	run --separate-stderr python3 "$py" nosys landlock seccomp -- mc 'hi' </dev/null
-	[ "$status" -eq 77 ] && skip "cannot hide Landlock and seccomp here"
+	run --separate-stderr python3 "$py" nosys landlock seccomp unshare -- mc 'hi' </dev/null
+	[ "$status" -eq 77 ] && skip "cannot hide Landlock, seccomp and namespaces here"
 	assert_success
 	assert_equal "$(printf '%s\n' "$stderr" | grep -c 'warning: bash runs unsandboxed')" 1
-	run --separate-stderr python3 "$py" nosys landlock seccomp -- mc --json 'hi' </dev/null
+	run --separate-stderr python3 "$py" nosys landlock seccomp unshare -- mc --json 'hi' </dev/null
 	assert_success
 	assert_equal "$(printf '%s\n' "$stderr" | grep -c 'warning: bash runs unsandboxed')" 1
 	[[ $output != *unsandboxed* ]]

@@ -321,7 +321,9 @@ Role $a. SUBAGENT-ROLE
 	  $(child_calls 'Persona=Explorer' "$(call b1 bash '{"command":"sh scan.sh sk-test; echo checked"}')"),
 	  $(child_text 'Persona=Explorer' 'looked'),
 	  $(parent_text 'ok' '## task 1')]"
-	settings "{\"provider\":\"fake\",\"model\":\"fake-model\",
+	# Unsandboxed: the sandbox's PID namespace would hide the processes
+	# the scan must see (t/66 attacks that).
+	settings "{\"provider\":\"fake\",\"model\":\"fake-model\",\"tools\":{\"sandbox\":{\"mode\":\"off\"}},
 	  \"providers\":{\"fake\":{\"base_url\":\"$FAKE_URL\",\"api\":\"chat\",\"api_key_env\":\"FAKE_SECRET\"}}}"
 	run --separate-stderr mc --yes 'go'
 	assert_success

@@ -17,6 +17,7 @@ tool_bash(struct call *c)
 	const char *cmd = arg_str(c, "command");
 	long timeout = arg_int(c, "timeout_s", TOOL_TIMEOUT);
 	char *argv[] = { "sh", "-c", (char *)cmd, NULL };
+	struct mc_child_limit limits[4];
 	struct mc_clip out;
 	struct mc_proc r;
 	char **env, *text;
@@ -24,12 +25,12 @@ tool_bash(struct call *c)
 	int rc;
 
 	env = mc_toolenv(c->s, NULL);
-	if (sandbox_enter(c, env) == -1) {
+	if (sandbox_enter(c, env, limits) == -1) {
 		mc_env_free(env);
 		return;
 	}
 	mc_clip_init(&out, MC_CLIP_MAX - 512);
-	rc = mc_proc_run("/bin/sh", argv, &(struct mc_proc_in){ .envp = env }, (unsigned)timeout,
+	rc = mc_proc_run("/bin/sh", argv, &(struct mc_proc_in){ .envp = env, .limits = limits }, (unsigned)timeout,
 	    &out, NULL, &r);
 	mc_env_free(env);
 	if (rc == -1) {
@@ -49,7 +50,9 @@ tool_bash(struct call *c)
 		if (text[len - 1] != '\n')
 			mc_buf_addc(&c->out, '\n');
 	}
-	free(text);
+	/* Before the status line, which stays last. */
+	if (r.reaped)
+		sandbox_explain(c, text != NULL ? text : "", r.status);
 	if (r.timed_out)
 		say(c, "[timed out after %ld s: the command and every process it started were killed]\n", timeout);
 	else if (r.interrupted) {
@@ -61,4 +64,5 @@ tool_bash(struct call *c)
 		say(c, "[killed by signal %d (%s)]\n", WTERMSIG(r.status), strsignal(WTERMSIG(r.status)));
 	if (r.leftovers)
 		say(c, "[processes still running in the background when the command ended were stopped]\n");
+	free(text);
 }

@@ -7,6 +7,7 @@
 #include <cJSON.h>
 
 #include "buf.h"
+#include "child.h"
 #include "settings.h"
 
 #define TOOL_TIMEOUT 120	/* seconds a bash, grep or find call may take by default */
@@ -62,8 +63,15 @@ void tool_find(struct call *);
 /* sandbox.c: tools.sandbox for bash, and `mc-tool sandbox`. */
 int sandbox_check_settings(const struct mc_settings *s, char *err, size_t errsz);
 /* Confine this process (and so the command it starts next) as the
- * settings say; 0 to go on, -1 when bash must not run (why is said). */
-int sandbox_enter(struct call *c, char *const *env);
+ * settings say; 0 to go on, -1 when bash must not run (why is said).
+ * The limits the command must get as it starts are put in limits.
+ * Where namespaces can be made, this process forks: the parent waits and
+ * exits with the child's status, and the child, PID 1 of the command's
+ * namespaces, returns here and runs the rest of the call. */
+int sandbox_enter(struct call *c, char *const *env, struct mc_child_limit limits[4]);
 int cmd_sandbox(const struct mc_settings *s, const char *root);
+/* After a sandboxed command (wait status): a note naming each rule of
+ * the sandbox its output (text) suggests it met, for the model. */
+void sandbox_explain(struct call *c, const char *text, int status);
 
 #endif

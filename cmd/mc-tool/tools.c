@@ -91,8 +91,11 @@ static const struct tool tools[] = {
 	  "not carry over. stdin is empty, so commands must not wait for input. After timeout_s seconds (default 120) the command and every process it started are "
 	  "killed; processes left running in the background when it ends are stopped. Output over 64 KiB "
 	  "keeps its start and end. The command may run in a sandbox: then writing outside the working "
-	  "directory and the temporary directory, and any network access, fail with \"Permission denied\". "
-	  "Environment variables that look like secrets (names with KEY, SECRET, TOKEN or PASSWORD) are not passed on.",
+	  "directory and the temporary directory, and any network access or unix socket, fail with "
+	  "\"Permission denied\"; .git is read-only (\"Read-only file system\"); there is no terminal; "
+	  "other processes are not visible; processes, memory and file size are limited. "
+	  "Environment variables that look like secrets (names with KEY, SECRET, TOKEN or PASSWORD, or "
+	  "ending in _SOCK) are not passed on.",
 	  bash_params, tool_bash },
 	{ "grep",
 	  "Search the contents of files for a regular expression, recursively, and return the matching "

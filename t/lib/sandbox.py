@@ -5,8 +5,9 @@ usage: sandbox.py abi             print Landlock's ABI version (0: none)
        sandbox.py seccomp         exit 0 when seccomp filters can be installed
        sandbox.py nosys NAME... -- COMMAND [ARG...]
                                   run COMMAND with the system calls NAME
-                                  (landlock, seccomp) failing with ENOSYS, as
-                                  on a kernel built without them; exit 77
+                                  (landlock, seccomp, unshare) failing with
+                                  ENOSYS, as on a kernel built without them
+                                  (or without user namespaces); exit 77
                                   where that cannot be arranged
 """
 import ctypes
@@ -19,8 +20,8 @@ libc = ctypes.CDLL(None, use_errno=True)
 libc.syscall.restype = ctypes.c_long
 
 ARCH = {
-    "x86_64": (0xC000003E, {"seccomp": [317]}),
-    "aarch64": (0xC00000B7, {"seccomp": [277]}),
+    "x86_64": (0xC000003E, {"seccomp": [317], "unshare": [272]}),
+    "aarch64": (0xC00000B7, {"seccomp": [277], "unshare": [97]}),
 }
 LANDLOCK = [444, 445, 446]  # the same number on every architecture
 PR_SET_NO_NEW_PRIVS, PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 38, 22, 2
