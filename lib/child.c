@@ -141,6 +141,11 @@ mc_child_start_piped(struct mc_child *sp, int *wr, int *rd, char *err, size_t er
 		snprintf(err, errsz, "pipe: %s", strerror(e));
 		return -1;
 	}
+	/* A session's request is a megabyte: in a few writes, not in
+	 * sixteen 64 KiB turns of the scheduler. As large as the system lets
+	 * it be (pipe-max-size), or as it is. */
+	(void)fcntl(in[1], F_SETPIPE_SZ, 1 << 20);
+	(void)fcntl(out[1], F_SETPIPE_SZ, 1 << 20);
 	sp->fd[0] = in[0];
 	sp->fd[1] = out[1];
 	p = mc_child_start(sp, err, errsz);

@@ -244,127 +244,187 @@ find_array(const char *s, size_t len, const char *key, const char **vs, const ch
 
 /* ---- the grammar, checked without building anything ---- */
 
-static const char *check_value(const char *p, const char *e, size_t depth, const char **bad);
+struct check {
+	const char *e;
+	const char *bad;	/* where the text went wrong */
+	struct mc_json_found *f;	/* what is looked for, and found */
+};
+
+static const char *check_value(struct check *c, const char *p, size_t depth, int on);
 
 /* Where the text goes wrong, kept for the message (p NULL: a part
  * already said where). */
 static const char *
-fail_at(const char **bad, const char *p)
+fail_at(struct check *c, const char *p)
 {
 	if (p != NULL)
-		*bad = p;
+		c->bad = p;
 	return NULL;
 }
 
+static size_t plain_run(const unsigned char *p, size_t n);
+
 static const char *
-check_string(const char *p, const char *e, const char **bad)
+check_string(struct check *c, const char *p)
 {
+	const char *e = c->e;
 	int i;
 
 	for (p++; p < e; p++) {
-		if (mc_json_plain[(unsigned char)*p])
-			continue;
+		p += plain_run((const unsigned char *)p, (size_t)(e - p));
+		if (p == e)
+			break;
 		if (*p == '"')
 			return p + 1;
 		if (*p != '\\' || ++p == e)
-			return fail_at(bad, p);
-		if (*p == 'u') {
+			return fail_at(c, p);
+		switch (*p) {
+		case '"': case '\\': case '/': case 'b': case 'f': case 'n': case 'r': case 't':
+			continue;
+		case 'u':
+			if (e - p > 4 && memcmp(p + 1, "0000", 4) == 0 && c->f->nul == NULL)
+				c->f->nul = p - 1;
 			for (i = 0; i < 4; i++)
 				if (++p == e || !isxdigit((unsigned char)*p))
-					return fail_at(bad, p);
-		} else if (strchr("\"\\/bfnrt", *p) == NULL || *p == '\0')
-			return fail_at(bad, p);
+					return fail_at(c, p);
+			continue;
+		}
+		return fail_at(c, p);
 	}
-	return fail_at(bad, p);
+	return fail_at(c, p);
 }
 
 static const char *
-check_digits(const char *p, const char *e, const char **bad)
+check_digits(struct check *c, const char *p)
 {
 	const char *q = p;
 
-	while (q < e && *q >= '0' && *q <= '9')
+	while (q < c->e && *q >= '0' && *q <= '9')
 		q++;
-	return q > p ? q : fail_at(bad, q);
+	return q > p ? q : fail_at(c, q);
 }
 
 static const char *
-check_number(const char *p, const char *e, const char **bad)
+check_number(struct check *c, const char *p)
 {
+	const char *e = c->e;
+
 	if (p < e && *p == '-')
 		p++;
 	if (p < e && *p == '0')
 		p++;
-	else if ((p = check_digits(p, e, bad)) == NULL)
-		return fail_at(bad, p);
-	if (p < e && *p == '.' && (p = check_digits(p + 1, e, bad)) == NULL)
-		return fail_at(bad, p);
+	else if ((p = check_digits(c, p)) == NULL)
+		return NULL;
+	if (p < e && *p == '.' && (p = check_digits(c, p + 1)) == NULL)
+		return NULL;
 	if (p < e && (*p == 'e' || *p == 'E')) {
 		if (++p < e && (*p == '+' || *p == '-'))
 			p++;
-		p = check_digits(p, e, bad);
+		p = check_digits(c, p);
 	}
 	return p;
 }
 
-/* The members of an object or the elements of an array, at p past its
- * opening bracket. */
-static const char *
-check_list(const char *p, const char *e, size_t depth, char close, const char **bad)
+/* Whether the key token from k to q (its quotes included) is the one
+ * looked for at this place: on, the index into the path, or -1. */
+static int
+wanted(struct check *c, const char *k, const char *q, int on)
 {
+	const char *key;
+	size_t n;
+
+	if (on < 0 || on > 1 || (key = c->f->path[on]) == NULL)
+		return 0;
+	if (memchr(k, '\\', (size_t)(q - k)) != NULL) {
+		c->f->escaped = 1;	/* a key only a parse can name */
+		return 0;
+	}
+	n = strlen(key);
+	return (size_t)(q - k) == n + 2 && memcmp(k + 1, key, n) == 0;
+}
+
+/* The members of an object or the elements of an array, at p past its
+ * opening bracket; on: which key of the path this object may hold. */
+static const char *
+check_list(struct check *c, const char *p, size_t depth, char close, int on)
+{
+	const char *e = c->e, *k, *v;
+	int mine = 0;
+
 	if ((p = skip_ws(p, e)) < e && *p == close)
 		return p + 1;
 	for (;;) {
 		if (close == '}') {
-			if (p == e || *p != '"' || (p = check_string(p, e, bad)) == NULL)
-				return fail_at(bad, p);
+			k = p;
+			if (p == e || *p != '"' || (p = check_string(c, p)) == NULL)
+				return fail_at(c, p);
+			mine = wanted(c, k, p, on);
 			if ((p = skip_ws(p, e)) == e || *p != ':')
-				return fail_at(bad, p);
+				return fail_at(c, p);
 			p++;
 		}
-		if ((p = check_value(p, e, depth, bad)) == NULL || (p = skip_ws(p, e)) == e)
-			return fail_at(bad, p);
+		v = skip_ws(p, e);
+		if ((p = check_value(c, p, depth, mine ? on + 1 : -1)) == NULL)
+			return NULL;
+		if (mine && c->f->n[on]++ == 0) {
+			c->f->vs[on] = v;
+			c->f->ve[on] = p;
+		}
+		mine = 0;
+		if ((p = skip_ws(p, e)) == e)
+			return fail_at(c, p);
 		if (*p == close)
 			return p + 1;
 		if (*p != ',')
-			return fail_at(bad, p);
+			return fail_at(c, p);
 		p++;
 	}
 }
 
 static const char *
-check_value(const char *p, const char *e, size_t depth, const char **bad)
+check_value(struct check *c, const char *p, size_t depth, int on)
 {
 	static const char *const words[] = { "true", "false", "null" };
 	size_t i, n;
 
-	if ((p = skip_ws(p, e)) == e)
-		return fail_at(bad, p);
+	if ((p = skip_ws(p, c->e)) == c->e)
+		return fail_at(c, p);
 	switch (*p) {
 	case '{':
 	case '[':
 		if (depth >= CJSON_NESTING_LIMIT)
-			return fail_at(bad, p);
-		return check_list(p + 1, e, depth + 1, *p == '{' ? '}' : ']', bad);
+			return fail_at(c, p);
+		return check_list(c, p + 1, depth + 1, *p == '{' ? '}' : ']', *p == '{' ? on : -1);
 	case '"':
-		return check_string(p, e, bad);
+		return check_string(c, p);
 	}
 	for (i = 0; i < 3; i++) {
 		n = strlen(words[i]);
-		if ((size_t)(e - p) >= n && memcmp(p, words[i], n) == 0)
+		if ((size_t)(c->e - p) >= n && memcmp(p, words[i], n) == 0)
 			return p + n;
 	}
-	return check_number(p, e, bad);
+	return check_number(c, p);
+}
+
+const char *
+mc_json_check_find(const char *s, size_t len, struct mc_json_found *f)
+{
+	struct check c = { .e = s + len, .bad = s, .f = f };
+	const char *p;
+
+	f->nul = NULL;
+	f->escaped = f->n[0] = f->n[1] = 0;
+	if ((p = check_value(&c, s, 0, 0)) == NULL)
+		return c.bad;
+	return (p = skip_ws(p, s + len)) == s + len ? NULL : p;
 }
 
 const char *
 mc_json_check(const char *s, size_t len)
 {
-	const char *bad = s, *p = check_value(s, s + len, 0, &bad);
+	struct mc_json_found f = {0};
 
-	if (p == NULL)
-		return bad;
-	return (p = skip_ws(p, s + len)) == s + len ? NULL : p;
+	return mc_json_check_find(s, len, &f);
 }
 
 /*

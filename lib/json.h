@@ -76,6 +76,24 @@ int mc_json_member(const char *s, size_t len, const char *key, const char **vs,
  * checked without building it; else where the text goes wrong. */
 const char *mc_json_check(const char *s, size_t len);
 
+/*
+ * The same check, finding on the way what a reader needs of a large
+ * document, in the same pass: the member path[0] of the top-level object
+ * and the member path[1] of that member's object (either NULL: none). n[i]
+ * counts how often each was met (the spans are of the first), escaped is
+ * set when a key where they could be has an escape (only a parse can say
+ * what it names), and nul is the first \u0000 escape (cJSON would cut the
+ * string there), or NULL.
+ */
+struct mc_json_found {
+	const char *path[2];
+	const char *vs[2], *ve[2];
+	int n[2];
+	int escaped;
+	const char *nul;
+};
+const char *mc_json_check_find(const char *s, size_t len, struct mc_json_found *f);
+
 /* doc as compact JSON, byte for byte what cJSON_PrintUnformatted gives, but
  * faster on long strings. Returns a malloc'ed string; allocation failure
  * exits (mc_oom). */

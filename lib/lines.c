@@ -36,8 +36,10 @@ mc_lines_next(struct mc_lines *l, char **line, size_t *len)
 			errno = EFBIG;
 			return -1;
 		}
+		/* As much as there is room for: a long line (an envelope)
+		 * comes in few reads. */
 		mc_buf_grow(&l->buf, READ_SIZE);
-		n = read(l->fd, l->buf.data + l->buf.len, READ_SIZE);
+		n = read(l->fd, l->buf.data + l->buf.len, l->buf.cap - l->buf.len - 1);
 		if (n > 0)
 			l->buf.len += (size_t)n;
 		else if (n == 0)

@@ -98,37 +98,54 @@ stream_of(struct envelope *e, const cJSON *v, char *err, size_t errsz)
 	return 0;
 }
 
+/* A \u0000 escape, which cJSON would cut its string at: where it is. */
+static int
+nul_at(const char *p, const char *at, char *err, size_t errsz)
+{
+	size_t line, col;
+
+	mc_json_where(p, at, &line, &col);
+	snprintf(err, errsz, "a string holds a NUL character (\\u0000) at line %zu, column %zu",
+	    line, col);
+	return -1;
+}
+
 /*
- * The body as it came: its bytes are what is sent, checked to the letter
- * of JSON but never parsed into a tree nor written again (a session's
- * request is large; only its small fields are read). The envelope but
- * for the body is parsed: a copy with {} in its place. 1 when done so;
+ * The body as it came: its bytes are what is sent, never parsed into a
+ * tree nor written again (a session's request is large; only the small
+ * fields are read). One pass checks the whole text to the letter of JSON
+ * and finds the body and its "stream" on the way; the envelope but for
+ * the body is then parsed: a copy with {} in its place. 1 when done so;
  * 0 when the text is of a form this does not follow (an escaped key, a
- * member twice, a body that is not a JSON object, text that is no JSON),
+ * member twice, a body that is not an object, text that is no JSON),
  * left to a whole parse; -1 with a field's fault in err.
  */
 static int
 by_text(const char *p, size_t n, struct envelope *e, cJSON **doc, char *err, size_t errsz)
 {
-	const char *vs, *ve, *ss, *se;
+	struct mc_json_found f = { .path = { "body", "stream" } };
+	const char *vs, *ve;
 	struct mc_buf b = {0};
 	cJSON *v;
 	int r;
 
-	if (mc_json_member(p, n, "body", &vs, &ve) != 1 || *vs != '{' ||
-	    mc_json_check(vs, (size_t)(ve - vs)) != NULL ||
-	    (r = mc_json_member(vs, (size_t)(ve - vs), "stream", &ss, &se)) == -1)
+	if (mc_json_check_find(p, n, &f) != NULL || f.escaped || f.n[0] != 1 || f.n[1] > 1 ||
+	    *f.vs[0] != '{')
 		return 0;
+	if (f.nul != NULL)
+		return nul_at(p, f.nul, err, errsz);
+	vs = f.vs[0];
+	ve = f.ve[0];
 	mc_buf_add(&b, p, (size_t)(vs - p));
 	mc_buf_adds(&b, "{}");
 	mc_buf_add(&b, ve, (size_t)(p + n - ve));
 	*doc = cJSON_ParseWithLength(b.data, b.len);
 	mc_buf_free(&b);
 	if (*doc == NULL)
-		return 0;	/* the whole parse says where it goes wrong */
+		return 0;	/* never: the whole parse says where it goes wrong */
 	if (fields(*doc, e, err, errsz) == -1)
 		return -1;
-	v = r == 1 ? cJSON_ParseWithLength(ss, (size_t)(se - ss)) : NULL;
+	v = f.n[1] == 1 ? cJSON_ParseWithLength(f.vs[1], (size_t)(f.ve[1] - f.vs[1])) : NULL;
 	r = stream_of(e, v, err, errsz);
 	cJSON_Delete(v);
 	if (r == -1)
@@ -161,6 +178,8 @@ envelope_parse(const char *p, size_t n, struct envelope *e, cJSON **doc, char *e
 		snprintf(err, errsz, "invalid JSON at line %zu, column %zu", line, col);
 		return -1;
 	}
+	if ((at = mc_json_nul_escape(p, n)) != NULL)
+		return nul_at(p, at, err, errsz);
 	if (fields(*doc, e, err, errsz) == -1)
 		return -1;
 	body = cJSON_GetObjectItemCaseSensitive(*doc, "body");

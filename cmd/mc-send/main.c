@@ -150,9 +150,7 @@ one(struct sender *sd)
 	FILE *itf = NULL;
 	struct mc_buf in = {0};
 	cJSON *doc = NULL, *kept = NULL;
-	const char *at;
 	int keep, status = MC_EXIT_FAIL;
-	size_t line, col;
 
 	env = (struct envelope){0};
 	if (mc_fd_slurp(STDIN_FILENO, MC_JSON_MAX, &in) == -1) {
@@ -170,12 +168,7 @@ one(struct sender *sd)
 		mc_err("envelope: %s", err);
 		goto out;
 	}
-	if ((at = mc_json_nul_escape(in.data, in.len)) != NULL) {
-		mc_json_where(in.data, at, &line, &col);
-		mc_err("envelope: a string holds a NUL character (\\u0000) at line %zu, column %zu",
-		    line, col);
-		goto out;
-	}
+
 	/* A kept answer needs no key. */
 	if ((keep = cache_find(sd, &env, &kept)) != 1 &&
 	    envelope_auth(&env, &sd->keys, &auth, err, sizeof err) == -1) {
@@ -302,9 +295,7 @@ serve(struct sender *sd)
 			bad_line(sd, lineno, why);
 			continue;
 		}
-		if (envelope_parse(p, n, &env, &doc, err, sizeof err) == -1 ||
-		    (mc_json_nul_escape(p, n) != NULL &&
-		    snprintf(err, sizeof err, "a string holds a NUL character (\\u0000)") > 0)) {
+		if (envelope_parse(p, n, &env, &doc, err, sizeof err) == -1) {
 			snprintf(why, sizeof why, "envelope: %s", err);
 			bad_line(sd, lineno, why);
 			cJSON_Delete(doc);

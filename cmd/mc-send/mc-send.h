@@ -51,8 +51,8 @@ struct envelope {
 };
 /* Read the envelope text of n bytes at p: *doc holds its fields (the
  * body's place in it is {}), e points into p and *doc. -1 with "FIELD:
- * why" (or "envelope: why" for text that is no JSON) in err. Delete
- * *doc and envelope_free(e) afterwards, either way. */
+ * why", or why the text is no JSON or holds \u0000, in err. Delete *doc
+ * and envelope_free(e) afterwards, either way. */
 int envelope_parse(const char *p, size_t n, struct envelope *e, cJSON **doc, char *err,
     size_t errsz);
 void envelope_free(struct envelope *e);
