@@ -1,5 +1,6 @@
 /* mc-request: turn a system prompt, conversation items and tools into a provider request envelope. */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
@@ -28,9 +29,9 @@ static const char usage[] =
     "                  [--items FILE] [--tools FILE] [--no-stream]\n"
     "                  [--max-output-tokens N] [--schema FILE] [--body] [--pretty]\n"
     "                  [PROMPT]\n"
-    "       mc-request --serve [--cache-key] [-q] [-p PROVIDER] [-m MODEL] [--api API]\n"
-    "                  [--items FILE] [--tools FILE] [--no-stream]\n"
-    "                  [--max-output-tokens N] [--schema FILE]\n"
+    "       mc-request --serve [--cache-key] [--status-fd N] [-q] [-p PROVIDER]\n"
+    "                  [-m MODEL] [--api chat|responses] [--tools FILE]\n"
+    "                  [--no-stream] [--max-output-tokens N] [--schema FILE]\n"
     "\n"
     "Read the system prompt on stdin and write the provider request envelope.\n"
     "With --serve, stdin is a session's lines, and each {\"type\":\"request\"} line\n"
@@ -50,6 +51,8 @@ static const char usage[] =
     "  --pretty                 indent the JSON document\n"
     "  --serve                  build request after request for one session\n"
     "  --cache-key              with --serve: give each envelope its cache_key\n"
+    "  --status-fd N            with --serve: say on descriptor N what became of\n"
+    "                           each request; stdout has the envelopes alone\n"
     "  -q                       no warnings on stderr\n"
     "  -h, --help               show this help\n"
     "  --version                show the version\n"
@@ -243,12 +246,77 @@ once(struct build *b, const char *prompt, int body_only, int pretty)
  * Each request gets one line: the envelope, or {"type":"error","message"}
  * when an item was rejected (the first such line is named, and every
  * request says it until a reset: the session cannot be sent as it is).
+ * With a status descriptor (--status-fd), stdout has the envelopes only,
+ * and each request's line on the descriptor says what became of it:
+ * {"type":"envelope","bytes":N} (the envelope's N bytes with its newline
+ * follow on stdout, to be passed on whole without a look) or the error.
  */
+
+/* The name of mc-request's own line at s: "request", "system", "tools",
+ * "reset" when s is {"type":"NAME"... (white space allowed), else NULL. */
+static const char *
+own_line(const char *s, size_t n)
+{
+	static const char *const own[] = { "request", "system", "tools", "reset", NULL };
+	const char *e = s + n, *t;
+	size_t i, k;
+
+#define WS(p) while ((p) < e && strchr(" \t\r", *(p)) != NULL) (p)++
+	WS(s);
+	if (s == e || *s++ != '{')
+		return NULL;
+	WS(s);
+	if ((size_t)(e - s) < 6 || memcmp(s, "\"type\"", 6) != 0)
+		return NULL;
+	s += 6;
+	WS(s);
+	if (s == e || *s++ != ':')
+		return NULL;
+	WS(s);
+#undef WS
+	if (s == e || *s++ != '"')
+		return NULL;
+	for (t = s; t < e && *t != '"'; t++)
+		;
+	for (i = 0; own[i] != NULL; i++)
+		if ((k = strlen(own[i])) == (size_t)(t - s) && memcmp(s, own[i], k) == 0)
+			return own[i];
+	return NULL;
+}
+
+/* What became of a request, on the status descriptor. */
 static int
-serve(struct build *b, int key)
+put_status(int fd, size_t bytes, const char *failed)
+{
+	char line[64];
+	cJSON *e;
+	size_t n;
+	char *t;
+	int r;
+
+	if (failed == NULL) {
+		n = (size_t)snprintf(line, sizeof line, "{\"type\":\"envelope\",\"bytes\":%zu}\n",
+		    bytes);
+		return mc_write_all(fd, line, n);
+	}
+	e = mc_json_new_obj();
+	mc_json_add_str(e, "type", "error");
+	mc_json_add_str(e, "message", failed);
+	t = mc_json_compact(e, &n);
+	cJSON_Delete(e);
+	t[n] = '\n';
+	r = mc_write_all(fd, t, n + 1);
+	free(t);
+	return r;
+}
+
+static int
+serve(struct build *b, int key, int status_fd)
 {
 	struct mc_lines in = { .fd = STDIN_FILENO, .cap = MC_ITEMS_MAX };
-	struct mc_buf out = {0}, t = {0};
+	struct mc_buf out = {0}, t = {0}, piece[2] = {{0}};
+	struct iovec iov[MC_WIRE_PIECES + 1];
+	size_t n, i;
 	char err[1024], failed[1024] = "", *line;
 	const char *type;
 	cJSON *doc, *e;
@@ -263,18 +331,14 @@ serve(struct build *b, int key)
 			    "a line over the items size limit" : strerror(errno));
 			break;
 		}
-		/* mc-request's own lines are told apart by their type before
-		 * anything else; a session line is checked as an item. */
-		doc = strstr(line, "\"type\":\"") != NULL && len < MC_TOOLS_MAX * 2 ?
-		    cJSON_ParseWithLength(line, len) : NULL;
-		type = mc_json_str(doc, "type");
-		if (type == NULL || (strcmp(type, "request") != 0 && strcmp(type, "system") != 0 &&
-		    strcmp(type, "tools") != 0 && strcmp(type, "reset") != 0)) {
-			cJSON_Delete(doc);
+		/* mc-request's own lines are told apart by their type, which
+		 * comes first; a session line is checked as an item. */
+		if ((type = own_line(line, len)) == NULL) {
 			if (failed[0] == '\0' && build_line(b, line, len, err, sizeof err) == -1)
 				snprintf(failed, sizeof failed, "%s", err);
 			continue;
 		}
+		doc = cJSON_ParseWithLength(line, len);
 		if (strcmp(type, "system") == 0 && mc_json_str(doc, "text") != NULL &&
 		    mc_utf8_valid(mc_json_str(doc, "text"), strlen(mc_json_str(doc, "text")))) {
 			free(b->system);
@@ -296,6 +360,19 @@ serve(struct build *b, int key)
 			b->chk = mc_items_check_new(mc_json_str(doc, "name") ? mc_json_str(doc, "name") :
 			    b->items_name);
 			failed[0] = '\0';
+		} else if (status_fd >= 0) {
+			/* The status first: the envelope may be more than the
+			 * pipe holds, and is read only once it is known. Its
+			 * pieces are written as they lie, with no copy. */
+			n = failed[0] ? 0 : mc_wire_pieces(b->w, 1, key, piece, iov);
+			iov[n++] = (struct iovec){ "\n", 1 };
+			for (i = 0, len = 0; i < n; i++)
+				len += iov[i].iov_len;
+			if (put_status(status_fd, len, failed[0] ? failed : NULL) == -1 ||
+			    (!failed[0] && mc_writev_all(STDOUT_FILENO, iov, (int)n) == -1)) {
+				cJSON_Delete(doc);
+				break;
+			}
 		} else {
 			out.len = 0;
 			if (failed[0] != '\0') {
@@ -317,6 +394,8 @@ serve(struct build *b, int key)
 	}
 	mc_buf_free(&out);
 	mc_buf_free(&t);
+	mc_buf_free(&piece[0]);
+	mc_buf_free(&piece[1]);
 	mc_buf_free(&in.buf);
 	return r == 0 ? MC_EXIT_OK : errno == EPIPE ? MC_EXIT_OK : MC_EXIT_FAIL;
 }
@@ -325,7 +404,7 @@ int
 main(int argc, char *argv[])
 {
 	enum { OPT_API = 256, OPT_ITEMS, OPT_TOOLS, OPT_NO_STREAM, OPT_MAX,
-		OPT_BODY, OPT_PRETTY, OPT_SCHEMA, OPT_SERVE, OPT_KEY };
+		OPT_BODY, OPT_PRETTY, OPT_SCHEMA, OPT_SERVE, OPT_KEY, OPT_STATUS };
 	static const struct option longopts[] = {
 		{ "provider", required_argument, NULL, 'p' },
 		{ "model", required_argument, NULL, 'm' },
@@ -339,6 +418,7 @@ main(int argc, char *argv[])
 		{ "pretty", no_argument, NULL, OPT_PRETTY },
 		{ "serve", no_argument, NULL, OPT_SERVE },
 		{ "cache-key", no_argument, NULL, OPT_KEY },
+		{ "status-fd", required_argument, NULL, OPT_STATUS },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, MC_OPT_VERSION },
 		{ NULL, 0, NULL, 0 }
@@ -350,6 +430,7 @@ main(int argc, char *argv[])
 	char err[1024], schema_name[65];
 	cJSON *schema;
 	int c, body_only = 0, pretty = 0, serving = 0, key = 0, status = MC_EXIT_FAIL, bad = 0;
+	int status_fd = -1;
 
 	mc_init("mc-request", argv);
 	while ((c = getopt_long(argc, argv, "+hm:p:q", longopts, NULL)) != -1) {
@@ -403,6 +484,9 @@ main(int argc, char *argv[])
 		case OPT_KEY:
 			key = 1;
 			break;
+		case OPT_STATUS:
+			status_fd = (int)mc_opt_num("--status-fd", optarg, 3, INT_MAX, &bad);
+			break;
 		default:	/* -h, --version or a bad option */
 			return mc_opt_exit(c, usage);
 		}
@@ -421,6 +505,10 @@ main(int argc, char *argv[])
 		    "per line: no PROMPT, --items, --body or --pretty");
 	if (key && !serving)
 		return mc_usage_error("--cache-key goes with --serve (an envelope alone has one)");
+	if (status_fd != -1 && !serving)
+		return mc_usage_error("--status-fd goes with --serve");
+	if (status_fd != -1 && fcntl(status_fd, F_GETFD) == -1)
+		return mc_usage_error("--status-fd %d: not an open descriptor", status_fd);
 	if (!serving && prompt == NULL && items_path == NULL)
 		return mc_usage_error("nothing to ask: give a PROMPT, --items FILE, or both");
 
@@ -472,7 +560,7 @@ main(int argc, char *argv[])
 		mc_err("%s", err);
 		goto out;
 	}
-	status = serving ? serve(&b, key) : once(&b, prompt, body_only, pretty);
+	status = serving ? serve(&b, key, status_fd) : once(&b, prompt, body_only, pretty);
 out:
 	build_free(&b);
 	mc_buf_free(&tools_text);

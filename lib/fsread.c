@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include <bsd/string.h>
@@ -158,6 +159,57 @@ mc_write_all(int fd, const void *p, size_t n)
 		}
 		c += w;
 		n -= (size_t)w;
+	}
+	return 0;
+}
+
+int
+mc_writev_all(int fd, struct iovec *iov, int n)
+{
+	ssize_t w;
+	size_t k;
+
+	while (n > 0) {
+		if ((w = writev(fd, iov, n > IOV_MAX ? IOV_MAX : n)) == -1) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		for (k = (size_t)w; n > 0 && k >= iov->iov_len; n--, iov++)
+			k -= iov->iov_len;
+		if (n > 0) {
+			iov->iov_base = (char *)iov->iov_base + k;
+			iov->iov_len -= k;
+		}
+	}
+	return 0;
+}
+
+int
+mc_fd_move(int from, int to, size_t n)
+{
+	char buf[1 << 16];
+	ssize_t r;
+	int copy = 0;
+
+	while (n > 0) {
+		r = copy ? read(from, buf, n < sizeof buf ? n : sizeof buf) :
+		    splice(from, NULL, to, NULL, n, SPLICE_F_MOVE);
+		if (r == -1 && errno == EINTR)
+			continue;
+		if (r == -1 && !copy && (errno == EINVAL || errno == ENOSYS)) {
+			copy = 1;	/* a descriptor splice does not take (a terminal) */
+			continue;
+		}
+		if (r == -1)
+			return -1;
+		if (r == 0) {
+			errno = EPIPE;	/* the writer went before its bytes */
+			return -1;
+		}
+		if (copy && mc_write_all(to, buf, (size_t)r) == -1)
+			return -1;
+		n -= (size_t)r;
 	}
 	return 0;
 }

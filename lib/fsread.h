@@ -69,6 +69,14 @@ int mc_slurp_path(const char *path, size_t cap, struct mc_buf *out, char *err, s
 /* Write all n bytes to fd, going on after short writes and EINTR.
  * Returns 0, or -1 with errno. */
 int mc_write_all(int fd, const void *p, size_t n);
+/* The same for n pieces (changes iov). */
+struct iovec;
+int mc_writev_all(int fd, struct iovec *iov, int n);
+
+/* Move n bytes from the pipe from to to, in the kernel where it can
+ * (splice), else through a buffer. 0, or -1 with errno (EPIPE: from
+ * ended first). */
+int mc_fd_move(int from, int to, size_t n);
 
 /* True when the canonical path `path` is `dir` or lies below it. */
 int mc_path_within(const char *path, const char *dir);

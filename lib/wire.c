@@ -24,7 +24,7 @@ struct mc_wire {
 	 * array empty, for the key. */
 	struct mc_buf head, tail, skeleton;
 	struct mc_buf system;	/* chat: the system message, the array's first element */
-	/* The elements no later item can change, one after another. */
+	/* The elements no later item can change, each after a comma. */
 	struct mc_buf done;
 	struct span *spans;
 	size_t nspans, cap;
@@ -85,6 +85,8 @@ finish(struct mc_wire *w, cJSON *elem)
 			mc_oom();
 		w->spans = s;
 	}
+	/* Each after a comma: the elements done are one run of the body. */
+	mc_buf_addc(&w->done, ',');
 	w->spans[w->nspans++] = (struct span){ w->done.len, n };
 	mc_buf_add(&w->done, t, n);
 	field(&w->ctx, t, n);
@@ -350,35 +352,66 @@ open_elem(const struct mc_wire *w, struct mc_buf *b, struct span *s)
 	return 1;
 }
 
+static void envelope_open(struct mc_wire *w, int key, struct mc_buf *out);
+
+/*
+ * The body, or the envelope around it, as pieces to be written one after
+ * another: iov, pointing into w and into s (scratch the caller frees),
+ * valid until w changes. Returns how many (at most MC_WIRE_PIECES).
+ */
+size_t
+mc_wire_pieces(struct mc_wire *w, int envelope, int key, struct mc_buf s[2], struct iovec *iov)
+{
+	struct span o;
+	size_t n = 0, skip;
+	int open;
+
+	s[0].len = s[1].len = 0;
+	if (envelope)
+		envelope_open(w, key, &s[0]);
+	mc_buf_add(&s[0], w->head.data, w->head.len);
+	mc_buf_adds(&s[0], array_key(w));
+	iov[n++] = (struct iovec){ s[0].data, s[0].len };
+	if (w->system.len > 0)
+		iov[n++] = (struct iovec){ w->system.data, w->system.len };
+	/* The elements done, without the first comma when nothing is before. */
+	skip = w->system.len == 0 && w->nspans > 0;
+	if (w->nspans > 0)
+		iov[n++] = (struct iovec){ w->done.data + skip, w->done.len - skip };
+	if (w->system.len > 0 || w->nspans > 0)
+		mc_buf_addc(&s[1], ',');
+	if ((open = open_elem(w, &s[1], &o)) == 0)
+		s[1].len = 0;
+	mc_buf_addc(&s[1], ']');
+	mc_buf_add(&s[1], w->tail.data, w->tail.len);
+	if (envelope)
+		mc_buf_addc(&s[1], '}');
+	iov[n++] = (struct iovec){ s[1].data, s[1].len };
+	return n;
+}
+
+/* The pieces one after another, appended to out. */
+static void
+join(struct mc_wire *w, int envelope, int key, struct mc_buf *out)
+{
+	struct iovec iov[MC_WIRE_PIECES];
+	struct mc_buf s[2] = {{0}};
+	size_t n, i, len = 0;
+
+	n = mc_wire_pieces(w, envelope, key, s, iov);
+	for (i = 0; i < n; i++)
+		len += iov[i].iov_len;
+	mc_buf_grow(out, len);
+	for (i = 0; i < n; i++)
+		mc_buf_add(out, iov[i].iov_base, iov[i].iov_len);
+	mc_buf_free(&s[0]);
+	mc_buf_free(&s[1]);
+}
+
 void
 mc_wire_body(struct mc_wire *w, struct mc_buf *out)
 {
-	struct mc_buf o = {0};
-	struct span s;
-	size_t i, k = 0;
-	int open = open_elem(w, &o, &s);
-
-	mc_buf_grow(out, w->head.len + w->system.len + w->done.len + w->nspans + o.len +
-	    w->tail.len + 32);
-	mc_buf_add(out, w->head.data, w->head.len);
-	mc_buf_adds(out, array_key(w));
-	if (w->system.len > 0) {
-		mc_buf_add(out, w->system.data, w->system.len);
-		k++;
-	}
-	for (i = 0; i < w->nspans; i++) {
-		if (k++ > 0)
-			mc_buf_addc(out, ',');
-		mc_buf_add(out, w->done.data + w->spans[i].at, w->spans[i].len);
-	}
-	if (open) {
-		if (k > 0)
-			mc_buf_addc(out, ',');
-		mc_buf_add(out, o.data, s.len);
-	}
-	mc_buf_addc(out, ']');
-	mc_buf_add(out, w->tail.data, w->tail.len);
-	mc_buf_free(&o);
+	join(w, 0, 0, out);
 }
 
 void
@@ -394,8 +427,9 @@ mc_wire_key(struct mc_wire *w, char hex[65])
 	mc_buf_free(&o);
 }
 
-void
-mc_wire_envelope(struct mc_wire *w, int key, struct mc_buf *out)
+/* The envelope up to its body's first byte. */
+static void
+envelope_open(struct mc_wire *w, int key, struct mc_buf *out)
 {
 	cJSON *e = mc_json_new_obj();
 	char hex[65];
@@ -414,6 +448,10 @@ mc_wire_envelope(struct mc_wire *w, int key, struct mc_buf *out)
 	open_text(out, e);
 	cJSON_Delete(e);
 	mc_buf_adds(out, ",\"body\":");
-	mc_wire_body(w, out);
-	mc_buf_addc(out, '}');
+}
+
+void
+mc_wire_envelope(struct mc_wire *w, int key, struct mc_buf *out)
+{
+	join(w, 1, key, out);
 }

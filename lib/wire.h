@@ -3,6 +3,7 @@
 #define MC_WIRE_H
 
 #include <stddef.h>
+#include <sys/uio.h>
 
 #include <cJSON.h>
 
@@ -63,5 +64,13 @@ void mc_wire_key(struct mc_wire *w, char hex[65]);
  * [,"cache_key"],"body"}; the cache key only when key is set.
  */
 void mc_wire_envelope(struct mc_wire *w, int key, struct mc_buf *out);
+
+/* The body (envelope 0) or the envelope as pieces to write one after
+ * another (writev), with no copy of the elements: iov, pointing into w
+ * and into s (scratch, the caller's to free), valid until w changes.
+ * Returns how many; mc_wire_body and mc_wire_envelope join them. */
+#define MC_WIRE_PIECES 4
+size_t mc_wire_pieces(struct mc_wire *w, int envelope, int key, struct mc_buf s[2],
+    struct iovec *iov);
 
 #endif

@@ -30,7 +30,7 @@ EOF
 	cat > "$T/dier.py" <<'EOF'
 import os, signal, subprocess, sys
 k = int(sys.argv[1])
-p = subprocess.Popen(sys.argv[2:], stdin=subprocess.PIPE)
+p = subprocess.Popen(sys.argv[2:], stdin=subprocess.PIPE, close_fds=False)
 seen = 0
 for line in sys.stdin.buffer:
     if line.startswith(b'{"type":"request"}'):

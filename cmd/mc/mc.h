@@ -137,7 +137,8 @@ struct term {
 struct builder {
 	pid_t pid;		/* 0: not running */
 	int wr;			/* its stdin: the session's lines, and its own */
-	struct mc_lines out;	/* its stdout: one envelope per request */
+	int env;		/* its stdout: the envelopes */
+	struct mc_lines out;	/* its status: a line per request */
 	struct mc_buf args;	/* the arguments it runs with, NUL-separated */
 	unsigned gen;		/* the session it has (ses.gen) */
 	size_t fed;		/* the bytes of the session's lines it has */
@@ -213,12 +214,13 @@ int stages_stats(struct driver *d, const char *doc, struct mc_buf *out);
 
 /* request.c */
 int build_start(struct driver *d);
-int build_request(struct driver *d, const char **env, size_t *len);
+int build_request(struct driver *d, size_t *len);
+int build_pass(struct driver *d, int fd, size_t len);
 void build_stop(struct driver *d);
 
 /* send.c */
 int send_start(struct driver *d);
-int send_envelope(struct driver *d, const char *env, size_t n);
+int send_envelope(struct driver *d, size_t n);
 cJSON *send_event(struct driver *d);
 void send_stop(struct driver *d, int kill_it);
 

@@ -38,7 +38,8 @@ caching(const struct driver *d)
 }
 
 /* mc-request's arguments for the session as it is now, NUL-separated in
- * b (to tell when they change), and as a vector in argv (room for 16). */
+ * b (to tell when they change), and as a vector in argv (room for 16,
+ * two of them left for the status descriptor). */
 static void
 build_args(const struct driver *d, struct mc_buf *b, char **argv)
 {
@@ -70,24 +71,45 @@ build_args(const struct driver *d, struct mc_buf *b, char **argv)
 	argv[n] = NULL;
 }
 
-/* Start it, fed nothing yet. 0, or -1 after saying why. */
+/* Start it, fed nothing yet: its stdin and stdout on pipes, and a third
+ * for the status of each request (--status-fd), so that the envelope on
+ * its stdout is passed on to mc-send without the driver reading it. 0,
+ * or -1 after saying why. */
 int
 build_start(struct driver *d)
 {
 	struct builder *b = &d->build;
-	char *argv[17], err[256];
+	char *argv[19], err[256], fdarg[16];
 	struct mc_child c = { .argv = argv, .fd = { -1, -1, -1 },
 	    .flags = MC_CHILD_SUITE | MC_CHILD_PGROUP | MC_CHILD_PDEATH };
+	int st[2], keep[2], n;
 
 	if (b->pid > 0)
 		return 0;
 	build_args(d, &b->args, argv);
-	if ((b->pid = mc_child_start_piped(&c, &b->wr, &b->out.fd, err, sizeof err)) == -1) {
+	if (pipe2(st, O_CLOEXEC) == -1) {
+		mc_err("pipe: %s", strerror(errno));
+		return -1;
+	}
+	for (n = 0; argv[n] != NULL; n++)
+		;
+	snprintf(fdarg, sizeof fdarg, "%d", st[1]);
+	argv[n++] = "--status-fd";
+	argv[n++] = fdarg;
+	argv[n] = NULL;
+	keep[0] = st[1];
+	keep[1] = -1;
+	c.keep = keep;
+	b->pid = mc_child_start_piped(&c, &b->wr, &b->env, err, sizeof err);
+	close(st[1]);
+	if (b->pid == -1) {
 		b->pid = 0;
+		close(st[0]);
 		mc_err("%s", err);
 		return -1;
 	}
-	b->out.cap = ENVELOPE_CAP;
+	b->out.fd = st[0];
+	b->out.cap = 4096;
 	mc_lines_reset(&b->out);
 	b->fed = 0;
 	b->gen = d->s.gen;
@@ -109,6 +131,7 @@ build_end(struct driver *d, int kill_it)
 	if (kill_it)
 		kill(-b->pid, SIGTERM);
 	close(b->wr);
+	close(b->env);
 	close(b->out.fd);
 	st = mc_child_wait(b->pid);
 	b->pid = 0;
@@ -194,10 +217,10 @@ feed(struct driver *d)
 	return 0;
 }
 
-/* Its answer to the request: 1 and the line; 0 when it ended; -1 when
- * interrupted or the line is over the cap. */
+/* Its status line for the request: 1 and the line; 0 when it ended; -1
+ * when interrupted or the line is over the cap. */
 static int
-answer(struct driver *d, char **line, size_t *len)
+status(struct driver *d, char **line, size_t *len)
 {
 	int r;
 
@@ -206,35 +229,43 @@ answer(struct driver *d, char **line, size_t *len)
 			return 1;
 		if (errno == EINTR)
 			continue;
-		mc_err("mc-request: %s", errno == EFBIG ? "an envelope over the size limit" :
+		mc_err("mc-request: %s", errno == EFBIG ? "a status line over the size limit" :
 		    strerror(errno));
 		return -1;
 	}
 	return interrupted ? -1 : 0;
 }
 
-/* mc-request said no (an item it rejects names the session's line). */
+/* The status of a request: 1 with the envelope's size, or -1 when
+ * mc-request said no (an item it rejects names the session's line). */
 static int
-refused(const char *line, size_t len)
+said(const char *line, size_t len, size_t *bytes)
 {
 	char err[128];
-	cJSON *e = mc_json_parse(line, len, err, sizeof err);
-	const char *msg = mc_json_str(e, "message");
+	cJSON *s = mc_json_parse(line, len, err, sizeof err);
+	const char *type = mc_json_str(s, "type"), *msg = mc_json_str(s, "message");
+	const cJSON *n = cJSON_GetObjectItemCaseSensitive(s, "bytes");
+	int r = -1;
 
-	mc_err("mc-request: %s", msg ? msg : "an answer that is no envelope");
-	cJSON_Delete(e);
-	return -1;
+	if (type != NULL && strcmp(type, "envelope") == 0 && cJSON_IsNumber(n) &&
+	    n->valuedouble >= 1 && n->valuedouble <= ENVELOPE_CAP) {
+		*bytes = (size_t)n->valuedouble;
+		r = 1;
+	} else
+		mc_err("mc-request: %s", msg ? msg : "a status that is none");
+	cJSON_Delete(s);
+	return r;
 }
 
 /*
- * The envelope of the session's next request, in *env (len bytes, valid
- * until the next call). mc-request is started when it is not running or
- * its arguments changed (/model); one that died mid-session is started
- * again, once, and fed the session whole, and the session goes on. 0, or
- * -1 after saying why.
+ * The session's next request: built, its envelope (*len bytes, the
+ * newline included) waiting on d->build.env for build_pass. mc-request
+ * is started when it is not running or its arguments changed (/model);
+ * one that died mid-session is started again, once, and fed the session
+ * whole, and the session goes on. 0, or -1 after saying why.
  */
 int
-build_request(struct driver *d, const char **env, size_t *len)
+build_request(struct driver *d, size_t *len)
 {
 	struct builder *b = &d->build;
 	struct mc_buf now = {0};
@@ -252,15 +283,12 @@ build_request(struct driver *d, const char **env, size_t *len)
 		if (feed(d) == -1)
 			r = errno == EPIPE && !interrupted ? 0 : -1;
 		else
-			r = answer(d, &line, len);
-		if (r == 1 && strncmp(line, "{\"type\":\"error\"", 15) == 0) {
-			mc_buf_free(&now);
-			return refused(line, *len);
-		}
+			r = status(d, &line, len);
 		if (r == 1) {
-			*env = line;
-			b->answered = 1;
 			mc_buf_free(&now);
+			if (said(line, *len, len) == -1)
+				return -1;
+			b->answered = 1;
 			return 0;
 		}
 		st = build_end(d, r != 0);
@@ -281,5 +309,17 @@ build_request(struct driver *d, const char **env, size_t *len)
 			mc_err("mc-request stopped again (%s)", why);
 	}
 	mc_buf_free(&now);
+	return -1;
+}
+
+/* The envelope build_request made, len bytes, to fd: in the kernel where
+ * it can. 0, or -1 with errno; mc-request, whose output is then astray,
+ * is stopped. */
+int
+build_pass(struct driver *d, int fd, size_t len)
+{
+	if (mc_fd_move(d->build.env, fd, len) == 0)
+		return 0;
+	build_end(d, 1);
 	return -1;
 }

@@ -60,18 +60,22 @@ send_start(struct driver *d)
 	return 0;
 }
 
-/* The envelope, as one line. 0, or -1 (mc-send is stopped) after saying
- * why unless interrupted. */
+/* The envelope build_request made, n bytes with its newline, passed on
+ * from mc-request to mc-send as it is. 0, or -1 (mc-send and mc-request
+ * are stopped) after saying why unless interrupted. */
 int
-send_envelope(struct driver *d, const char *env, size_t n)
+send_envelope(struct driver *d, size_t n)
 {
-	while (n > 0 && env[n - 1] == '\n')
-		n--;
-	if (d->send.pid <= 0 && send_start(d) == -1)
+	int e;
+
+	if (d->send.pid <= 0 && send_start(d) == -1) {
+		build_stop(d);
 		return -1;
-	if (mc_write_all(d->send.wr, env, n) == -1 || mc_write_all(d->send.wr, "\n", 1) == -1) {
+	}
+	if (build_pass(d, d->send.wr, n) == -1) {
+		e = errno;
 		if (!interrupted)
-			mc_err("mc-send: stopped taking requests: %s", strerror(errno));
+			mc_err("mc-send: stopped taking requests: %s", strerror(e));
 		send_stop(d, 1);
 		return -1;
 	}

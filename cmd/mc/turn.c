@@ -266,17 +266,16 @@ step(struct driver *d, cJSON *calls)
 {
 	struct answer a = { .quiet = d->c.schema != NULL };
 	enum outcome o = OUT_STOP;
-	const char *env;
 	size_t len;
 	int st;
 
-	if (build_request(d, &env, &len) == -1)
+	if (build_request(d, &len) == -1)
 		return interrupted ? OUT_CANCELLED : OUT_ERROR;
 	if (d->c.dry) {
-		st = fwrite(env, 1, len, stdout) == len && putchar('\n') != EOF;
+		st = fflush(stdout) != EOF && build_pass(d, STDOUT_FILENO, len) == 0;
 		return st ? OUT_STOP : OUT_ERROR;
 	}
-	if (send_envelope(d, env, len) == -1)
+	if (send_envelope(d, len) == -1)
 		return interrupted ? OUT_CANCELLED : OUT_ERROR;
 	d->s.steps++;
 	a.calls = mc_json_new_arr();
