@@ -97,6 +97,19 @@ load mc
 	assert_equal "$(session_files)" ""
 }
 
+@test "--dry-run: a repository's ./rg and bin/rg never run from a relative PATH entry" {
+	fake_start "$(answers ok)"
+	use_fake
+	printf '#!/bin/sh\ntouch "%s/ran"\n' "$BATS_TEST_TMPDIR" >rg
+	chmod +x rg
+	mkdir bin && cp rg bin/
+	for path in ".:$PATH" "bin:$PATH"; do
+		PATH="$path" run --separate-stderr mc --dry-run hi </dev/null
+		assert_success
+		[ ! -e "$BATS_TEST_TMPDIR/ran" ] || fail "./rg ran with PATH=$path"
+	done
+}
+
 @test "--dry-run -c shows the history and leaves the session as it was" {
 	fake_start "$(answers 'first answer')"
 	use_fake
