@@ -786,19 +786,22 @@ print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)' "$BATS_TEST_TMPDI
 	assert_equal "$output" "I cannot help."
 }
 
-@test "a tool call without an id gets a generated call_ id" {
-	serve '{"events":[{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"type":"function","function":{"name":"read","arguments":"{}"}}]}}]},{"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}],"done":true}' \
+@test "a tool call without an id gets a call_ id derived from the answer: the same answer, the same ids" {
+	serve '{"events":[{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"type":"function","function":{"name":"read","arguments":"{}"}},{"index":1,"type":"function","function":{"name":"read","arguments":"{}"}}]}}]},{"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}],"done":true}' '{"events":[{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"type":"function","function":{"name":"read","arguments":"{}"}},{"index":1,"type":"function","function":{"name":"read","arguments":"{}"}}]}}]},{"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}],"done":true}' \
 	    '{"events":[["response.output_item.done",{"type":"response.output_item.done","output_index":0,"item":{"type":"function_call","name":"read","arguments":"{}","call_id":""}}],["response.completed",{"type":"response.completed","response":{"status":"completed","output":[]}}]]}'
 	envelope chat
 	send --items
 	assert_success
-	assert_regex "$(jqo -r .call_id)" '^call_[0-9a-f]{24}$'
-	first=$(jqo -r .call_id)
+	assert_regex "$(jqo -r .call_id | head -1)" '^call_[0-9a-f]{24}$'
+	ids=$(jqo -r .call_id)
+	assert_equal "$(sort -u <<<"$ids" | wc -l)" 2
+	send --items
+	assert_success
+	assert_equal "$(jqo -r .call_id)" "$ids"
 	envelope responses
 	send --events
 	assert_success
-	assert_regex "$(jqo -r 'select(.type == "tool_call") | .call_id')" '^call_[0-9a-f]{24}$'
-	[ "$(jqo -r 'select(.type == "tool_call") | .call_id')" != "$first" ]
+	assert_equal "$(jqo -r 'select(.type == "tool_call") | .call_id')" "$(head -1 <<<"$ids")"
 }
 
 @test "data: [DONE] with trailing white space ends the stream" {

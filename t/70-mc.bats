@@ -533,7 +533,9 @@ chunk() {
 	fake_start '[{"answer":{"api":"chat","calls":[{"call_id":"c1","name":"read","arguments":"{\"path\":\"a.txt\"}"}]}},
 	  {"answer":{"api":"chat","text":"one"}},
 	  {"answer":{"api":"chat","calls":[{"call_id":"c1","name":"read","arguments":"{\"path\":\"a.txt\"}"}]}},
-	  {"answer":{"api":"chat","text":"two"}}]'
+	  {"answer":{"api":"chat","text":"two"}},
+	  {"answer":{"api":"chat","calls":[{"call_id":"c1","name":"read","arguments":"{\"path\":\"a.txt\"}"}]}},
+	  {"answer":{"api":"chat","text":"three"}}]'
 	use_fake
 	echo hi > a.txt
 	run --separate-stderr mc 'first' </dev/null
@@ -541,9 +543,17 @@ chunk() {
 	run --separate-stderr mc -c 'second' </dev/null
 	assert_success
 	assert_output two
+	run --separate-stderr mc -c 'third' </dev/null
+	assert_success
+	assert_output three
 	f=$(session_files)
-	assert_equal "$(jq -r 'select(.type=="function_call") | .call_id' "$f" | sort -u | wc -l)" 2
-	assert_equal "$(jq -r 'select(.type=="function_call_output") | .call_id' "$f" | sort -u | wc -l)" 2
+	assert_equal "$(jq -r 'select(.type=="function_call") | .call_id' "$f" | sort -u | wc -l)" 3
+	assert_equal "$(jq -r 'select(.type=="function_call_output") | .call_id' "$f" | sort -u | wc -l)" 3
+	# derived, not drawn: a hash of a counter, the name and the arguments
+	# (the counter going on while the session holds the id)
+	id() { printf 'mc call id 1:%s\0read\0{"path":"a.txt"}' "$1" | sha256sum | cut -c1-24; }
+	assert_equal "$(jq -r 'select(.type=="function_call") | .call_id' "$f" | tr '\n' ' ')" \
+		"c1 call_$(id 0) call_$(id 1) "
 	# and the history stays valid for the next turn
 	run --separate-stderr mc-request --items "$f" -m x </dev/null
 	assert_success
