@@ -414,6 +414,11 @@ mc_request_envelope(const struct mc_provider *p, const struct mc_request *r)
 	mc_json_add_str(e, "api_key_env", p->api_key_env);
 	if (p->api_key_env != NULL && p->api_key_optional)
 		mc_json_add(e, "api_key_optional", cJSON_CreateTrue());
+	/* Where mc-send finds the key, never the key itself. */
+	if (p->api_key_cmd != NULL)
+		mc_json_add_str(e, "api_key_cmd", p->api_key_cmd);
+	if (p->api_key_file != NULL)
+		mc_json_add_str(e, "api_key_file", p->api_key_file);
 	mc_json_add_str(e, "cache_key", key);
 	mc_json_add(e, "body", body);
 	free(url);

@@ -163,7 +163,7 @@ one(struct sender *sd)
 	}
 	/* A kept answer needs no key. */
 	if ((keep = cache_find(sd, &env, &kept)) != 1 &&
-	    envelope_auth(&env, &sd->keys, &auth, err, sizeof err) == -1) {
+	    envelope_auth(&env, sd, &auth, err, sizeof err) == -1) {
 		mc_err("%s", err);
 		goto out;
 	}
@@ -290,7 +290,7 @@ serve(struct sender *sd)
 		}
 		auth = NULL;
 		if ((keep = cache_find(sd, &env, &kept)) != 1 &&
-		    envelope_auth(&env, &sd->keys, &auth, err, sizeof err) == -1) {
+		    envelope_auth(&env, sd, &auth, err, sizeof err) == -1) {
 			/* The environment's fault, the same on every line: no number. */
 			mc_err("%s", err);
 			put_error(sd, err, NULL, 0);
@@ -445,6 +445,7 @@ out:
 	mc_cache_free(&sd.cache);
 	mc_settings_free(&sd.settings);
 	mc_env_free(sd.keys);
+	key_forget(&sd);
 	if (status == MC_EXIT_INTR) {
 		/* Nothing more is printed: leave without flushing stdout. */
 		_exit(MC_EXIT_INTR);
