@@ -735,6 +735,12 @@ sse_feed(struct mc_stream *s, const char *p, size_t n)
 	return status_of(s);
 }
 
+size_t
+mc_stream_progress(const struct mc_stream *s)
+{
+	return s->mode == SSE ? s->sse.progress : s->fed;
+}
+
 int
 mc_stream_feed(struct mc_stream *s, const char *p, size_t n)
 {
@@ -744,6 +750,7 @@ mc_stream_feed(struct mc_stream *s, const char *p, size_t n)
 		return status_of(s);
 	if (n > 0)
 		s->started = 1;
+	s->fed += n;
 	if (s->headlen < sizeof s->head - 1) {
 		size_t k = sizeof s->head - 1 - s->headlen;
 

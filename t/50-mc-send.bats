@@ -559,6 +559,42 @@ $CALL2"
 	assert_equal "$(fake_count)" 1
 }
 
+@test "SSE comments are not progress: endless keep-alives end with the idle timeout" {
+	serve '{"endless":{"comments":0.2,"text":"hi"}}'
+	envelope chat
+	# timeout(1) only bounds a failure of this test
+	run --separate-stderr timeout 60 mc-send --idle-timeout 1 < "$BATS_TEST_TMPDIR/env.json"
+	assert_failure 1
+	assert_equal "$output" hi
+	assert_equal "$stderr" "mc-send: nothing from fake for 1 seconds (--idle-timeout or providers.fake.idle_timeout_s)"
+	assert_equal "$(fake_count)" 1
+}
+
+@test "--max-time bounds a whole exchange: endless keep-alives, a stream that never ends" {
+	serve '{"endless":{"comments":0.2,"text":"hi"}}' '{"endless":{"text":"x"}}'
+	envelope chat
+	run --separate-stderr timeout 60 mc-send --events --max-time 2 < "$BATS_TEST_TMPDIR/env.json"
+	assert_failure 1
+	assert_equal "$(jqo -s -c '.[-1]')" '{"type":"error","message":"no whole answer from fake in 2 seconds (--max-time)"}'
+	assert_equal "$stderr" "mc-send: no whole answer from fake in 2 seconds (--max-time)"
+	run --separate-stderr timeout 60 mc-send --max-time 1 < "$BATS_TEST_TMPDIR/env.json"
+	assert_failure 1
+	assert_equal "$stderr" "mc-send: no whole answer from fake in 1 seconds (--max-time)"
+	assert_equal "$(fake_count)" 2
+	send --max-time 0
+	assert_failure 2
+}
+
+@test "--max-time: no retry is begun that it would end; the attempt's error stands" {
+	serve '{"status":503,"headers":{"Retry-After":"30"},"json":{"error":{"message":"busy"}}}' \
+	    "$(sse chat-stream-text.sse)"
+	envelope chat
+	run --separate-stderr timeout 20 mc-send --max-time 5 < "$BATS_TEST_TMPDIR/env.json"
+	assert_failure 1
+	assert_equal "$stderr" "mc-send: HTTP 503 from fake: busy"
+	assert_equal "$(fake_count)" 1
+}
+
 @test "the transfer ends at the answer's end, even if the server keeps the connection" {
 	serve "$(sse responses-stream-text.sse '"stall_after":10091,"stall":60')" \
 	    "$(sse chat-stream-text.sse '"stall_after":7688,"stall":60')"

@@ -25,6 +25,7 @@ struct sender {
 	int serve;		/* --serve: one envelope per line */
 	const char *items_out;	/* --items-out FILE */
 	long connect, idle;	/* --connect-timeout, --idle-timeout; 0: from settings */
+	long max_time;		/* --max-time: seconds for a whole exchange; 0: none */
 	long retries, maxwait, base_ms;
 	struct mc_settings settings;
 	int have_settings;
