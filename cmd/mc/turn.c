@@ -367,6 +367,8 @@ outcome_status(enum outcome o)
 		return MC_EXIT_INCOMPLETE;
 	case OUT_CANCELLED:
 		return MC_EXIT_INTR;
+	case OUT_TIMEOUT:
+		return MC_EXIT_TIMEOUT;
 	default:
 		return MC_EXIT_FAIL;
 	}
