@@ -35,7 +35,7 @@ UNIT_SRC := $(wildcard t/unit/*.c)
 UNITS := $(UNIT_SRC:t/unit/%.c=$(O)/unit/%)
 FUZZ_NAMES := $(filter-out replay,$(basename $(notdir $(wildcard fuzz/*.c))))
 UNITS += $(FUZZ_NAMES:%=$(O)/unit/fuzz-%)
-FUZZ_RUNS ?= 1000000
+FUZZ_RUNS ?= 1000000	# or a time: FUZZ_RUNS=600s
 MAN1 := $(wildcard man/*.1)
 MAN5 := $(wildcard man/*.5)
 MAN7 := $(wildcard man/*.7)

@@ -10,6 +10,7 @@ enum {
 	MC_EXIT_FAIL = 1,	/* runtime failure: I/O, network, bad input */
 	MC_EXIT_USAGE = 2,	/* bad flags or arguments, before any side effect */
 	MC_EXIT_INCOMPLETE = 3,	/* mc: the answer or the run stopped short (SPEC §10) */
+	MC_EXIT_TIMEOUT = 124,	/* mc: the run took over --timeout (as timeout(1)) */
 	MC_EXIT_INTR = 130,	/* interrupted by SIGINT */
 };
 

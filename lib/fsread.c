@@ -371,6 +371,7 @@ read_open(int fd, size_t cap, int text, struct mc_read *r)
 		r->err = errno;
 		goto out;
 	}
+	r->mode = st.st_mode;
 	if (!S_ISREG(st.st_mode)) {
 		r->status = MC_READ_NOTREG;
 		goto out;

@@ -31,6 +31,7 @@ struct mc_read {
 	int err;		/* errno for MC_READ_ERRNO; ENOENT for a dangling
 				 * link refused as MC_READ_SYMLINK */
 	off_t size;		/* file size when known (for TOOBIG) */
+	mode_t mode;		/* the file's st_mode, from its handle, when opened */
 	char *data;		/* NUL-terminated content on MC_READ_OK */
 	size_t len;
 };

@@ -267,7 +267,8 @@ http_curl_post(struct http_curl *c, const struct mc_http_req *req, struct mc_htt
 	if (x->h1.status == 0)
 		curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &x->h1.status);
 	http_head(x);
-	if (!http_settle(x) && res->result != MC_HTTP_IDLE && rc != CURLE_OK) {
+	if (!http_settle(x) && res->result != MC_HTTP_IDLE &&
+	    res->result != MC_HTTP_TIMEOUT && rc != CURLE_OK) {
 		res->result = res->status == 0 ? MC_HTTP_NOCONN : MC_HTTP_CUT;
 		curl_easy_getinfo(h, CURLINFO_OS_ERRNO, &oserr);
 		res->refused = rc == CURLE_COULDNT_CONNECT && oserr == ECONNREFUSED;

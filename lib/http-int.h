@@ -20,13 +20,17 @@ struct http_xfer {
 	const struct mc_http_req *req;
 	struct mc_http_res *res;
 	struct mc_h1 h1;	/* the answer's head (and, for the plain transport, its body) */
-	struct timespec last;	/* when the last byte arrived */
+	struct timespec last;	/* when the last progress came: a byte, or in a
+				 * 2xx body a change of req->progress */
+	int in_body;		/* a 2xx body has begun */
+	size_t seen;		/* req->progress there, when last looked at */
 	struct timespec ended;	/* when on_body said the answer is whole */
 	int complete;		/* on_body said the answer is whole */
 	int stopped;		/* on_body said abort */
 	int intr;		/* *req->interrupted was seen */
 };
 
+/* A byte came: progress, until a 2xx body begins (then http_piece says). */
 void http_touch(struct http_xfer *x);
 /* True (and x->intr set) once the request's interrupt flag is. */
 int http_interrupted(struct http_xfer *x);
@@ -40,7 +44,8 @@ int http_piece(const char *p, size_t n, void *x);
  * How long more of the answer is awaited: milliseconds, -1 without a
  * limit, or 0 when the wait is over: the body's tail had its time after
  * a whole answer (x->complete), or nothing came for the idle timeout
- * (res->result is then MC_HTTP_IDLE).
+ * (res->result is then MC_HTTP_IDLE) or the deadline passed
+ * (MC_HTTP_TIMEOUT).
  */
 long http_wait(struct http_xfer *x);
 /* The result where the transports agree, once the transfer ended: an

@@ -151,7 +151,8 @@ mc_http_post(struct mc_http *h, const struct mc_http_req *req, struct mc_http_re
 void
 http_touch(struct http_xfer *x)
 {
-	clock_gettime(CLOCK_MONOTONIC, &x->last);
+	if (!x->in_body)
+		clock_gettime(CLOCK_MONOTONIC, &x->last);
 }
 
 int
@@ -199,9 +200,15 @@ http_piece(const char *p, size_t n, void *arg)
 		return 0;
 	}
 	res->got_body = 1;
+	x->in_body = 1;
 	r = x->req->on_body(p, n, x->req->arg);
 	if (http_interrupted(x))
 		return 1;
+	if (x->req->progress == NULL || x->req->progress(x->req->arg) != x->seen) {
+		if (x->req->progress != NULL)
+			x->seen = x->req->progress(x->req->arg);
+		clock_gettime(CLOCK_MONOTONIC, &x->last);
+	}
 	if (r > 0) {
 		x->complete = 1;
 		clock_gettime(CLOCK_MONOTONIC, &x->ended);
@@ -215,14 +222,21 @@ http_wait(struct http_xfer *x)
 {
 	long ms;
 
+	long long left = -1;
+
 	if (x->complete)
 		return (ms = HTTP_TAIL_MS - mc_ms_since(&x->ended)) > 0 ? ms : 0;
+	if (x->req->deadline > 0 && (left = x->req->deadline - mc_clock_ms()) <= 0) {
+		x->res->result = MC_HTTP_TIMEOUT;
+		return 0;
+	}
 	if (x->req->idle_timeout <= 0)
-		return -1;
-	if ((ms = x->req->idle_timeout * 1000 - mc_ms_since(&x->last)) > 0)
-		return ms;
-	x->res->result = MC_HTTP_IDLE;
-	return 0;
+		return left < 0 ? -1 : left > LONG_MAX ? LONG_MAX : (long)left;
+	if ((ms = x->req->idle_timeout * 1000 - mc_ms_since(&x->last)) <= 0) {
+		x->res->result = MC_HTTP_IDLE;
+		return 0;
+	}
+	return left >= 0 && left < ms ? (long)left : ms;
 }
 
 int

@@ -17,7 +17,16 @@ struct mc_http_req {
 	size_t len;
 	const char *const *headers;	/* NULL-terminated "Name: value" lines */
 	long connect_timeout;		/* seconds */
-	long idle_timeout;		/* seconds without a byte received */
+	long idle_timeout;		/* seconds without progress (below) */
+	long long deadline;		/* mc_clock_ms() by which the transfer is
+					 * over, whole or not (MC_HTTP_TIMEOUT); 0: none */
+	/*
+	 * How much of a 2xx answer's body counts as progress so far (say, its
+	 * bytes outside SSE comments and keep-alives): once the body has
+	 * begun, only a change of it resets the idle timer. NULL: every byte
+	 * does.
+	 */
+	size_t (*progress)(void *arg);
 	/*
 	 * Called with the body of a 2xx answer as it arrives. Return 0 to go
 	 * on, 1 when the answer is complete (the transfer ends there), -1 to
@@ -37,7 +46,8 @@ enum mc_http_result {
 	MC_HTTP_OK,		/* a whole answer, any status */
 	MC_HTTP_NOCONN,		/* no answer at all: connection, DNS, TLS, timeout */
 	MC_HTTP_CUT,		/* the answer broke off (see got_body) */
-	MC_HTTP_IDLE,		/* nothing arrived for idle_timeout seconds */
+	MC_HTTP_IDLE,		/* no progress for idle_timeout seconds */
+	MC_HTTP_TIMEOUT,	/* the deadline passed */
 	MC_HTTP_STOPPED,	/* on_body returned -1 */
 	MC_HTTP_INTR,		/* *interrupted was set */
 };

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sha256.h>
 
 #include "diag.h"
 #include "buf.h"
@@ -372,6 +373,26 @@ mc_item_call(const char *call_id, const char *name, const char *arguments)
 	mc_json_add_str(c, "name", name);
 	mc_json_add_str(c, "arguments", arguments);
 	return c;
+}
+
+/* The fields are C strings, so a NUL between them keeps them apart. */
+void
+mc_item_call_id(char id[MC_CALL_ID_SIZE], unsigned long long n, const char *name,
+    const char *arguments)
+{
+	char hex[SHA256_DIGEST_STRING_LENGTH];
+	struct mc_buf b = {0};
+
+	mc_buf_printf(&b, "mc call id 1:%llu", n);
+	mc_buf_addc(&b, '\0');
+	mc_buf_adds(&b, name ? name : "");
+	mc_buf_addc(&b, '\0');
+	mc_buf_adds(&b, arguments ? arguments : "");
+	SHA256Data((const uint8_t *)b.data, b.len, hex);
+	mc_buf_free(&b);
+	memcpy(id, "call_", 5);
+	memcpy(id + 5, hex, 24);
+	id[5 + 24] = '\0';
 }
 
 cJSON *

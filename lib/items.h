@@ -52,6 +52,14 @@ cJSON *mc_items_load(const char *path, char *err, size_t errsz);
 cJSON *mc_item_message(const char *role, const char *text);
 cJSON *mc_item_call(const char *call_id, const char *name, const char *arguments);
 cJSON *mc_item_output(const char *call_id, const char *output);
+/* The id of a call that came without one: "call_" and 24 hex digits of a
+ * SHA-256 over n (its place among the answer's calls, or a retry count),
+ * its name and its arguments, so that two decodes of one answer give the
+ * same ids. A caller that must avoid ids it already holds asks again with
+ * another n. */
+#define MC_CALL_ID_SIZE (sizeof "call_" + 24)
+void mc_item_call_id(char id[MC_CALL_ID_SIZE], unsigned long long n, const char *name,
+    const char *arguments);
 /* A user message a hook wrote (a stop hook's exit 2): the message with
  * "hook":NAME besides, which mc_items_parse drops (the provider reads a
  * plain user message) and mc_session_list counts as no turn of the user. */

@@ -506,9 +506,10 @@ mc_proc_which(const char *name)
 		colon = strchr(p, ':');
 		if (colon == NULL)
 			colon = p + strlen(p);
-		/* An empty entry means the working directory to a shell; here
-		 * it means nothing: a repository's ./rg must not run. */
-		if (colon == p) {
+		/* An empty entry means the working directory to a shell, and
+		 * "." or "bin" a directory under it; here a relative entry
+		 * means nothing: a repository's ./rg must not run. */
+		if (colon == p || *p != '/') {
 			if (*colon == '\0')
 				return NULL;
 			continue;

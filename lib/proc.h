@@ -45,7 +45,8 @@ struct mc_proc_in {
 int mc_proc_run(const char *path, char *const argv[], const struct mc_proc_in *in,
     unsigned timeout_s, struct mc_clip *out, struct mc_clip *err, struct mc_proc *r);
 
-/* The first executable NAME in $PATH, malloc'ed, or NULL. */
+/* The first executable NAME in an absolute entry of $PATH (an empty or
+ * relative one is skipped), malloc'ed, or NULL. */
 char *mc_proc_which(const char *name);
 
 /* NAME in the directory of this process's own executable when it is

@@ -52,6 +52,8 @@ mc_provider_free(struct mc_provider *p)
 	free(p->base_url);
 	free(p->api);
 	free(p->api_key_env);
+	free(p->api_key_cmd);
+	free(p->api_key_file);
 	free(p->system_role);
 	*p = (struct mc_provider){0};
 }
@@ -72,6 +74,34 @@ replace(char **dst, const char *v)
 {
 	free(*dst);
 	*dst = mc_strdup(v);
+}
+
+/* providers.NAME.api_key_cmd or api_key_file, when one is set: it
+ * replaces the key variable. */
+static int
+key_source(const struct mc_settings *s, const char *name, const cJSON *entry,
+    struct mc_provider *p, char *err, size_t errsz)
+{
+	const char *cmd = mc_json_str(entry, "api_key_cmd"), *file = mc_json_str(entry, "api_key_file");
+	const char *bad = NULL;
+
+	if (cmd == NULL && file == NULL)
+		return 0;
+	if (cmd != NULL && file != NULL)
+		bad = "api_key_cmd: set it or api_key_file, not both";
+	else if (cmd != NULL && *cmd == '\0')
+		bad = "api_key_cmd: must not be empty";
+	else if (file != NULL && file[0] != '/')
+		bad = "api_key_file: must be an absolute path";
+	if (bad != NULL) {
+		snprintf(err, errsz, "%s: providers.%s.%s", s->path, name, bad);
+		return -1;
+	}
+	replace(&p->api_key_env, NULL);
+	p->api_key_optional = 0;
+	p->api_key_cmd = cmd != NULL ? mc_strdup(cmd) : NULL;
+	p->api_key_file = file != NULL ? mc_strdup(file) : NULL;
+	return 0;
 }
 
 int
@@ -129,6 +159,8 @@ mc_provider_resolve(const struct mc_settings *s, const struct mc_provider_opts *
 		replace(&p->api_key_env, cJSON_IsString(m) ? m->valuestring : NULL);
 		p->api_key_optional = 0;
 	}
+	if (key_source(s, name, entry, p, err, errsz) == -1)
+		return -1;
 	if ((v = mc_json_str(entry, "system_role")) != NULL)
 		replace(&p->system_role, v);
 	if (p->base_url == NULL && b != NULL) {

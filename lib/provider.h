@@ -13,6 +13,9 @@ struct mc_provider {
 	char *api;		/* "chat" or "responses" */
 	char *api_key_env;	/* variable holding the key; NULL: no key */
 	int api_key_optional;	/* the key is sent when that variable is set, else none */
+	/* Instead of a variable (api_key_env is then NULL): the command whose
+	 * first line of output is the key, or the file whose first line is. */
+	char *api_key_cmd, *api_key_file;
 	char *system_role;	/* "system" or "developer" (chat only) */
 	/* Chat's name for the output cap: OpenAI reads max_completion_tokens,
 	 * local servers only the older max_tokens. */

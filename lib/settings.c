@@ -33,6 +33,8 @@ static const struct field provider_fields[] = {
 	{ "base_url", K_STR, NULL, NULL },
 	{ "api", K_ENUM, NULL, apis },
 	{ "api_key_env", K_STR_NULL, NULL, NULL },
+	{ "api_key_cmd", K_STR, NULL, NULL },
+	{ "api_key_file", K_STR, NULL, NULL },
 	{ "system_role", K_ENUM, NULL, roles },
 	{ "connect_timeout_s", K_UINT, NULL, NULL },
 	{ "idle_timeout_s", K_UINT, NULL, NULL },

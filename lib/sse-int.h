@@ -42,6 +42,7 @@ struct mc_stream {
 	size_t ntext;		/* text events reported */
 	size_t nrefusal;	/* refusal events reported */
 	size_t nevents;		/* SSE events seen */
+	size_t fed;		/* bytes fed */
 	size_t total;		/* bytes of text, refusal and calls (MC_ANSWER_MAX) */
 	char head[81];		/* the body's first bytes, for a message */
 	size_t headlen;

@@ -11,6 +11,7 @@
 #include "chunk.h"
 #include "clip.h"
 #include "diag.h"
+#include "items.h"
 #include "json.h"
 #include "strset.h"
 #include "sse-int.h"
@@ -496,26 +497,24 @@ repair(char **p)
 	*p = mc_buf_steal(&b);
 }
 
-/* "call_" and 24 random hex digits, for a call the provider sent without
- * an id (an empty call_id breaks the next request). */
-static char *
-new_call_id(void)
+/* An id for a call the provider sent without one (an empty call_id
+ * breaks the next request), derived from the answer (mc_item_call_id)
+ * so that decoding it again gives the same id; unlike any other call's
+ * id in this answer. */
+static void
+new_call_id(struct mc_stream *s, struct call *c)
 {
-	static const char hex[] = "0123456789abcdef";
-	unsigned char r[12];
-	char *id = malloc(sizeof "call_" + 24);
-	size_t i;
+	char id[MC_CALL_ID_SIZE];
+	unsigned long long n = s->nemitted;
+	struct call *o;
 
-	if (id == NULL)
-		mc_oom();
-	arc4random_buf(r, sizeof r);
-	memcpy(id, "call_", 5);
-	for (i = 0; i < sizeof r; i++) {
-		id[5 + 2 * i] = hex[r[i] >> 4];
-		id[6 + 2 * i] = hex[r[i] & 15];
+	for (;; n += s->ncalls + 1) {
+		mc_item_call_id(id, n, c->name.len ? c->name.data : "", c->args.len ? c->args.data : "");
+		if ((o = mc_ans_call_by_id(s, id)) == NULL || o == c)
+			break;
 	}
-	id[5 + 24] = '\0';
-	return id;
+	c->call_id = mc_strdup(id);
+	tab_put(s, &s->bycallid, (size_t)(c - s->calls));
 }
 
 void
@@ -527,10 +526,6 @@ mc_ans_call_emit(struct mc_stream *s, struct call *c)
 		return;
 	c->emitted = 1;
 	s->nemitted++;
-	if (c->call_id == NULL || c->call_id[0] == '\0') {
-		free(c->call_id);
-		c->call_id = new_call_id();
-	}
 	repair(&c->call_id);
 	repair_buf(&c->name);
 	if (c->hi) {
@@ -538,6 +533,11 @@ mc_ans_call_emit(struct mc_stream *s, struct call *c)
 		c->hi = 0;
 	}
 	repair_buf(&c->args);
+	if (c->call_id == NULL || c->call_id[0] == '\0') {
+		free(c->call_id);
+		c->call_id = NULL;
+		new_call_id(s, c);
+	}
 	ev.call_id = c->call_id;
 	ev.name = c->name.len ? c->name.data : "";
 	ev.arguments = c->args.len ? c->args.data : "";
@@ -726,6 +726,12 @@ sse_feed(struct mc_stream *s, const char *p, size_t n)
 	return status_of(s);
 }
 
+size_t
+mc_stream_progress(const struct mc_stream *s)
+{
+	return s->mode == SSE ? s->sse.progress : s->fed;
+}
+
 int
 mc_stream_feed(struct mc_stream *s, const char *p, size_t n)
 {
@@ -735,6 +741,7 @@ mc_stream_feed(struct mc_stream *s, const char *p, size_t n)
 		return status_of(s);
 	if (n > 0)
 		s->started = 1;
+	s->fed += n;
 	if (s->headlen < sizeof s->head - 1) {
 		size_t k = sizeof s->head - 1 - s->headlen;
 

@@ -69,6 +69,8 @@ line(struct mc_sse *x, const char *l, size_t n, mc_sse_fn fn, void *arg, int *rc
 	}
 	if (l[0] == ':')
 		goto out;
+	if (x->line.len == 0)	/* else counted as its pieces came */
+		x->progress += n;
 	if ((colon = memchr(l, ':', n)) != NULL) {
 		fl = colon - l;
 		v = colon + 1;
@@ -134,6 +136,8 @@ mc_sse_feed(struct mc_sse *x, const char *p, size_t n, mc_sse_fn fn, void *arg, 
 		} else {
 			if ((r = add(&x->line, p, e - p, x->max)) != 0)
 				return r;
+			if (x->line.data[0] != ':')
+				x->progress += (size_t)(e - p);
 			x->cr = *e == '\r';
 			r = line(x, x->line.data, x->line.len, fn, arg, rc);
 		}
@@ -141,7 +145,9 @@ mc_sse_feed(struct mc_sse *x, const char *p, size_t n, mc_sse_fn fn, void *arg, 
 			return r;
 		p = e + 1;
 	}
-	return add(&x->line, p, end - p, x->max);
+	if ((r = add(&x->line, p, end - p, x->max)) == 0 && x->line.len > 0 && x->line.data[0] != ':')
+		x->progress += (size_t)(end - p);
+	return r;
 }
 
 int

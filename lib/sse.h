@@ -26,6 +26,8 @@ struct mc_sse {
 	int cr;			/* the last byte was CR */
 	int first;		/* the first line is still being read (BOM) */
 	size_t max;
+	size_t progress;	/* bytes of lines that are not comments (keep-alives
+				 * are ':' lines or empty ones), as they arrive */
 };
 
 void mc_sse_init(struct mc_sse *x);
@@ -74,7 +76,8 @@ struct mc_stream;
  * as they complete (Responses calls in response.output order, chat calls
  * in index order), then usage (when the provider sent it), then done; or
  * an error at any point, after which nothing more is reported. A call
- * without an id gets "call_" and 24 random hex digits. A UTF-16 surrogate
+ * without an id gets "call_" and 24 hex digits derived from the answer
+ * (mc_item_call_id: the same answer, the same ids). A UTF-16 surrogate
  * pair split across two deltas is joined; an unpaired half is U+FFFD. The
  * text, refusal and calls (names, ids, arguments, and each call's record)
  * of one answer are capped together at MC_ANSWER_MAX bytes (an error past
@@ -87,6 +90,10 @@ int mc_stream_feed(struct mc_stream *s, const char *p, size_t n);
 /* At end of the body: reports the end, or the error of an answer cut
  * short. Returns as mc_stream_feed. */
 int mc_stream_end(struct mc_stream *s);
+/* How much of the body fed so far is progress: in a stream, the bytes of
+ * lines that are not comments or empty (keep-alives); else every byte.
+ * A change of it is progress. */
+size_t mc_stream_progress(const struct mc_stream *s);
 void mc_stream_free(struct mc_stream *s);
 /* Tests and fuzzing: non-zero decodes every chat chunk with cJSON, never
  * with the fast path of chunk.h, so that the two can be compared. */

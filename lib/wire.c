@@ -441,6 +441,11 @@ envelope_open(struct mc_wire *w, int key, struct mc_buf *out)
 	mc_json_add_str(e, "api_key_env", w->p->api_key_env);
 	if (w->p->api_key_env != NULL && w->p->api_key_optional)
 		mc_json_add(e, "api_key_optional", cJSON_CreateTrue());
+	/* Where mc-send finds the key, never the key itself. */
+	if (w->p->api_key_cmd != NULL)
+		mc_json_add_str(e, "api_key_cmd", w->p->api_key_cmd);
+	if (w->p->api_key_file != NULL)
+		mc_json_add_str(e, "api_key_file", w->p->api_key_file);
 	if (key) {
 		mc_wire_key(w, hex);
 		mc_json_add_str(e, "cache_key", hex);

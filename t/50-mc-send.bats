@@ -594,6 +594,42 @@ $CALL2"
 	assert_equal "$(fake_count)" 1
 }
 
+@test "SSE comments are not progress: endless keep-alives end with the idle timeout" {
+	serve '{"endless":{"comments":0.2,"text":"hi"}}'
+	envelope chat
+	# timeout(1) only bounds a failure of this test
+	run --separate-stderr timeout 60 mc-send --idle-timeout 1 < "$BATS_TEST_TMPDIR/env.json"
+	assert_failure 1
+	assert_equal "$output" hi
+	assert_equal "$stderr" "mc-send: nothing from fake for 1 seconds (--idle-timeout or providers.fake.idle_timeout_s)"
+	assert_equal "$(fake_count)" 1
+}
+
+@test "--max-time bounds a whole exchange: endless keep-alives, a stream that never ends" {
+	serve '{"endless":{"comments":0.2,"text":"hi"}}' '{"endless":{"text":"x"}}'
+	envelope chat
+	run --separate-stderr timeout 60 mc-send --events --max-time 2 < "$BATS_TEST_TMPDIR/env.json"
+	assert_failure 1
+	assert_equal "$(jqo -s -c '.[-1]')" '{"type":"error","message":"no whole answer from fake in 2 seconds (--max-time)"}'
+	assert_equal "$stderr" "mc-send: no whole answer from fake in 2 seconds (--max-time)"
+	run --separate-stderr timeout 60 mc-send --max-time 1 < "$BATS_TEST_TMPDIR/env.json"
+	assert_failure 1
+	assert_equal "$stderr" "mc-send: no whole answer from fake in 1 seconds (--max-time)"
+	assert_equal "$(fake_count)" 2
+	send --max-time 0
+	assert_failure 2
+}
+
+@test "--max-time: no retry is begun that it would end; the attempt's error stands" {
+	serve '{"status":503,"headers":{"Retry-After":"30"},"json":{"error":{"message":"busy"}}}' \
+	    "$(sse chat-stream-text.sse)"
+	envelope chat
+	run --separate-stderr timeout 20 mc-send --max-time 5 < "$BATS_TEST_TMPDIR/env.json"
+	assert_failure 1
+	assert_equal "$stderr" "mc-send: HTTP 503 from fake: busy"
+	assert_equal "$(fake_count)" 1
+}
+
 @test "the transfer ends at the answer's end, even if the server keeps the connection" {
 	serve "$(sse responses-stream-text.sse '"stall_after":10091,"stall":60')" \
 	    "$(sse chat-stream-text.sse '"stall_after":7688,"stall":60')"
@@ -831,19 +867,22 @@ print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)' "$BATS_TEST_TMPDI
 {"type":"done","finish_reason":"refusal"}'
 }
 
-@test "a tool call without an id gets a generated call_ id" {
-	serve '{"events":[{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"type":"function","function":{"name":"read","arguments":"{}"}}]}}]},{"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}],"done":true}' \
+@test "a tool call without an id gets a call_ id derived from the answer: the same answer, the same ids" {
+	serve '{"events":[{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"type":"function","function":{"name":"read","arguments":"{}"}},{"index":1,"type":"function","function":{"name":"read","arguments":"{}"}}]}}]},{"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}],"done":true}' '{"events":[{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"type":"function","function":{"name":"read","arguments":"{}"}},{"index":1,"type":"function","function":{"name":"read","arguments":"{}"}}]}}]},{"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}],"done":true}' \
 	    '{"events":[["response.output_item.done",{"type":"response.output_item.done","output_index":0,"item":{"type":"function_call","name":"read","arguments":"{}","call_id":""}}],["response.completed",{"type":"response.completed","response":{"status":"completed","output":[]}}]]}'
 	envelope chat
 	send --items
 	assert_success
-	assert_regex "$(jqo -r .call_id)" '^call_[0-9a-f]{24}$'
-	first=$(jqo -r .call_id)
+	assert_regex "$(jqo -r .call_id | head -1)" '^call_[0-9a-f]{24}$'
+	ids=$(jqo -r .call_id)
+	assert_equal "$(sort -u <<<"$ids" | wc -l)" 2
+	send --items
+	assert_success
+	assert_equal "$(jqo -r .call_id)" "$ids"
 	envelope responses
 	send --events
 	assert_success
-	assert_regex "$(jqo -r 'select(.type == "tool_call") | .call_id')" '^call_[0-9a-f]{24}$'
-	[ "$(jqo -r 'select(.type == "tool_call") | .call_id')" != "$first" ]
+	assert_equal "$(jqo -r 'select(.type == "tool_call") | .call_id')" "$(head -1 <<<"$ids")"
 }
 
 @test "data: [DONE] with trailing white space ends the stream" {

@@ -1033,12 +1033,14 @@ echo "seen $seen leaked:[$leaked]"' 60
 	assert_equal "$out" 'error: find: argument "timeout_s" must be an integer from 1 to 3600'
 }
 
-@test "grep: a repository's ./rg never runs, whatever empty entries PATH has" {
+@test "grep: a repository's ./rg never runs, whatever empty or relative entries PATH has" {
 	printf '#!/bin/sh\ntouch "%s/ran"\n' "$BATS_TEST_TMPDIR" >rg
 	cp rg grep
 	chmod +x rg grep
+	mkdir bin && cp rg grep bin/
 	printf 'needle\n' >f.txt
-	for path in ":$MC_BIN:/usr/bin:/bin" "$MC_BIN:/usr/bin::/bin" "$MC_BIN:/usr/bin:/bin:"; do
+	for path in ":$MC_BIN:/usr/bin:/bin" "$MC_BIN:/usr/bin::/bin" "$MC_BIN:/usr/bin:/bin:" \
+	    ".:$MC_BIN:/usr/bin:/bin" "bin:$MC_BIN:/usr/bin:/bin" "./:$MC_BIN:/usr/bin:/bin"; do
 		PATH="$path" call grep '{"pattern":"needle","path":"f.txt"}'
 		assert_success
 		assert_equal "$out" "f.txt:1:needle"

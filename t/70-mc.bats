@@ -97,6 +97,19 @@ load mc
 	assert_equal "$(session_files)" ""
 }
 
+@test "--dry-run: a repository's ./rg and bin/rg never run from a relative PATH entry" {
+	fake_start "$(answers ok)"
+	use_fake
+	printf '#!/bin/sh\ntouch "%s/ran"\n' "$BATS_TEST_TMPDIR" >rg
+	chmod +x rg
+	mkdir bin && cp rg bin/
+	for path in ".:$PATH" "bin:$PATH"; do
+		PATH="$path" run --separate-stderr mc --dry-run hi </dev/null
+		assert_success
+		[ ! -e "$BATS_TEST_TMPDIR/ran" ] || fail "./rg ran with PATH=$path"
+	done
+}
+
 @test "--dry-run -c shows the history and leaves the session as it was" {
 	fake_start "$(answers 'first answer')"
 	use_fake
@@ -520,7 +533,9 @@ chunk() {
 	fake_start '[{"answer":{"api":"chat","calls":[{"call_id":"c1","name":"read","arguments":"{\"path\":\"a.txt\"}"}]}},
 	  {"answer":{"api":"chat","text":"one"}},
 	  {"answer":{"api":"chat","calls":[{"call_id":"c1","name":"read","arguments":"{\"path\":\"a.txt\"}"}]}},
-	  {"answer":{"api":"chat","text":"two"}}]'
+	  {"answer":{"api":"chat","text":"two"}},
+	  {"answer":{"api":"chat","calls":[{"call_id":"c1","name":"read","arguments":"{\"path\":\"a.txt\"}"}]}},
+	  {"answer":{"api":"chat","text":"three"}}]'
 	use_fake
 	echo hi > a.txt
 	run --separate-stderr mc 'first' </dev/null
@@ -528,9 +543,17 @@ chunk() {
 	run --separate-stderr mc -c 'second' </dev/null
 	assert_success
 	assert_output two
+	run --separate-stderr mc -c 'third' </dev/null
+	assert_success
+	assert_output three
 	f=$(session_files)
-	assert_equal "$(jq -r 'select(.type=="function_call") | .call_id' "$f" | sort -u | wc -l)" 2
-	assert_equal "$(jq -r 'select(.type=="function_call_output") | .call_id' "$f" | sort -u | wc -l)" 2
+	assert_equal "$(jq -r 'select(.type=="function_call") | .call_id' "$f" | sort -u | wc -l)" 3
+	assert_equal "$(jq -r 'select(.type=="function_call_output") | .call_id' "$f" | sort -u | wc -l)" 3
+	# derived, not drawn: a hash of a counter, the name and the arguments
+	# (the counter going on while the session holds the id)
+	id() { printf 'mc call id 1:%s\0read\0{"path":"a.txt"}' "$1" | sha256sum | cut -c1-24; }
+	assert_equal "$(jq -r 'select(.type=="function_call") | .call_id' "$f" | tr '\n' ' ')" \
+		"c1 call_$(id 0) call_$(id 1) "
 	# and the history stays valid for the next turn
 	run --separate-stderr mc-request --items "$f" -m x </dev/null
 	assert_success

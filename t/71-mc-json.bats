@@ -66,6 +66,39 @@ events() {
 	assert_equal "$(tail -1 "$f" | jq -r .status)" incomplete
 }
 
+@test "--json: --timeout ends a run of endless keep-alives as Ctrl-C would: done timeout, status 124" {
+	fake_start '[{"endless":{"comments":0.2,"text":"so far"}}]'
+	use_fake
+	# timeout(1) only bounds a failure of this test
+	run --separate-stderr timeout 60 mc --json --timeout 1 'story' </dev/null
+	assert_failure 124
+	assert_equal "$(jqo -s -r '.[-1] | .type + " " + .reason')" 'done timeout'
+	assert_equal "$(jqo -s -r '[.[] | select(.type == "text") | .delta] | join("")')" 'so far'
+	assert_equal "$stderr" "mc: stopped after 1 seconds (--timeout or MC_TIMEOUT)"
+	f=$(session_files)
+	assert_equal "$(tail -1 "$f" | jq -r .status)" incomplete
+}
+
+@test "MC_TIMEOUT bounds a one-shot run too, a tool call's command ended with it; --timeout wins" {
+	fake_start "[$(calls "$(call c1 bash '{"command":"sleep 301.25"}')"), $(text never)]"
+	use_fake
+	MC_TIMEOUT=1 run --separate-stderr timeout 60 mc --yes 'wait' </dev/null
+	assert_failure 124
+	assert_equal "$stderr" "mc: stopped after 1 seconds (--timeout or MC_TIMEOUT)"
+	# (by its command line: its pid may be another namespace's)
+	run pgrep -f 'sleep 301[.]25'
+	assert_failure
+	assert_equal "$(fake_count)" 1
+	MC_TIMEOUT=x run --separate-stderr mc --timeout 2 --dry-run hi </dev/null
+	assert_failure 2
+	assert_regex "$stderr" "^mc: --timeout is for one-shot runs"
+	MC_TIMEOUT=0 run --separate-stderr mc hi </dev/null
+	assert_failure 2
+	assert_regex "$stderr" "^mc: MC_TIMEOUT: 0 is too small \\(1 to "
+	run --separate-stderr mc --timeout 0 hi </dev/null
+	assert_failure 2
+}
+
 @test "--json: text events reach a reader of the pipe as they happen" {
 	fake_start '[{"answer":{"api":"chat","text":"early words then a long pause"},"stall_after":700,"stall":60}]'
 	use_fake

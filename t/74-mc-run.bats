@@ -116,6 +116,35 @@ run_tool_then() {
 	assert_equal "$(fake_request 1 '.headers.authorization')" "Bearer sk-test-0123456789abcdef"
 }
 
+@test "api_key_cmd: while a tool runs, the key is in no process's environ or argv, and reached the provider" {
+	key=sk-cmd-5Tq8Lm2Xv7Rb4Nw9
+	printf '%s\n' "$key" > "$BATS_TEST_TMPDIR/secret"
+	chmod 600 "$BATS_TEST_TMPDIR/secret"
+	fake_start "[$(calls "$(call c1 bash '{"command":"touch waiting; while [ ! -e go ]; do sleep 0.1; done; echo resumed"}')"), $(text done)]"
+	settings "{\"provider\":\"fake\",\"model\":\"fake-model\",
+	  \"providers\":{\"fake\":{\"base_url\":\"$FAKE_URL\",\"api\":\"chat\",
+	    \"api_key_cmd\":\"cat '$BATS_TEST_TMPDIR/secret'\"}}}"
+	mc --yes 'look' </dev/null >out 2>err &
+	pid=$!
+	for ((i = 0; i < 200; i++)); do [ -e waiting ] && break; sleep 0.05; done
+	[ -e waiting ] || { kill "$pid"; fail "the tool call did not start: $(cat err)"; }
+	seen=0
+	for d in /proc/[0-9]*; do
+		for f in environ cmdline; do
+			tr '\0' '\n' < "$d/$f" > scan.txt 2>/dev/null || continue
+			case $(cat "$d/comm" 2>/dev/null) in mc | mc-send) seen=$((seen + 1)) ;; esac
+			! grep -q "$key" scan.txt || fail "the key is in $d/$f ($(cat "$d/comm"))"
+		done
+	done
+	touch go
+	wait "$pid"
+	assert_equal "$(cat out)" done
+	# mc's and mc-send's environ and argv, for root (others cannot read them)
+	[ "$(id -u)" -ne 0 ] || [ "$seen" -ge 4 ] || fail "read only $seen of mc's and mc-send's files"
+	assert_equal "$(fake_request 1 '.headers.authorization')" "Bearer $key"
+	assert_equal "$(fake_request 2 '.headers.authorization')" "Bearer $key"
+}
+
 @test "where the kernel cannot sandbox bash, the session says so once, on stderr (with --json too)" {
 	py="$MC_TOP/t/lib/sandbox.py"
 	fake_start "[$(text one), $(text two)]"

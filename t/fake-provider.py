@@ -58,7 +58,9 @@ one body source:
                 "name": "..." (chat): the pieces of one tool call's name;
                 "calls": {"name": "...", "id": "..."}: new tool calls, each
                 with that name and id (numbered); "upto": N stops after
-                about N bytes, a guard for a cap that does not hold
+                about N bytes, a guard for a cap that does not hold;
+                "comments": S: after "text" (chat, once, when given),
+                only ": keepalive" comment lines, one every S seconds
 
 how it is sent:
   keepalive_bytes  SSE only: about this many bytes of ": keep-alive"
@@ -225,6 +227,12 @@ def responses_answer(a):
 def endless(e):
     """An endless SSE body, as pieces."""
     api = e.get("api", "chat")
+    if "comments" in e:
+        if "text" in e:
+            yield sse_event({"choices": [{"index": 0, "delta": {"content": e["text"]}}]}).encode()
+        while True:
+            time.sleep(e["comments"])
+            yield b": keepalive\n\n"
     if "calls" in e or "name" in e:
         yield from endless_calls(e, api)
         return

@@ -1,4 +1,4 @@
-/* envelope.c: mc-send's request envelope: its fields checked, and the key it names. */
+/* envelope.c: mc-send's request envelope: its fields checked. */
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,7 +7,6 @@
 #include "diag.h"
 #include "json.h"
 #include "mc-send.h"
-#include "toolenv.h"
 
 static int
 bad(char *err, size_t errsz, const char *field, const char *why)
@@ -25,6 +24,21 @@ valid_env_name(const char *s)
 		if (!(isalnum((unsigned char)*s) || *s == '_'))
 			return 0;
 	return 1;
+}
+
+/* An optional key source: absent or null, else a non-empty string. */
+static int
+key_source(const cJSON *doc, const char *field, const char **out, char *err, size_t errsz)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(doc, field);
+
+	*out = NULL;
+	if (v == NULL || cJSON_IsNull(v))
+		return 0;
+	if (!cJSON_IsString(v) || v->valuestring[0] == '\0')
+		return bad(err, errsz, field, "must be a non-empty string or null");
+	*out = v->valuestring;
+	return 0;
 }
 
 static int
@@ -71,6 +85,13 @@ fields(cJSON *doc, struct envelope *e, char *err, size_t errsz)
 		e->key_env = v->valuestring;
 	else
 		return bad(err, errsz, "api_key_env", "must be an environment variable name or null");
+	if (key_source(doc, "api_key_cmd", &e->key_cmd, err, errsz) == -1 ||
+	    key_source(doc, "api_key_file", &e->key_file, err, errsz) == -1)
+		return -1;
+	if (e->key_cmd != NULL && e->key_file != NULL)
+		return bad(err, errsz, "api_key_cmd", "and api_key_file: give only one");
+	if (e->key_file != NULL && e->key_file[0] != '/')
+		return bad(err, errsz, "api_key_file", "must be an absolute path");
 	v = cJSON_GetObjectItemCaseSensitive(doc, "api_key_optional");
 	if (v != NULL && !cJSON_IsBool(v))
 		return bad(err, errsz, "api_key_optional", "must be true or false");
@@ -197,28 +218,3 @@ envelope_free(struct envelope *e)
 	e->owned = NULL;
 }
 
-int
-envelope_auth(const struct envelope *e, char ***keys, char **auth, char *err, size_t errsz)
-{
-	const char *k, *p;
-
-	*auth = NULL;
-	if (e->key_env == NULL)
-		return 0;
-	k = mc_keys_get(keys, e->key_env);
-	if (k == NULL || k[0] == '\0') {
-		if (e->key_optional)
-			return 0;
-		snprintf(err, errsz, "%s is not set: the provider %s needs it (export %s=...)",
-		    e->key_env, e->provider, e->key_env);
-		return -1;
-	}
-	for (p = k; *p; p++)
-		if ((unsigned char)*p < ' ' || *p == 0x7f) {
-			snprintf(err, errsz, "%s holds a control character", e->key_env);
-			return -1;
-		}
-	if (asprintf(auth, "Authorization: Bearer %s", k) == -1)
-		mc_oom();
-	return 0;
-}

@@ -30,6 +30,16 @@ pause_ms(long ms, struct out *o, int wake_fd)
 	}
 }
 
+static void
+max_time_error(struct out *o, const struct envelope *env)
+{
+	char line[512];
+
+	snprintf(line, sizeof line, "no whole answer from %s in %ld seconds (--max-time)",
+	    env->provider, o->sd->max_time);
+	set_error(o, line, NULL, 0, 1);
+}
+
 /* Why an attempt failed, as the one line to print; sets o's error. */
 static void
 attempt_error(struct out *o, const struct envelope *env, const struct mc_http_res *res, long idle)
@@ -54,6 +64,9 @@ attempt_error(struct out *o, const struct envelope *env, const struct mc_http_re
 		snprintf(line, sizeof line, "nothing from %s for %ld seconds (--idle-timeout or "
 		    "providers.%s.idle_timeout_s)", env->provider, idle, env->provider);
 		set_error(o, line, NULL, 0, 1);
+		return;
+	case MC_HTTP_TIMEOUT:
+		max_time_error(o, env);
 		return;
 	default:
 		break;
@@ -113,6 +126,12 @@ retry_delay(const struct mc_http_res *res, int n, long base_ms, long max_ms)
 	if (ms < 0)
 		ms = mc_http_backoff(n, base_ms, max_ms);
 	return ms > max_ms ? max_ms : ms;
+}
+
+static size_t
+body_progress(void *arg)
+{
+	return mc_stream_progress(((struct out *)arg)->stream);
 }
 
 static int
@@ -176,6 +195,9 @@ exchange(struct sender *sd, const struct envelope *env, const char *auth, struct
 	req.headers = headers;
 	req.connect_timeout = connect;
 	req.idle_timeout = idle;
+	if (sd->max_time > 0)
+		req.deadline = mc_clock_ms() + sd->max_time * 1000LL;
+	req.progress = body_progress;
 	req.on_body = on_body;
 	req.on_tick = spin_tick;
 	req.arg = o;
@@ -204,6 +226,10 @@ exchange(struct sender *sd, const struct envelope *env, const char *auth, struct
 		    n >= sd->retries || !retryable(o, &res, local))
 			break;
 		delay = retry_delay(&res, n, sd->base_ms, sd->maxwait * 1000);
+		/* No retry that --max-time would end before it began: the
+		 * attempt's own error stands. */
+		if (req.deadline > 0 && mc_clock_ms() + delay >= req.deadline)
+			break;
 		spin_clear(o);	/* the warning gets a line of its own */
 		/* A refused connection is said once, at the end, not per attempt. */
 		if (!(res.result == MC_HTTP_NOCONN && res.refused))

@@ -17,11 +17,11 @@
 
 static const char usage[] =
     "usage: mc-send [-q] [--events | --items] [--items-out FILE] [--cache | --refresh]\n"
-    "               [--connect-timeout S] [--idle-timeout S] [--retries N]\n"
-    "               [--retry-max-wait S] [--preload] < ENVELOPE\n"
+    "               [--connect-timeout S] [--idle-timeout S] [--max-time S]\n"
+    "               [--retries N] [--retry-max-wait S] [--preload] < ENVELOPE\n"
     "       mc-send --serve [-q] [--cache | --refresh] [--connect-timeout S]\n"
-    "               [--idle-timeout S] [--retries N] [--retry-max-wait S]\n"
-    "               [--preload] < ENVELOPES\n"
+    "               [--idle-timeout S] [--max-time S] [--retries N]\n"
+    "               [--retry-max-wait S] [--preload] < ENVELOPES\n"
     "\n"
     "Send the request envelope on stdin and write the answer as it arrives.\n"
     "\n"
@@ -37,7 +37,10 @@ static const char usage[] =
     "  --refresh            send even so, and keep the new answer\n"
     "  --connect-timeout S  give up connecting after S seconds (default 10)\n"
     "  --idle-timeout S     give up when nothing arrives for S seconds (default 120;\n"
-    "                       600 for ollama, llamacpp and vllm)\n"
+    "                       600 for ollama, llamacpp and vllm); SSE comments and\n"
+    "                       keep-alives do not count\n"
+    "  --max-time S         give up when an exchange, retries included, takes more\n"
+    "                       than S seconds (default: no limit)\n"
     "  --retries N          retry a failed request up to N times (default 3)\n"
     "  --retry-max-wait S   wait at most S seconds before a retry (default 60)\n"
     "  -q                   no warnings on stderr\n"
@@ -171,7 +174,7 @@ one(struct sender *sd)
 
 	/* A kept answer needs no key. */
 	if ((keep = cache_find(sd, &env, &kept)) != 1 &&
-	    envelope_auth(&env, &sd->keys, &auth, err, sizeof err) == -1) {
+	    envelope_auth(&env, sd, &auth, err, sizeof err) == -1) {
 		mc_err("%s", err);
 		goto out;
 	}
@@ -304,7 +307,7 @@ serve(struct sender *sd)
 		}
 		auth = NULL;
 		if ((keep = cache_find(sd, &env, &kept)) != 1 &&
-		    envelope_auth(&env, &sd->keys, &auth, err, sizeof err) == -1) {
+		    envelope_auth(&env, sd, &auth, err, sizeof err) == -1) {
 			/* The environment's fault, the same on every line: no number. */
 			mc_err("%s", err);
 			put_error(sd, err, NULL, 0);
@@ -334,7 +337,7 @@ serve(struct sender *sd)
 int
 main(int argc, char *argv[])
 {
-	enum { OPT_EVENTS = 256, OPT_ITEMS, OPT_ITEMS_OUT, OPT_SERVE, OPT_CONNECT, OPT_IDLE,
+	enum { OPT_EVENTS = 256, OPT_ITEMS, OPT_ITEMS_OUT, OPT_SERVE, OPT_CONNECT, OPT_IDLE, OPT_MAXTIME,
 	    OPT_RETRIES, OPT_MAXWAIT, OPT_CACHE, OPT_REFRESH, OPT_PRELOAD };
 	static const struct option longopts[] = {
 		{ "help", no_argument, NULL, 'h' },
@@ -347,6 +350,7 @@ main(int argc, char *argv[])
 		{ "refresh", no_argument, NULL, OPT_REFRESH },
 		{ "connect-timeout", required_argument, NULL, OPT_CONNECT },
 		{ "idle-timeout", required_argument, NULL, OPT_IDLE },
+		{ "max-time", required_argument, NULL, OPT_MAXTIME },
 		{ "retries", required_argument, NULL, OPT_RETRIES },
 		{ "retry-max-wait", required_argument, NULL, OPT_MAXWAIT },
 		{ "version", no_argument, NULL, MC_OPT_VERSION },
@@ -392,6 +396,9 @@ main(int argc, char *argv[])
 			break;
 		case OPT_IDLE:
 			sd.idle = (long)mc_opt_num("--idle-timeout", optarg, 1, 86400, &bad);
+			break;
+		case OPT_MAXTIME:
+			sd.max_time = (long)mc_opt_num("--max-time", optarg, 1, 604800, &bad);
 			break;
 		case OPT_RETRIES:
 			sd.retries = (long)mc_opt_num("--retries", optarg, 0, 100, &bad);
@@ -461,6 +468,7 @@ out:
 	mc_cache_free(&sd.cache);
 	mc_settings_free(&sd.settings);
 	mc_env_free(sd.keys);
+	key_forget(&sd);
 	if (status == MC_EXIT_INTR) {
 		/* Nothing more is printed: leave without flushing stdout. */
 		_exit(MC_EXIT_INTR);

@@ -26,6 +26,7 @@ struct sender {
 	int serve;		/* --serve: one envelope per line */
 	const char *items_out;	/* --items-out FILE */
 	long connect, idle;	/* --connect-timeout, --idle-timeout; 0: from settings */
+	long max_time;		/* --max-time: seconds for a whole exchange; 0: none */
 	long retries, maxwait, base_ms;
 	struct mc_settings settings;
 	int have_settings;
@@ -36,11 +37,17 @@ struct sender {
 	int tty;		/* stderr is a terminal: the spinner */
 	int broken;		/* stdout failed: the errno (EPIPE: stop quietly) */
 	char **keys;		/* the key variables, out of the environment */
+	/* The key an api_key_cmd or api_key_file gave, kept for the session,
+	 * and where it came from. */
+	char *key;
+	const char *key_kind;	/* "api_key_cmd" or "api_key_file" */
+	char *key_src;		/* the command or the file */
 };
 
 /* envelope.c */
 struct envelope {
 	const char *provider, *url, *key_env;
+	const char *key_cmd, *key_file;	/* api_key_cmd, api_key_file: instead of key_env */
 	int key_optional;	/* api_key_optional: no key when the variable is unset */
 	enum mc_api api;
 	const char *cache_key;	/* NULL: none given */
@@ -56,9 +63,16 @@ struct envelope {
 int envelope_parse(const char *p, size_t n, struct envelope *e, cJSON **doc, char *err,
     size_t errsz);
 void envelope_free(struct envelope *e);
+
+/* key.c */
 /* The "Authorization: Bearer KEY" header for e (malloc'ed; NULL with no
- * key); -1 with the reason in err when the key is needed and missing. */
-int envelope_auth(const struct envelope *e, char ***keys, char **auth, char *err, size_t errsz);
+ * key): the key from the variable key_env (out of sd->keys, or taken out
+ * of the environment now), or from key_cmd's output or key_file's first
+ * line, resolved once and kept in sd. -1 with the reason in err when the
+ * key is needed and cannot be had. */
+int envelope_auth(const struct envelope *e, struct sender *sd, char **auth, char *err, size_t errsz);
+/* Wipe the kept key. */
+void key_forget(struct sender *sd);
 
 /* The state of one answer: what was written and what it held. */
 struct out {

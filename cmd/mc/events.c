@@ -145,6 +145,7 @@ ev_done(struct driver *d, enum outcome o)
 	static const char *const reasons[] = {
 		[OUT_STOP] = "stop", [OUT_MAX_STEPS] = "max_steps", [OUT_LENGTH] = "length",
 		[OUT_REFUSAL] = "refusal", [OUT_ERROR] = "error", [OUT_CANCELLED] = "cancelled",
+		[OUT_TIMEOUT] = "timeout",
 	};
 	cJSON *ev;
 

@@ -23,7 +23,8 @@
 static const char usage[] =
     "usage: mc [-c | --session ID|FILE] [-p NAME] [-m ID] [--agent ID] [-y] [--max-steps N]\n"
     "          [--json] [--no-session] [--schema FILE] [--max-output-tokens N]\n"
-    "          [--keep-going] [--cache | --refresh] [--add-dir DIR ...] [PROMPT ...]\n"
+    "          [--keep-going] [--cache | --refresh] [--add-dir DIR ...] [--timeout S]\n"
+    "          [PROMPT ...]\n"
     "       mc --subagent ID ... [--parent SESSION] [--allow TOOL ...]\n"
     "          [--slots DIR [--slot-fd N]] [options] PROMPT ...\n"
     "       mc [-c | --session ID|FILE] [-p NAME] [-m ID] [--agent ID] --dry-run PROMPT ...\n"
@@ -48,6 +49,8 @@ static const char usage[] =
     "  --cache           one-shot: answers kept in $MC_HOME/cache are reused, new\n"
     "                    ones kept (MC_CACHE=1 or the setting cache.enabled too)\n"
     "  --refresh         one-shot: as --cache, but ask the model again\n"
+    "  --timeout S       one-shot: stop after S seconds as Ctrl-C would, exit 124\n"
+    "                    (MC_TIMEOUT too)\n"
     "  --subagent ID     run as the subagent $MC_HOME/subagents/ID.md (repeat, ancestors\n"
     "                    first; the subagents tool starts such runs)\n"
     "  --parent SESSION  a subagent run: the session that started it, for its header\n"
@@ -64,7 +67,7 @@ static const char usage[] =
     "  --version         show the version\n"
     "\n"
     "Exit status: 0 done, 1 failed, 2 usage, 3 incomplete (--max-steps or the\n"
-    "output limit; `mc -c` goes on), 130 interrupted.\n"
+    "output limit; `mc -c` goes on), 124 timed out (--timeout), 130 interrupted.\n"
     "\n"
     "Settings: $MC_HOME/settings.json (MC_HOME defaults to ~/.magi-code); its \"hooks\"\n"
     "run commands of yours before and after tool calls, when a session starts and\n"
@@ -75,16 +78,35 @@ static const char usage[] =
     "See mc(1).\n";
 
 volatile sig_atomic_t interrupted, terminated;
+static volatile sig_atomic_t timed_out;
 
 /* Ctrl-C stops the work in flight; SIGTERM and SIGHUP stop it the same
  * way and then end the session (children and their groups ended, the
- * session left valid). */
+ * session left valid); so does --timeout's SIGALRM, which ends a one-shot
+ * run as Ctrl-C would. */
 static void
 on_signal(int sig)
 {
 	interrupted = 1;
-	if (sig != SIGINT)
+	if (sig == SIGALRM)
+		timed_out = 1;
+	else if (sig != SIGINT)
 		terminated = sig;
+}
+
+/* --timeout, else MC_TIMEOUT: seconds for a one-shot run; 0: no limit;
+ * -1 after a usage error. */
+static long long
+run_timeout(const char *opt)
+{
+	const char *v = opt != NULL ? opt : getenv("MC_TIMEOUT");
+	long long s;
+	int bad = 0;
+
+	if (v == NULL || (opt == NULL && *v == '\0'))
+		return 0;
+	s = mc_opt_num(opt != NULL ? "--timeout" : "MC_TIMEOUT", v, 1, 31536000, &bad);
+	return bad ? -1 : s;
 }
 
 /* The longest run of backticks in s, to pick a fence that holds it. */
@@ -318,7 +340,7 @@ main(int argc, char *argv[])
 	enum { OPT_SESSION = 256, OPT_AGENT, OPT_DRY, OPT_STATS, OPT_MAX_STEPS, OPT_JSON,
 	    OPT_NO_SESSION, OPT_SCHEMA, OPT_MAX_OUTPUT, OPT_ALL, OPT_KEEP_GOING,
 	    OPT_CACHE, OPT_REFRESH, OPT_SUBAGENT, OPT_PARENT, OPT_ALLOW, OPT_ADD_DIR, OPT_SLOTS,
-	    OPT_SLOT_FD };
+	    OPT_SLOT_FD, OPT_TIMEOUT };
 	static const struct option longopts[] = {
 		{ "continue", no_argument, NULL, 'c' },
 		{ "session", required_argument, NULL, OPT_SESSION },
@@ -343,6 +365,7 @@ main(int argc, char *argv[])
 		{ "add-dir", required_argument, NULL, OPT_ADD_DIR },
 		{ "slots", required_argument, NULL, OPT_SLOTS },
 		{ "slot-fd", required_argument, NULL, OPT_SLOT_FD },
+		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, MC_OPT_VERSION },
 		{ NULL, 0, NULL, 0 }
@@ -352,7 +375,8 @@ main(int argc, char *argv[])
 	int c, status, prompt_cmd = 0, sessions_cmd = 0, steps_set = 0, all = 0, bad = 0;
 	enum outcome o;
 	char err[1024], *text, *session_id = NULL;
-	const char *nc, *flag;
+	const char *nc, *flag, *timeout_opt = NULL;
+	long long timeout;
 
 	mc_init("mc", argv);
 	/* Characters, for the line editor and the terminal's widths; messages
@@ -392,6 +416,9 @@ main(int argc, char *argv[])
 			break;
 		case 'y':
 			d.c.yes = 1;
+			break;
+		case OPT_TIMEOUT:
+			timeout_opt = optarg;
 			break;
 		case OPT_JSON:
 			d.c.json = 1;
@@ -483,6 +510,12 @@ main(int argc, char *argv[])
 	    (argc == 0 && isatty(STDIN_FILENO))))
 		return mc_usage_error("%s is for one-shot runs (mc %s PROMPT)", d.c.cache, d.c.cache);
 
+	if ((timeout = run_timeout(timeout_opt)) == -1)
+		return MC_EXIT_USAGE;
+	if (timeout_opt != NULL && (prompt_cmd || sessions_cmd || d.c.dry ||
+	    (argc == 0 && isatty(STDIN_FILENO))))
+		return mc_usage_error("--timeout is for one-shot runs (mc --timeout S PROMPT)");
+
 	/* A --json run is events from here on, its failures too (not its
 	 * usage errors: no run began). */
 	if (d.c.json && !sessions_cmd)
@@ -541,7 +574,14 @@ main(int argc, char *argv[])
 		sigaction(SIGINT, &sa, NULL);
 		sigaction(SIGTERM, &sa, NULL);
 		sigaction(SIGHUP, &sa, NULL);
+		sigaction(SIGALRM, &sa, NULL);
+		alarm((unsigned)timeout);
 		o = one_shot(&d, text);
+		alarm(0);
+		if (timed_out && o == OUT_CANCELLED) {
+			o = OUT_TIMEOUT;
+			mc_err("stopped after %lld seconds (--timeout or MC_TIMEOUT)", timeout);
+		}
 		ev_done(&d, o);
 		status = outcome_status(o);
 		free(text);

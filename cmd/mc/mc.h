@@ -235,7 +235,8 @@ int mcp_restart(struct driver *d);
 void mcp_forget(struct driver *d);
 
 /* turn.c: how a turn ended (the done event's reason) */
-enum outcome { OUT_STOP, OUT_MAX_STEPS, OUT_LENGTH, OUT_REFUSAL, OUT_ERROR, OUT_CANCELLED };
+enum outcome { OUT_STOP, OUT_MAX_STEPS, OUT_LENGTH, OUT_REFUSAL, OUT_ERROR, OUT_CANCELLED,
+	OUT_TIMEOUT };
 enum outcome turn(struct driver *d, const char *text);
 int outcome_status(enum outcome o);
 

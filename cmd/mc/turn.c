@@ -3,7 +3,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <bsd/stdlib.h>
 
 #include "diag.h"
 #include "items.h"
@@ -89,13 +88,13 @@ static void
 fresh_call_id(struct driver *d, cJSON *call)
 {
 	const char *cid = mc_json_str(call, "call_id");
-	char id[32];
+	char id[MC_CALL_ID_SIZE];
+	unsigned long long n = 0;
 
 	if (cid != NULL && *cid != '\0' && !mc_session_has_call(&d->s.file, cid))
 		return;
 	do
-		snprintf(id, sizeof id, "call_%08x%08x%08x", arc4random(), arc4random(),
-		    arc4random());
+		mc_item_call_id(id, n++, mc_json_str(call, "name"), mc_json_str(call, "arguments"));
 	while (mc_session_has_call(&d->s.file, id));
 	cJSON_DeleteItemFromObjectCaseSensitive(call, "call_id");
 	mc_json_add_str(call, "call_id", id);
@@ -359,6 +358,8 @@ outcome_status(enum outcome o)
 		return MC_EXIT_INCOMPLETE;
 	case OUT_CANCELLED:
 		return MC_EXIT_INTR;
+	case OUT_TIMEOUT:
+		return MC_EXIT_TIMEOUT;
 	default:
 		return MC_EXIT_FAIL;
 	}
