@@ -77,6 +77,9 @@ events() {
 	assert_equal "$stderr" "mc: stopped after 1 seconds (--timeout or MC_TIMEOUT)"
 	f=$(session_files)
 	assert_equal "$(tail -1 "$f" | jq -r .status)" incomplete
+	# what the model reads next says the deadline stopped it, not the user
+	assert_equal "$(tail -1 "$f" | jq -r .content)" "so far
+(stopped by the run's --timeout)"
 }
 
 @test "MC_TIMEOUT bounds a one-shot run too, a tool call's command ended with it; --timeout wins" {
@@ -89,6 +92,8 @@ events() {
 	run pgrep -f 'sleep 301[.]25'
 	assert_failure
 	assert_equal "$(fake_count)" 1
+	assert_equal "$(grep function_call_output "$(session_files)" | jq -r .output)" \
+		"error: the run's --timeout ended this call."
 	MC_TIMEOUT=x run --separate-stderr mc --timeout 2 --dry-run hi </dev/null
 	assert_failure 2
 	assert_regex "$stderr" "^mc: --timeout is for one-shot runs"

@@ -152,7 +152,8 @@ call_run(struct driver *d, const cJSON *call, struct mc_buf *touched)
 		ok = approve(d, name, call, &why, &by);
 	approval_event(d, cid, name, ok, by);
 	if (ok <= 0) {
-		st = call_output(d, call, ok == 0 ? why :
+		st = call_output(d, call, ok == 0 ? why : timed_out ?
+		    "error: the run's --timeout came before this call ran." :
 		    "error: the user interrupted before this call ran.");
 		free(why);
 		if (st == -1)
@@ -169,9 +170,9 @@ call_run(struct driver *d, const cJSON *call, struct mc_buf *touched)
 		/* The history must hold an output for every call, so the model
 		 * hears of the failure and the session stays valid. */
 		cJSON_Delete(item);
-		if (call_output(d, call, interrupted ?
-		    "error: the user interrupted this call." :
-		    "error: mc-tool could not run this call.") == -1)
+		if (call_output(d, call, !interrupted ? "error: mc-tool could not run this call." :
+		    timed_out ? "error: the run's --timeout ended this call." :
+		    "error: the user interrupted this call.") == -1)
 			return MC_EXIT_FAIL;
 		return interrupted ? MC_EXIT_INTR : MC_EXIT_OK;
 	}

@@ -77,8 +77,7 @@ static const char usage[] =
     "(openrouter), or the \"api_key_env\" a provider's settings name; NO_COLOR.\n"
     "See mc(1).\n";
 
-volatile sig_atomic_t interrupted, terminated;
-static volatile sig_atomic_t timed_out;
+volatile sig_atomic_t interrupted, terminated, timed_out;
 
 /* Ctrl-C stops the work in flight; SIGTERM and SIGHUP stop it the same
  * way and then end the session (children and their groups ended, the

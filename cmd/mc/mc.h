@@ -196,8 +196,10 @@ struct driver {
 };
 
 /* Set by SIGINT, SIGTERM and SIGHUP: the work in flight stops; for the
- * last two, terminated holds the signal and the session ends. */
-extern volatile sig_atomic_t interrupted, terminated;
+ * last two, terminated holds the signal and the session ends; --timeout
+ * (SIGALRM) sets timed_out too. */
+extern volatile sig_atomic_t interrupted, terminated, timed_out;
+
 
 /* stages.c */
 int stage_ok(const char *name, int status);

@@ -294,8 +294,8 @@ step(struct driver *d, cJSON *calls)
 			o = OUT_ERROR;
 	} else {
 		o = interrupted ? OUT_CANCELLED : OUT_ERROR;
-		keep_partial(d, &a.text, o == OUT_CANCELLED ? "(cancelled by the user)" :
-		    "(cut short by an error)");
+		keep_partial(d, &a.text, o != OUT_CANCELLED ? "(cut short by an error)" :
+		    timed_out ? "(stopped by the run's --timeout)" : "(cancelled by the user)");
 	}
 	if (a.closed)		/* the reader of our stdout left: stop quietly */
 		o = OUT_STOP;
@@ -415,6 +415,7 @@ turn(struct driver *d, const char *text)
 				st = call_run(d, c, &touched);
 			else if (st == MC_EXIT_INTR &&
 			    call_output(d, c,
+			    timed_out ? "error: not run: the run's --timeout came during an earlier call." :
 			    "error: not run: the user interrupted an earlier call.") == -1)
 				st = MC_EXIT_FAIL;
 		}
