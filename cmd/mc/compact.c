@@ -42,24 +42,36 @@ line_before(const char *start, const char *q)
 }
 
 long long
-compact_estimate(const struct driver *d)
+compact_estimate(struct driver *d)
 {
 	const char *start = d->s.file.lines.data, *end = start + d->s.file.lines.len, *p, *q;
+	const char *seen = start + d->s.cmp.seen;
 	long long tokens;
 	char err[128];
 	cJSON *item;
 	int r;
 
-	for (q = end; start != NULL && q > start; q = p) {
+	/* Only the lines added since the last look: the last usage line and
+	 * where it ended are kept (a session with none is not scanned whole
+	 * at every step). */
+	if (d->s.cmp.seen > d->s.file.lines.len)
+		d->s.cmp.seen = d->s.cmp.usage_end = d->s.cmp.usage = 0;
+	for (q = end; start != NULL && q > seen; q = p) {
 		p = line_before(start, q);
 		if (memmem(p, (size_t)(q - p), "\"usage\"", 7) == NULL)
 			continue;
 		item = mc_json_parse(p, (size_t)(q - p), err, sizeof err);
 		r = item != NULL ? mc_window_usage(item, &tokens, err, sizeof err) : 0;
 		cJSON_Delete(item);
-		if (r == 1)
-			return tokens + mc_window_tokens((size_t)(end - q));
+		if (r == 1) {
+			d->s.cmp.usage = tokens;
+			d->s.cmp.usage_end = (size_t)(q - start);
+			break;
+		}
 	}
+	d->s.cmp.seen = d->s.file.lines.len;
+	if (d->s.cmp.usage_end > 0)
+		return d->s.cmp.usage + mc_window_tokens(d->s.file.lines.len - d->s.cmp.usage_end);
 	return mc_window_tokens(d->s.prompt.len + d->s.tools.len + d->s.file.lines.len);
 }
 

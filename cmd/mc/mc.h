@@ -120,6 +120,9 @@ struct ses {
 		size_t futile;	/* items when there was nothing to compact */
 		int stuck;	/* compacted, still past the threshold: no more */
 		int overflowed;	/* the last answer was a context-overflow error */
+		size_t seen;	/* the lines looked at for usage so far */
+		size_t usage_end;	/* where the last usage line ends (0: none) */
+		long long usage;	/* its tokens */
 	} cmp;
 };
 
@@ -315,7 +318,7 @@ void subagents_free(struct driver *d);
 enum compact_why { COMPACT_THRESHOLD, COMPACT_OVERFLOW, COMPACT_HAND };
 /* The tokens the next request carries: the last usage line plus a token
  * per 4 bytes after it; without one, the estimate of everything. */
-long long compact_estimate(const struct driver *d);
+long long compact_estimate(struct driver *d);
 /* Compact the session with mc-compact (focus may be NULL) and go on in
  * the new session file. 1 compacted, 0 nothing to compact, -1 failed
  * (said why; the session is as it was). */
