@@ -159,6 +159,13 @@ control(struct builder *b, cJSON *line)
 	return r;
 }
 
+/* Whether two buffers hold the same bytes. */
+static int
+same(const struct mc_buf *a, const struct mc_buf *b)
+{
+	return a->len == b->len && (a->len == 0 || memcmp(a->data, b->data, a->len) == 0);
+}
+
 /* What changed since the last request, written: a new session, the
  * prompt, the tools, the lines added; then the request. 0, or -1 with
  * errno (mc-request went away, or a signal came). */
@@ -167,7 +174,7 @@ feed(struct driver *d)
 {
 	struct builder *b = &d->build;
 	const struct mc_buf *lines = &d->s.file.lines;
-	cJSON *m;
+	cJSON *m, *t;
 	char err[256];
 
 	/* A new session (or a new mc-request): what it had is forgotten,
@@ -182,8 +189,7 @@ feed(struct driver *d)
 		b->gen = d->s.gen;
 		b->fed = 0;
 	}
-	if (!b->told || b->prompt.len != d->s.prompt.len ||
-	    memcmp(b->prompt.data, d->s.prompt.data, d->s.prompt.len) != 0) {
+	if (!b->told || !same(&b->prompt, &d->s.prompt)) {
 		m = mc_json_new_obj();
 		mc_json_add_str(m, "type", "system");
 		mc_json_add_str(m, "text", d->s.prompt.data ? d->s.prompt.data : "");
@@ -192,16 +198,15 @@ feed(struct driver *d)
 		b->prompt.len = 0;
 		mc_buf_add(&b->prompt, d->s.prompt.data, d->s.prompt.len);
 	}
-	if ((!b->told && d->s.tools.len > 0) || b->tools.len != d->s.tools.len ||
-	    memcmp(b->tools.data, d->s.tools.data, d->s.tools.len) != 0) {
+	if ((!b->told && d->s.tools.len > 0) || !same(&b->tools, &d->s.tools)) {
+		/* The list as one line, whatever its white space (tools_put
+		 * keeps it JSON: an empty list otherwise). */
+		if (d->s.tools.len == 0 ||
+		    (t = mc_json_parse(d->s.tools.data, d->s.tools.len, err, sizeof err)) == NULL)
+			t = mc_json_new_arr();
 		m = mc_json_new_obj();
 		mc_json_add_str(m, "type", "tools");
-		/* The list as one line, whatever its white space. */
-		mc_json_add(m, "tools", d->s.tools.len > 0 ? mc_json_parse(d->s.tools.data,
-		    d->s.tools.len, err, sizeof err) : mc_json_new_arr());
-		if (cJSON_GetObjectItemCaseSensitive(m, "tools") == NULL ||
-		    cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(m, "tools")))
-			mc_json_add(m, "tools", mc_json_new_arr());
+		mc_json_add(m, "tools", t);
 		if (control(b, m) == -1)
 			return -1;
 		b->tools.len = 0;
@@ -274,8 +279,7 @@ build_request(struct driver *d, size_t *len)
 
 	for (attempt = 0; attempt < 2; attempt++) {
 		build_args(d, &now, NULL);
-		if (b->pid > 0 && (now.len != b->args.len ||
-		    memcmp(now.data, b->args.data, now.len) != 0))
+		if (b->pid > 0 && !same(&now, &b->args))
 			build_end(d, 1);
 		if (b->pid <= 0 && build_start(d) == -1)
 			break;
