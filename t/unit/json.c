@@ -156,6 +156,12 @@ static const struct {
 };
 
 static int
+member(const char *s, const char *key, const char **vs, const char **ve)
+{
+	return mc_json_member(s, strlen(s), key, vs, ve);
+}
+
+static int
 check_grammar(void)
 {
 	const char *at, *vs, *ve;
@@ -175,12 +181,12 @@ check_grammar(void)
 			fail = 1;
 		}
 	}
-	if (mc_json_member("{\"x\":[1,{}], \"body\" : {\"b\":\"}\"} }", 35, "body", &vs, &ve) != 1 ||
+	if (member("{\"x\":[1,{}], \"body\" : {\"b\":\"}\"} }", "body", &vs, &ve) != 1 ||
 	    strncmp(vs, "{\"b\":\"}\"}", (size_t)(ve - vs)) != 0 ||
-	    mc_json_member("{\"x\":1}", 7, "body", &vs, &ve) != 0 ||
-	    mc_json_member("{\"body\":1,\"body\":2}", 20, "body", &vs, &ve) != -1 ||
-	    mc_json_member("{\"b\\u006fdy\":1}", 16, "body", &vs, &ve) != -1 ||
-	    mc_json_member("[1]", 3, "body", &vs, &ve) != -1) {
+	    member("{\"x\":1}", "body", &vs, &ve) != 0 ||
+	    member("{\"body\":1,\"body\":2}", "body", &vs, &ve) != -1 ||
+	    member("{\"b\\u006fdy\":1}", "body", &vs, &ve) != -1 ||
+	    member("[1]", "body", &vs, &ve) != -1) {
 		printf("json: mc_json_member\n");
 		fail = 1;
 	}
