@@ -136,10 +136,8 @@ build_line(struct build *b, const char *s, size_t n, char *err, size_t errsz)
 	cJSON *it;
 	int r;
 
-	if ((r = mc_items_check_line(b->chk, s, n, &it, err, errsz)) == 1) {
+	if ((r = mc_items_check_line(b->chk, s, n, &it, err, errsz)) == 1)
 		mc_wire_add(b->w, it);
-		cJSON_Delete(it);
-	}
 	return r == -1 ? -1 : 0;
 }
 
@@ -204,13 +202,11 @@ once(struct build *b, const char *prompt, int body_only, int pretty)
 {
 	struct mc_buf out = {0};
 	char err[256];
-	cJSON *doc, *it;
+	cJSON *doc;
 	int r;
 
 	if (prompt != NULL) {
-		it = mc_item_message("user", prompt);
-		mc_wire_add(b->w, it);
-		cJSON_Delete(it);
+		mc_wire_add(b->w, mc_item_message("user", prompt));
 	}
 	if (mc_wire_items(b->w) == 0) {
 		mc_err("%s: no conversation items, and no PROMPT", b->items_name);

@@ -27,13 +27,13 @@ both_ways(struct mc_provider *p, const struct mc_request *r, const cJSON *items)
 	mc_wire_set(step, r);
 	mc_wire_set(once, r);
 	cJSON_ArrayForEach(it, items) {
-		mc_wire_add(step, it);
+		mc_wire_add(step, cJSON_Duplicate(it, 1));
 		a.len = 0;
 		mc_wire_body(step, &a);
 		mc_wire_key(step, ka);
 	}
 	cJSON_ArrayForEach(it, items)
-		mc_wire_add(once, it);
+		mc_wire_add(once, cJSON_Duplicate(it, 1));
 	a.len = 0;
 	mc_wire_envelope(step, 1, &a);
 	mc_wire_envelope(once, 1, &b);

@@ -51,12 +51,13 @@ fail(struct mc_items_check *c, const char *fmt, ...)
 	return NULL;
 }
 
-/* The string member key of obj, copied into out; NULL with err set when
+/* The string member key of obj, moved into out (obj is the line's, and
+ * goes after: a tool's long output is not copied); NULL with err set when
  * it is missing or not a string. */
 static const char *
-field(struct mc_items_check *c, const cJSON *obj, const char *type, const char *key, cJSON *out)
+field(struct mc_items_check *c, cJSON *obj, const char *type, const char *key, cJSON *out)
 {
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+	cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
 
 	if (v == NULL) {
 		fail(c, "%s: missing \"%s\"", type, key);
@@ -66,7 +67,7 @@ field(struct mc_items_check *c, const cJSON *obj, const char *type, const char *
 		fail(c, "%s: \"%s\" must be a string", type, key);
 		return NULL;
 	}
-	mc_json_add_str(out, key, v->valuestring);
+	mc_json_add(out, key, cJSON_DetachItemViaPointer(obj, v));
 	return v->valuestring;
 }
 
@@ -120,7 +121,7 @@ add_call(struct mc_items_check *c, const char *id)
 
 /* Check one parsed line and return its reduced form, or NULL. */
 static cJSON *
-check_item(struct mc_items_check *c, const cJSON *in)
+check_item(struct mc_items_check *c, cJSON *in)
 {
 	const char *type, *role, *id, *st = NULL;
 	struct call *call;

@@ -93,14 +93,14 @@ finish(struct mc_wire *w, cJSON *elem)
 	free(t);
 }
 
+/* The member key of the item, moved out of it (the item is the wire's
+ * to use up: a long output is not copied). */
 static cJSON *
-dup_member(const cJSON *obj, const char *key)
+take(cJSON *it, const char *key)
 {
-	cJSON *v = cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(obj, key), 1);
+	cJSON *v = cJSON_DetachItemFromObjectCaseSensitive(it, key);
 
-	if (v == NULL)
-		mc_oom();
-	return v;
+	return v != NULL ? v : cJSON_CreateNull();	/* never: the item was checked */
 }
 
 /* The run of user messages as one message. */
@@ -241,7 +241,7 @@ refusal_only(const cJSON *it)
 /* Chat: calls join the assistant message they follow (one without text
  * when there is none); an output is a message of role "tool". */
 static void
-chat_add(struct mc_wire *w, const cJSON *it, const char *type)
+chat_add(struct mc_wire *w, cJSON *it, const char *type)
 {
 	cJSON *m, *c, *f;
 
@@ -249,8 +249,8 @@ chat_add(struct mc_wire *w, const cJSON *it, const char *type)
 	if (strcmp(type, "message") == 0) {
 		end_assistant(w);
 		m = w->assistant = mc_json_new_obj();
-		mc_json_add(m, "role", dup_member(it, "role"));
-		mc_json_add(m, "content", dup_member(it, "content"));
+		mc_json_add(m, "role", take(it, "role"));
+		mc_json_add(m, "content", take(it, "content"));
 	} else if (strcmp(type, "function_call") == 0) {
 		if (w->assistant == NULL) {
 			w->assistant = mc_json_new_obj();
@@ -258,25 +258,26 @@ chat_add(struct mc_wire *w, const cJSON *it, const char *type)
 			mc_json_add(w->assistant, "content", cJSON_CreateNull());
 		}
 		c = mc_json_push(mc_json_arr_ensure(w->assistant, "tool_calls"), mc_json_new_obj());
-		mc_json_add(c, "id", dup_member(it, "call_id"));
+		mc_json_add(c, "id", take(it, "call_id"));
 		mc_json_add_str(c, "type", "function");
 		f = mc_json_add(c, "function", mc_json_new_obj());
-		mc_json_add(f, "name", dup_member(it, "name"));
-		mc_json_add(f, "arguments", dup_member(it, "arguments"));
+		mc_json_add(f, "name", take(it, "name"));
+		mc_json_add(f, "arguments", take(it, "arguments"));
 	} else {
 		end_assistant(w);
 		m = mc_json_new_obj();
 		mc_json_add_str(m, "role", "tool");
-		mc_json_add(m, "tool_call_id", dup_member(it, "call_id"));
-		mc_json_add(m, "content", dup_member(it, "output"));
+		mc_json_add(m, "tool_call_id", take(it, "call_id"));
+		mc_json_add(m, "content", take(it, "output"));
 		finish(w, m);
 	}
 }
 
 /* Responses: the neutral items are its input items, but for the members
- * (refusal, status) that are the session's own. */
-static void
-responses_add(struct mc_wire *w, const cJSON *it, const char *type)
+ * (refusal, status) that are the session's own. 1 when it became an
+ * element itself. */
+static int
+responses_add(struct mc_wire *w, cJSON *it, const char *type)
 {
 	cJSON *m;
 
@@ -284,15 +285,17 @@ responses_add(struct mc_wire *w, const cJSON *it, const char *type)
 	if (strcmp(type, "message") == 0) {
 		m = mc_json_new_obj();
 		mc_json_add_str(m, "type", "message");
-		mc_json_add(m, "role", dup_member(it, "role"));
-		mc_json_add(m, "content", dup_member(it, "content"));
-	} else if ((m = cJSON_Duplicate(it, 1)) == NULL)
-		mc_oom();
-	finish(w, m);
+		mc_json_add(m, "role", take(it, "role"));
+		mc_json_add(m, "content", take(it, "content"));
+		finish(w, m);
+		return 0;
+	}
+	finish(w, it);
+	return 1;
 }
 
 void
-mc_wire_add(struct mc_wire *w, const cJSON *it)
+mc_wire_add(struct mc_wire *w, cJSON *it)
 {
 	const char *type = mc_json_str(it, "type");
 
@@ -309,8 +312,9 @@ mc_wire_add(struct mc_wire *w, const cJSON *it)
 		end_assistant(w);
 	else if (w->chat)
 		chat_add(w, it, type);
-	else
-		responses_add(w, it, type);
+	else if (responses_add(w, it, type))
+		return;		/* an element now, gone with it */
+	cJSON_Delete(it);
 }
 
 void

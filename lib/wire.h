@@ -35,8 +35,9 @@ void mc_wire_free(struct mc_wire *w);
  * first, and again when they change (the elements are kept). */
 void mc_wire_set(struct mc_wire *w, const struct mc_request *r);
 
-/* One checked item (mc_items_check_line), after those added before. */
-void mc_wire_add(struct mc_wire *w, const cJSON *item);
+/* One checked item (mc_items_check_line), after those added before; the
+ * item is the wire's (used up, its strings moved, not copied). */
+void mc_wire_add(struct mc_wire *w, cJSON *item);
 
 /* Forget the items. */
 void mc_wire_clear(struct mc_wire *w);
