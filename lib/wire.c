@@ -28,7 +28,12 @@ struct mc_wire {
 	struct mc_buf done;
 	struct span *spans;
 	size_t nspans, cap;
-	SHA2_CTX ctx;		/* the key's state after the skeleton, system and done */
+	/* The key's state after the skeleton, the system message and the
+	 * first hashed elements done: made when a key is first asked for,
+	 * and kept up from there (nothing is hashed when nothing caches). */
+	SHA2_CTX ctx;
+	int keyed;
+	size_t hashed;
 	size_t items;
 	/* The run of user messages not yet ended, joined by blank lines. */
 	struct mc_buf users;
@@ -51,13 +56,20 @@ field(SHA2_CTX *ctx, const char *s, size_t len)
 		SHA256Update(ctx, (const uint8_t *)s, len);
 }
 
-/* The key's state from nothing: the skeleton, the system message and the
- * elements done. Only when the members change. */
+/* The key's state brought up to the elements done: from nothing when
+ * the members changed, else from the last element hashed. */
 static void
 rekey(struct mc_wire *w)
 {
 	size_t i;
 
+	if (w->keyed) {
+		for (i = w->hashed; i < w->nspans; i++)
+			field(&w->ctx, w->done.data + w->spans[i].at, w->spans[i].len);
+		w->hashed = w->nspans;
+		return;
+	}
+	w->keyed = 1;
 	SHA256Init(&w->ctx);
 	field(&w->ctx, "mc-request cache key 3", strlen("mc-request cache key 3"));
 	field(&w->ctx, w->p->name, strlen(w->p->name));
@@ -67,6 +79,7 @@ rekey(struct mc_wire *w)
 		field(&w->ctx, w->system.data, w->system.len);
 	for (i = 0; i < w->nspans; i++)
 		field(&w->ctx, w->done.data + w->spans[i].at, w->spans[i].len);
+	w->hashed = w->nspans;
 }
 
 /* An element no later item changes: serialized, kept, hashed. */
@@ -89,7 +102,6 @@ finish(struct mc_wire *w, cJSON *elem)
 	mc_buf_addc(&w->done, ',');
 	w->spans[w->nspans++] = (struct span){ w->done.len, n };
 	mc_buf_add(&w->done, t, n);
-	field(&w->ctx, t, n);
 	free(t);
 }
 
@@ -227,7 +239,7 @@ mc_wire_set(struct mc_wire *w, const struct mc_request *r)
 		free(t);
 		cJSON_Delete(m);
 	}
-	rekey(w);
+	w->keyed = 0;	/* from nothing, at the next key */
 }
 
 /* A message that held only a refusal: not sent (its text is not the
@@ -327,7 +339,7 @@ mc_wire_clear(struct mc_wire *w)
 	w->nusers = 0;
 	cJSON_Delete(w->assistant);
 	w->assistant = NULL;
-	rekey(w);
+	w->keyed = 0;
 }
 
 size_t
@@ -421,10 +433,12 @@ mc_wire_body(struct mc_wire *w, struct mc_buf *out)
 void
 mc_wire_key(struct mc_wire *w, char hex[65])
 {
-	SHA2_CTX ctx = w->ctx;
+	SHA2_CTX ctx;
 	struct mc_buf o = {0};
 	struct span s;
 
+	rekey(w);
+	ctx = w->ctx;
 	if (open_elem(w, &o, &s))
 		field(&ctx, o.data, s.len);
 	SHA256End(&ctx, hex);
