@@ -216,12 +216,6 @@ guide_remember(struct driver *d, const char *path, size_t n)
 	d->s.nguides++;
 }
 
-static long long
-num(const cJSON *o, const char *key)
-{
-	return (long long)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(o, key));
-}
-
 /* What a resumed session already holds, noted line by line as the file
  * is read: its guides, so none is injected twice (its user messages that
  * are a <Context File=PATH> block, and those a compacted session's header
@@ -233,6 +227,7 @@ recall(const cJSON *item, void *arg)
 	static const char tag[] = "<Context File=";
 	const char *content, *type, *role, *end;
 	struct driver *d = arg;
+	struct usage u;
 	const cJSON *g;
 
 	type = mc_json_str(item, "type");
@@ -248,9 +243,9 @@ recall(const cJSON *item, void *arg)
 	role = mc_json_str(item, "role");
 	content = mc_json_str(item, "content");
 	if (type && strcmp(type, "usage") == 0) {
-		d->s.used.input += num(item, "input_tokens");
-		d->s.used.output += num(item, "output_tokens");
-		d->s.used.cached += num(item, "cached_tokens");
+		/* A count missing (an older line) is 0, never NaN made a number. */
+		u = usage_of(item);
+		usage_add(&d->s.used, &u);
 	} else if (type && role && content && strcmp(type, "message") == 0 &&
 	    strcmp(role, "user") == 0 && strncmp(content, tag, sizeof tag - 1) == 0 &&
 	    (end = strchr(content, '>')) != NULL)
