@@ -149,8 +149,10 @@ build_file(struct build *b, const char *path, char *err, size_t errsz)
 	const char *p, *end, *nl;
 	int r = 0;
 
-	if (mc_slurp_path(path, MC_ITEMS_MAX, &t, err, errsz) == -1)
+	if (mc_slurp_path(path, MC_ITEMS_MAX, &t, err, errsz) == -1) {
+		mc_buf_free(&t);
 		return -1;
+	}
 	for (p = t.data ? t.data : "", end = p + t.len; r == 0 && p < end; p = nl + 1) {
 		if ((nl = memchr(p, '\n', (size_t)(end - p))) == NULL)
 			nl = end;
