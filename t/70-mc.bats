@@ -812,3 +812,28 @@ PY
 	assert_equal "$(wc -l < got)" 60103
 	cmp want got
 }
+
+# slow_answer: a chat answer of 400 words trickled 64 bytes every 0.15 s,
+# about 90 s in all: longer than any bound below
+slow_answer() {
+	local t
+	t=$(printf 'word %.0s' $(seq 400))
+	jq -nc --arg t "$t" '{answer:{api:"chat",text:$t},chunk:64,chunk_delay:0.15}'
+}
+
+@test "a closed stdout cancels the request at once: mc ends with 0, not at the stream's end" {
+	fake_start "[$(slow_answer), $(slow_answer)]"
+	use_fake
+	# a bound, not a timing check: the stream would take about 90 s
+	bash -c 'timeout 10 mc "slow answer" </dev/null 2>err | head -c 20 >got; echo "${PIPESTATUS[0]}" >status'
+	assert_equal "$(cat status)" 0
+	assert_equal "$(cat got)" 'word word word word '
+	[ ! -s err ]
+	# what was shown is kept, marked as cut short
+	f=$(session_files)
+	assert_equal "$(jq -r 'select(.role == "assistant") | .status' "$f")" incomplete
+	[[ $(jq -r 'select(.role == "assistant") | .content' "$f") == *'(stopped: the reader of the output went away)' ]]
+	# the same with --json: the events' reader goes
+	bash -c 'timeout 10 mc --json "slow answer" </dev/null 2>err | head -c 20 >/dev/null; echo "${PIPESTATUS[0]}" >status'
+	assert_equal "$(cat status)" 0
+}
