@@ -23,7 +23,7 @@
 static const char usage[] =
     "usage: mc [-c | --session ID|FILE] [-p NAME] [-m ID] [--agent ID] [-y] [--max-steps N]\n"
     "          [--json] [--no-session] [--schema FILE] [--max-output-tokens N]\n"
-    "          [--keep-going] [--cache | --refresh] [--add-dir DIR ...] [--timeout S]\n"
+    "          [--keep-going] [--cache] [--refresh] [--add-dir DIR ...] [--timeout S]\n"
     "          [PROMPT ...]\n"
     "       mc --subagent ID ... [--parent SESSION] [--allow TOOL ...]\n"
     "          [--slots DIR [--slot-fd N]] [options] PROMPT ...\n"
@@ -48,7 +48,8 @@ static const char usage[] =
     "  --keep-going      go on when an instruction file is refused (over a cap, ...)\n"
     "  --cache           one-shot: answers kept in $MC_HOME/cache are reused, new\n"
     "                    ones kept (MC_CACHE=1 or the setting cache.enabled too)\n"
-    "  --refresh         one-shot: as --cache, but ask the model again\n"
+    "  --refresh         one-shot: as --cache, but ask the model again (given both,\n"
+    "                    --refresh wins)\n"
     "  --timeout S       one-shot: stop after S seconds as Ctrl-C would, exit 124\n"
     "                    (MC_TIMEOUT too)\n"
     "  --subagent ID     run as the subagent $MC_HOME/subagents/ID.md (repeat, ancestors\n"
@@ -374,7 +375,7 @@ main(int argc, char *argv[])
 	int c, status, prompt_cmd = 0, sessions_cmd = 0, steps_set = 0, all = 0, bad = 0;
 	enum outcome o;
 	char err[1024], *text, *session_id = NULL;
-	const char *nc, *flag, *timeout_opt = NULL;
+	const char *nc, *timeout_opt = NULL;
 	long long timeout;
 
 	mc_init("mc", argv);
@@ -438,12 +439,12 @@ main(int argc, char *argv[])
 		case OPT_KEEP_GOING:
 			d.c.keep_going = 1;
 			break;
-		case OPT_CACHE:	/* mc-send's own options, passed on */
+		case OPT_CACHE:	/* mc-send's own options, passed on; */
+			if (d.c.cache == NULL)	/* --refresh wins over --cache */
+				d.c.cache = "--cache";
+			break;
 		case OPT_REFRESH:
-			flag = c == OPT_CACHE ? "--cache" : "--refresh";
-			if (d.c.cache != NULL && strcmp(d.c.cache, flag) != 0)
-				return mc_usage_error("--cache and --refresh cannot be used together");
-			d.c.cache = flag;
+			d.c.cache = "--refresh";
 			break;
 		case OPT_SUBAGENT:	/* a child run of subagents.c */
 			if (subagent_opt(&d.c, optarg) != 0)
