@@ -17,6 +17,8 @@
 #include "json.h"
 #include "mc.h"
 #include "profile.h"
+#include "provider.h"
+#include "request.h"
 #include "toolenv.h"
 #include "utf8.h"
 
@@ -305,6 +307,33 @@ cleanup(struct driver *d)
 
 /* A run that failed before its turn: with --json the failure is an
  * event too, and done still ends the stream. */
+/*
+ * What would stop the run at its first request, found before anything
+ * starts and said as a usage error (no stage's name on it): a --schema
+ * file that cannot be read or is not a JSON object, read as mc-request
+ * reads it; a provider -p names that the settings do not resolve. 0, or
+ * MC_EXIT_USAGE after saying why.
+ */
+static int
+args_usable(struct driver *d)
+{
+	struct mc_provider_opts o = { .provider = d->c.provider, .model = d->c.model };
+	struct mc_provider p = {0};
+	char err[1024];
+	cJSON *schema;
+	int r = 0;
+
+	if (d->c.schema != NULL) {
+		if ((schema = mc_request_schema_read(d->c.schema, err, sizeof err)) == NULL)
+			return mc_usage_error("--schema: %s", err);
+		cJSON_Delete(schema);
+	}
+	if (d->c.provider != NULL && mc_provider_resolve(&d->c.set, &o, &p, err, sizeof err) == -1)
+		r = mc_usage_error("%s", err);
+	mc_provider_free(&p);
+	return r;
+}
+
 static int
 fail_early(struct driver *d, char *session_id)
 {
@@ -372,7 +401,7 @@ main(int argc, char *argv[])
 	};
 	struct driver d = { .c = { .max_steps = 50, .slot_fd = -1 } };
 	struct sigaction sa = { .sa_handler = on_signal };
-	int c, status, prompt_cmd = 0, sessions_cmd = 0, steps_set = 0, all = 0, bad = 0;
+	int c, status, loaded, prompt_cmd = 0, sessions_cmd = 0, steps_set = 0, all = 0, bad = 0;
 	enum outcome o;
 	char err[1024], *text, *session_id = NULL;
 	const char *nc, *timeout_opt = NULL;
@@ -516,11 +545,19 @@ main(int argc, char *argv[])
 	    (argc == 0 && isatty(STDIN_FILENO))))
 		return mc_usage_error("--timeout is for one-shot runs (mc --timeout S PROMPT)");
 
+	/* The settings are read before --json's events begin, so that the
+	 * arguments they judge are usage errors still; a failure to read
+	 * them is the run's, an event. */
+	loaded = mc_settings_load(&d.c.set, err, sizeof err);
+	if (loaded == 0 && !sessions_cmd && args_usable(&d) != 0) {
+		mc_settings_free(&d.c.set);
+		return MC_EXIT_USAGE;
+	}
 	/* A --json run is events from here on, its failures too (not its
 	 * usage errors: no run began). */
 	if (d.c.json && !sessions_cmd)
 		ev_json_mode(&d);
-	if (mc_settings_load(&d.c.set, err, sizeof err) == -1) {
+	if (loaded == -1) {
 		mc_err("%s", err);
 		return fail_early(&d, NULL);
 	}
