@@ -59,33 +59,6 @@ static const char usage[] =
     "\n"
     "PROMPT, when given, is appended as the last user message.\n";
 
-/* The JSON Schema in path, checked: an object. NULL with the reason in err. */
-static cJSON *
-read_schema(const char *path, char *err, size_t errsz)
-{
-	struct mc_buf b = {0};
-	char why[256];
-	cJSON *doc = NULL;
-
-	if (mc_slurp_path(path, MC_TOOLS_MAX, &b, err, errsz) == -1)
-		goto out;
-	if (!mc_utf8_valid(b.data, b.len))
-		snprintf(err, errsz, "%s: not valid UTF-8", path);
-	else if ((doc = mc_json_parse(b.data ? b.data : "", b.len, why, sizeof why)) == NULL)
-		snprintf(err, errsz, "%s: %s", path, why);
-	else if (mc_json_nul_escape(b.data, b.len) != NULL)
-		snprintf(err, errsz, "%s: a string holds a NUL character (\\u0000)", path);
-	else if (!cJSON_IsObject(doc))
-		snprintf(err, errsz, "%s: expected a JSON Schema object", path);
-	else
-		goto out;
-	cJSON_Delete(doc);
-	doc = NULL;
-out:
-	mc_buf_free(&b);
-	return doc;
-}
-
 /* The system prompt on stdin; "" when stdin is a terminal or empty. */
 static char *
 read_system(void)
@@ -540,7 +513,7 @@ main(int argc, char *argv[])
 		goto out;
 	}
 	if (schema_path != NULL) {
-		if ((schema = read_schema(schema_path, err, sizeof err)) == NULL) {
+		if ((schema = mc_request_schema_read(schema_path, err, sizeof err)) == NULL) {
 			mc_err("%s", err);
 			goto out;
 		}

@@ -4,7 +4,9 @@
 #include <string.h>
 
 
+#include "buf.h"
 #include "diag.h"
+#include "fsread.h"
 #include "json.h"
 #include "request.h"
 #include "strset.h"
@@ -233,4 +235,30 @@ mc_request_schema_name(const char *path, char name[65])
 	name[n] = '\0';
 	if (n == 0)
 		snprintf(name, 65, "schema");
+}
+
+cJSON *
+mc_request_schema_read(const char *path, char *err, size_t errsz)
+{
+	struct mc_buf b = {0};
+	char why[256];
+	cJSON *doc = NULL;
+
+	if (mc_slurp_path(path, MC_TOOLS_MAX, &b, err, errsz) == -1)
+		goto out;
+	if (!mc_utf8_valid(b.data, b.len))
+		snprintf(err, errsz, "%s: not valid UTF-8", path);
+	else if ((doc = mc_json_parse(b.data ? b.data : "", b.len, why, sizeof why)) == NULL)
+		snprintf(err, errsz, "%s: %s", path, why);
+	else if (mc_json_nul_escape(b.data, b.len) != NULL)
+		snprintf(err, errsz, "%s: a string holds a NUL character (\\u0000)", path);
+	else if (!cJSON_IsObject(doc))
+		snprintf(err, errsz, "%s: expected a JSON Schema object", path);
+	else
+		goto out;
+	cJSON_Delete(doc);
+	doc = NULL;
+out:
+	mc_buf_free(&b);
+	return doc;
 }

@@ -46,4 +46,8 @@ void mc_request_members(const struct mc_provider *p, const struct mc_request *r,
  * ("schema" when nothing is left). */
 void mc_request_schema_name(const char *path, char name[65]);
 
+/* The JSON Schema in the file at path, read and checked (valid UTF-8,
+ * JSON, no NUL in a string, an object): NULL with the reason in err. */
+cJSON *mc_request_schema_read(const char *path, char *err, size_t errsz);
+
 #endif

@@ -164,7 +164,7 @@ entries() {
 	done
 }
 
-@test "--refresh sends again and keeps the new answer; a failed refresh keeps the old one" {
+@test "--refresh sends again and keeps the new answer, with --cache too; a failed refresh keeps the old one" {
 	fake_start "$(texts first second | jq -c '. + [{"status":500,"json":{"error":{"message":"down"}}}]')"
 	use_fake
 	envelope "hello"
@@ -173,14 +173,14 @@ entries() {
 	send --cache
 	assert_output first
 	assert_equal "$(fake_count)" 1
-	send --refresh
+	send --cache --refresh		# the stronger wins, in either order
 	assert_success
 	assert_output second
 	assert_equal "$(fake_count)" 2
 	send --cache
 	assert_output second
 	assert_equal "$(fake_count)" 2
-	send --refresh --retries 0
+	send --refresh --cache --retries 0
 	assert_failure 1
 	assert_equal "$(fake_count)" 3
 	send --cache
@@ -377,9 +377,6 @@ entries() {
 	assert_output ""
 	assert_equal "$stderr" "mc-send: MC_CACHE: yes is not 0 or 1"
 	assert_equal "$(fake_count)" 7
-	send --cache --refresh
-	assert_failure 2
-	assert_regex "$stderr" '^mc-send: --cache and --refresh cannot be used together'
 }
 
 @test "a cache_key that is not 64 lowercase hex digits: said once, nothing cached" {
@@ -487,7 +484,7 @@ use_fake_mc() {
 	assert_equal "$(fake_count)" 2
 }
 
-@test "mc --cache: each step of a tool loop is kept by its own envelope; --refresh asks again; MC_CACHE=1 reaches mc-send" {
+@test "mc --cache: each step of a tool loop is kept by its own envelope; --refresh asks again, with --cache too; MC_CACHE=1 reaches mc-send" {
 	printf 'int a;\n' > a.c
 	fake_start "[$(jq -nc '{answer:{api:"chat",calls:[{call_id:"c1",name:"read",arguments:"{\"path\":\"a.c\"}"}]}}'),
 		$(jq -nc '{answer:{api:"chat",text:"a.c declares a."}}'),
@@ -503,7 +500,7 @@ use_fake_mc() {
 	assert_success
 	assert_equal "$output" "$first"
 	assert_equal "$(fake_count)" 2
-	run --separate-stderr mc --refresh --no-session 'hi'
+	run --separate-stderr mc --cache --refresh --no-session 'what is in a.c?'	# --refresh wins
 	assert_success
 	assert_output fresh
 	assert_equal "$(fake_count)" 3
@@ -521,9 +518,6 @@ use_fake_mc() {
 	run --separate-stderr mc --refresh prompt
 	assert_failure 2
 	assert_regex "$stderr" '^mc: --refresh is for one-shot runs'
-	run --separate-stderr mc --cache --refresh hello
-	assert_failure 2
-	assert_regex "$stderr" '^mc: --cache and --refresh cannot be used together'
 	run --separate-stderr mc --cache sessions
 	assert_failure 2
 }

@@ -196,9 +196,10 @@ load mc
 	assert_output ""
 	assert_equal "$(printf '%s\n' "$stderr" | wc -l)" 1
 	assert_equal "$stderr" "mc: $MC_HOME/settings.json: model: expected a string"
-	# a provider mc-request does not know
+	# a provider mc-request does not know (from the environment: one -p
+	# names is mc's usage error)
 	settings '{}'
-	run --separate-stderr mc -p no-such-provider 'hi' </dev/null
+	MC_PROVIDER=no-such-provider run --separate-stderr mc 'hi' </dev/null
 	assert_failure 1
 	assert_equal "$(printf '%s\n' "$stderr" | wc -l)" 1
 	[[ $stderr == mc-request:* ]]
@@ -711,9 +712,11 @@ chunk() {
 @test "a session whose header names a provider that is gone goes on with -p, and remembers it" {
 	fake_start "$(answers one two)"
 	use_fake
-	run --separate-stderr mc -p nosuch 'first' </dev/null
+	# -p nosuch is a usage error now (before any session): the environment
+	# still names a provider the session takes
+	MC_PROVIDER=nosuch run --separate-stderr mc 'first' </dev/null
 	assert_failure 1
-	assert_equal "$stderr" "mc-request: -p: unknown provider \"nosuch\": use openai, openrouter, ollama, llamacpp, vllm or openai-compatible, or define it under \"providers\" in $MC_HOME/settings.json"
+	assert_equal "$stderr" "mc-request: MC_PROVIDER: unknown provider \"nosuch\": use openai, openrouter, ollama, llamacpp, vllm or openai-compatible, or define it under \"providers\" in $MC_HOME/settings.json"
 	f=$(session_files)
 	assert_equal "$(head -n 1 "$f" | jq -r .provider)" nosuch
 	# without -p, the provider comes from the session file, which the message names
@@ -811,4 +814,55 @@ PY
 	} > want
 	assert_equal "$(wc -l < got)" 60103
 	cmp want got
+}
+
+# slow_answer: a chat answer of 400 words trickled 64 bytes every 0.15 s,
+# about 90 s in all: longer than any bound below
+slow_answer() {
+	local t
+	t=$(printf 'word %.0s' $(seq 400))
+	jq -nc --arg t "$t" '{answer:{api:"chat",text:$t},chunk:64,chunk_delay:0.15}'
+}
+
+@test "a closed stdout cancels the request at once: mc ends with 0, not at the stream's end" {
+	fake_start "[$(slow_answer), $(slow_answer)]"
+	use_fake
+	# a bound, not a timing check: the stream would take about 90 s
+	bash -c 'timeout 10 mc "slow answer" </dev/null 2>err | head -c 20 >got; echo "${PIPESTATUS[0]}" >status'
+	assert_equal "$(cat status)" 0
+	assert_equal "$(cat got)" 'word word word word '
+	[ ! -s err ]
+	# what was shown is kept, marked as cut short
+	f=$(session_files)
+	assert_equal "$(jq -r 'select(.role == "assistant") | .status' "$f")" incomplete
+	[[ $(jq -r 'select(.role == "assistant") | .content' "$f") == *'(stopped: the reader of the output went away)' ]]
+	# the same with --json: the events' reader goes
+	bash -c 'timeout 10 mc --json "slow answer" </dev/null 2>err | head -c 20 >/dev/null; echo "${PIPESTATUS[0]}" >status'
+	assert_equal "$(cat status)" 0
+}
+
+@test "a --schema file missing, not JSON or not an object and an unknown -p are usage errors: exit 2, nothing started" {
+	fake_start "$(answers one)"
+	use_fake
+	echo '[1]' > list.json
+	echo '{"type":' > cut.json
+	for args in "--schema $W/missing.json" '--schema list.json' '--schema cut.json' '-p nosuch' \
+	    '--json --schema list.json' '--json -p nosuch' '--dry-run -p nosuch'; do
+		# shellcheck disable=SC2086
+		run --separate-stderr mc $args 'hi' </dev/null
+		assert_failure 2
+		assert_output ""
+		assert_equal "${stderr_lines[1]}" "Try 'mc --help' for more information."
+	done
+	run --separate-stderr mc --schema "$W/missing.json" 'hi' </dev/null
+	assert_equal "${stderr_lines[0]}" "mc: --schema: $W/missing.json: No such file or directory"
+	run --separate-stderr mc --schema list.json 'hi' </dev/null
+	assert_equal "${stderr_lines[0]}" 'mc: --schema: list.json: expected a JSON Schema object'
+	run --separate-stderr mc --schema cut.json 'hi' </dev/null
+	assert_equal "${stderr_lines[0]}" 'mc: --schema: cut.json: invalid JSON at line 1, column 9'
+	run --separate-stderr mc -p nosuch 'hi' </dev/null
+	assert_equal "${stderr_lines[0]}" "mc: -p: unknown provider \"nosuch\": use openai, openrouter, ollama, llamacpp, vllm or openai-compatible, or define it under \"providers\" in $MC_HOME/settings.json"
+	# nothing was sent, no session was made
+	assert_equal "$(fake_count)" 0
+	assert_equal "$(session_files)" ""
 }

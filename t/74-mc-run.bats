@@ -173,7 +173,8 @@ run_tool_then() {
 	assert_failure 1
 	[[ $stderr == *'mc-request: MC_PROVIDER: unknown provider "nosuch"'* ]]
 	run --separate-stderr mc -p nosuch 'hi' </dev/null
-	[[ $stderr == *'mc-request: -p: unknown provider "nosuch"'* ]]
+	assert_failure 2	# checked by mc itself, before any stage
+	[[ $stderr == 'mc: -p: unknown provider "nosuch"'* ]]
 }
 
 @test "a stream cut after text keeps that text in the session, marked incomplete; the next turn is valid" {

@@ -152,6 +152,27 @@ decisions() {
 	assert_equal "$(wait_gone $(cat "$BATS_TEST_TMPDIR/pids"))" ""
 }
 
+@test "/new with MCP servers and a subagent profile: the MCP tools go back where they were, before the subagents tool" {
+	fake_start "[$(text one), $(text two)]"
+	use_fake_mcp false
+	mkdir -p "$MC_HOME/subagents"
+	printf -- '---\nname: Explorer\ndescription: finds facts\n---\nYou explore.\n' > "$MC_HOME/subagents/explorer.md"
+	on_tty mc
+	wait_for 'mc>'
+	keys 'hello' Enter
+	wait_prompt 2
+	keys '/new' Enter
+	wait_for 'new session'
+	keys 'again' Enter
+	wait_prompt 3
+	keys C-d
+	assert_equal "$(wait_status)" 0
+	! pane | grep -q 'out of memory'
+	tools=$(fake_request 1 '[.body.tools[].function.name] | join(",")')
+	[[ $tools == *srv__count*,subagents ]]
+	assert_equal "$(fake_request 2 '[.body.tools[].function.name] | join(",")')" "$tools"
+}
+
 @test "approval on a terminal: an MCP tool is shown with its arguments; no refuses, always stops asking" {
 	fake_start "[$(calls "$(call c1 srv__echo '{"text":"first"}')"), $(calls "$(call c2 srv__echo '{"text":"second"}')"),
 	  $(calls "$(call c3 srv__echo '{"text":"third"}')"), $(text 'all done')]"

@@ -16,10 +16,10 @@
 #include "toolenv.h"
 
 static const char usage[] =
-    "usage: mc-send [-q] [--events | --items] [--items-out FILE] [--cache | --refresh]\n"
+    "usage: mc-send [-q] [--events | --items] [--items-out FILE] [--cache] [--refresh]\n"
     "               [--connect-timeout S] [--idle-timeout S] [--max-time S]\n"
     "               [--retries N] [--retry-max-wait S] [--preload] < ENVELOPE\n"
-    "       mc-send --serve [-q] [--cache | --refresh] [--connect-timeout S]\n"
+    "       mc-send --serve [-q] [--cache] [--refresh] [--connect-timeout S]\n"
     "               [--idle-timeout S] [--max-time S] [--retries N]\n"
     "               [--retry-max-wait S] [--preload] < ENVELOPES\n"
     "\n"
@@ -34,7 +34,7 @@ static const char usage[] =
     "                       (for https, a proxy or a host name; else on first use)\n"
     "  --cache              answer from $MC_HOME/cache when it holds the answer,\n"
     "                       else send and keep the answer there when whole\n"
-    "  --refresh            send even so, and keep the new answer\n"
+    "  --refresh            send even so, and keep the new answer (with --cache too)\n"
     "  --connect-timeout S  give up connecting after S seconds (default 10)\n"
     "  --idle-timeout S     give up when nothing arrives for S seconds (default 120;\n"
     "                       600 for ollama, llamacpp and vllm); SSE comments and\n"
@@ -385,11 +385,12 @@ main(int argc, char *argv[])
 		case OPT_PRELOAD:
 			preload = 1;
 			break;
-		case OPT_CACHE:
+		case OPT_CACHE:		/* --refresh is the stronger: given both, it wins */
+			if (caching == CACHE_OFF)
+				caching = CACHE_ON;
+			break;
 		case OPT_REFRESH:
-			if (caching != CACHE_OFF && caching != (c == OPT_CACHE ? CACHE_ON : CACHE_REFRESH))
-				return mc_usage_error("--cache and --refresh cannot be used together");
-			caching = c == OPT_CACHE ? CACHE_ON : CACHE_REFRESH;
+			caching = CACHE_REFRESH;
 			break;
 		case OPT_CONNECT:
 			sd.connect = (long)mc_opt_num("--connect-timeout", optarg, 1, 86400, &bad);

@@ -17,13 +17,15 @@
 #include "json.h"
 #include "mc.h"
 #include "profile.h"
+#include "provider.h"
+#include "request.h"
 #include "toolenv.h"
 #include "utf8.h"
 
 static const char usage[] =
     "usage: mc [-c | --session ID|FILE] [-p NAME] [-m ID] [--agent ID] [-y] [--max-steps N]\n"
     "          [--json] [--no-session] [--schema FILE] [--max-output-tokens N]\n"
-    "          [--keep-going] [--cache | --refresh] [--add-dir DIR ...] [--timeout S]\n"
+    "          [--keep-going] [--cache] [--refresh] [--add-dir DIR ...] [--timeout S]\n"
     "          [PROMPT ...]\n"
     "       mc --subagent ID ... [--parent SESSION] [--allow TOOL ...]\n"
     "          [--slots DIR [--slot-fd N]] [options] PROMPT ...\n"
@@ -48,7 +50,8 @@ static const char usage[] =
     "  --keep-going      go on when an instruction file is refused (over a cap, ...)\n"
     "  --cache           one-shot: answers kept in $MC_HOME/cache are reused, new\n"
     "                    ones kept (MC_CACHE=1 or the setting cache.enabled too)\n"
-    "  --refresh         one-shot: as --cache, but ask the model again\n"
+    "  --refresh         one-shot: as --cache, but ask the model again (given both,\n"
+    "                    --refresh wins)\n"
     "  --timeout S       one-shot: stop after S seconds as Ctrl-C would, exit 124\n"
     "                    (MC_TIMEOUT too)\n"
     "  --subagent ID     run as the subagent $MC_HOME/subagents/ID.md (repeat, ancestors\n"
@@ -304,6 +307,33 @@ cleanup(struct driver *d)
 
 /* A run that failed before its turn: with --json the failure is an
  * event too, and done still ends the stream. */
+/*
+ * What would stop the run at its first request, found before anything
+ * starts and said as a usage error (no stage's name on it): a --schema
+ * file that cannot be read or is not a JSON object, read as mc-request
+ * reads it; a provider -p names that the settings do not resolve. 0, or
+ * MC_EXIT_USAGE after saying why.
+ */
+static int
+args_usable(struct driver *d)
+{
+	struct mc_provider_opts o = { .provider = d->c.provider, .model = d->c.model };
+	struct mc_provider p = {0};
+	char err[1024];
+	cJSON *schema;
+	int r = 0;
+
+	if (d->c.schema != NULL) {
+		if ((schema = mc_request_schema_read(d->c.schema, err, sizeof err)) == NULL)
+			return mc_usage_error("--schema: %s", err);
+		cJSON_Delete(schema);
+	}
+	if (d->c.provider != NULL && mc_provider_resolve(&d->c.set, &o, &p, err, sizeof err) == -1)
+		r = mc_usage_error("%s", err);
+	mc_provider_free(&p);
+	return r;
+}
+
 static int
 fail_early(struct driver *d, char *session_id)
 {
@@ -371,10 +401,10 @@ main(int argc, char *argv[])
 	};
 	struct driver d = { .c = { .max_steps = 50, .slot_fd = -1 } };
 	struct sigaction sa = { .sa_handler = on_signal };
-	int c, status, prompt_cmd = 0, sessions_cmd = 0, steps_set = 0, all = 0, bad = 0;
+	int c, status, loaded, prompt_cmd = 0, sessions_cmd = 0, steps_set = 0, all = 0, bad = 0;
 	enum outcome o;
 	char err[1024], *text, *session_id = NULL;
-	const char *nc, *flag, *timeout_opt = NULL;
+	const char *nc, *timeout_opt = NULL;
 	long long timeout;
 
 	mc_init("mc", argv);
@@ -438,12 +468,12 @@ main(int argc, char *argv[])
 		case OPT_KEEP_GOING:
 			d.c.keep_going = 1;
 			break;
-		case OPT_CACHE:	/* mc-send's own options, passed on */
+		case OPT_CACHE:	/* mc-send's own options, passed on; */
+			if (d.c.cache == NULL)	/* --refresh wins over --cache */
+				d.c.cache = "--cache";
+			break;
 		case OPT_REFRESH:
-			flag = c == OPT_CACHE ? "--cache" : "--refresh";
-			if (d.c.cache != NULL && strcmp(d.c.cache, flag) != 0)
-				return mc_usage_error("--cache and --refresh cannot be used together");
-			d.c.cache = flag;
+			d.c.cache = "--refresh";
 			break;
 		case OPT_SUBAGENT:	/* a child run of subagents.c */
 			if (subagent_opt(&d.c, optarg) != 0)
@@ -515,11 +545,19 @@ main(int argc, char *argv[])
 	    (argc == 0 && isatty(STDIN_FILENO))))
 		return mc_usage_error("--timeout is for one-shot runs (mc --timeout S PROMPT)");
 
+	/* The settings are read before --json's events begin, so that the
+	 * arguments they judge are usage errors still; a failure to read
+	 * them is the run's, an event. */
+	loaded = mc_settings_load(&d.c.set, err, sizeof err);
+	if (loaded == 0 && !sessions_cmd && args_usable(&d) != 0) {
+		mc_settings_free(&d.c.set);
+		return MC_EXIT_USAGE;
+	}
 	/* A --json run is events from here on, its failures too (not its
 	 * usage errors: no run began). */
 	if (d.c.json && !sessions_cmd)
 		ev_json_mode(&d);
-	if (mc_settings_load(&d.c.set, err, sizeof err) == -1) {
+	if (loaded == -1) {
 		mc_err("%s", err);
 		return fail_early(&d, NULL);
 	}

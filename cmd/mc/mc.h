@@ -132,6 +132,7 @@ struct term {
 	struct termios tio;	/* the terminal as the session found it */
 	int tio_ok;
 	int out;		/* stdout is a terminal: model text is filtered */
+	int gone;		/* stdout's reader went away: the run stops (quietly, 0) */
 	int color;
 	int more;		/* reading a continuation line */
 };

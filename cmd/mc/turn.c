@@ -44,6 +44,8 @@ stream(struct driver *d, struct answer *a, const char *type, const char *p, size
 		ev = ev_new(type);
 		mc_json_add_str(ev, "delta", p);
 		ev_emit(d, ev);
+		if (ferror(stdout))
+			a->closed = 1;
 		return;
 	}
 	if (a->closed || a->quiet)
@@ -214,7 +216,9 @@ account(struct driver *d, const struct answer *a)
  * Read the answer's events from mc-send as they come: the text shown,
  * the calls gathered, the usage noted. Returns 0 at its done event, -1
  * when it failed (mc-send has said why; with --json its error event is
- * passed on) or was interrupted.
+ * passed on) or was interrupted, or when the reader of our stdout went
+ * away: then the request is cancelled at once (mc-send ended, its
+ * connection with it) rather than read to its end for no one.
  */
 static int
 answer(struct driver *d, struct answer *a)
@@ -223,7 +227,7 @@ answer(struct driver *d, struct answer *a)
 	cJSON *ev;
 	int r = 1;
 
-	while (r == 1 && (ev = send_event(d)) != NULL) {
+	while (r == 1 && !a->closed && (ev = send_event(d)) != NULL) {
 		sandbox_ask(d);		/* the request is on the wire by now */
 		type = mc_json_str(ev, "type");
 		delta = mc_json_str(ev, "delta");
@@ -251,6 +255,8 @@ answer(struct driver *d, struct answer *a)
 		}
 		cJSON_Delete(ev);
 	}
+	if (r == 1 && a->closed)
+		send_stop(d, 1);
 	return r == 1 ? -1 : r;
 }
 
@@ -292,13 +298,17 @@ step(struct driver *d, cJSON *calls)
 		if (a.quiet && o == OUT_STOP && cJSON_GetArraySize(calls) == 0 &&
 		    schema_answer(d, &a) == -1)
 			o = OUT_ERROR;
+	} else if (a.closed) {
+		keep_partial(d, &a.text, "(stopped: the reader of the output went away)");
 	} else {
 		o = interrupted ? OUT_CANCELLED : OUT_ERROR;
 		keep_partial(d, &a.text, o != OUT_CANCELLED ? "(cut short by an error)" :
 		    timed_out ? "(stopped by the run's --timeout)" : "(cancelled by the user)");
 	}
-	if (a.closed)		/* the reader of our stdout left: stop quietly */
+	if (a.closed) {		/* the reader of our stdout left: stop quietly */
+		d->t.gone = 1;
 		o = OUT_STOP;
+	}
 	cJSON_Delete(a.calls);
 	mc_buf_free(&a.text);
 	mc_buf_free(&a.refusal);
@@ -406,7 +416,8 @@ turn(struct driver *d, const char *text)
 	/* An answer without calls ends the loop, unless a stop hook (hooks.c)
 	 * sends the model back to work: then the loop runs no call and sends
 	 * again, a step like any other. */
-	for (n = 1; o == OUT_STOP && (cJSON_GetArraySize(calls) > 0 || hooks_stop(d, &o) == 1);
+	for (n = 1; o == OUT_STOP && !d->t.gone &&
+	    (cJSON_GetArraySize(calls) > 0 || hooks_stop(d, &o) == 1);
 	    n++) {
 		touched.len = 0;
 		st = MC_EXIT_OK;
