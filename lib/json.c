@@ -355,7 +355,7 @@ check_list(struct check *c, const char *p, size_t depth, char close, int on)
 		return p + 1;
 	for (;;) {
 		if (close == '}') {
-			k = p;
+			k = p = skip_ws(p, e);
 			if (p == e || *p != '"' || (p = check_string(c, p)) == NULL)
 				return fail_at(c, p);
 			mine = wanted(c, k, p, on);

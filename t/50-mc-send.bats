@@ -126,6 +126,21 @@ Try 'mc-send --help' for more information."
 	assert_equal "$(fake_count)" 1
 }
 
+@test "an envelope written with white space (jq ., Python's json.dumps) is read as a compact one" {
+	serve "$(sse chat-stream-text.sse)" "$(sse chat-stream-text.sse)"
+	envelope chat
+	jq . "$BATS_TEST_TMPDIR/env.json" > "$BATS_TEST_TMPDIR/pretty.json"
+	run --separate-stderr mc-send < "$BATS_TEST_TMPDIR/pretty.json"
+	assert_success
+	assert_output "$CHAT_TEXT"
+	python3 -c 'import json,sys; print(json.dumps(json.load(open(sys.argv[1]))))' \
+		"$BATS_TEST_TMPDIR/env.json" > "$BATS_TEST_TMPDIR/spaced.json"
+	run --separate-stderr mc-send --serve < "$BATS_TEST_TMPDIR/spaced.json"
+	assert_success
+	assert_equal "$stderr" ""
+	assert_equal "$(fake_count)" 2
+}
+
 @test "an envelope with an invalid field is refused, naming the field" {
 	serve "$(sse chat-stream-text.sse)"
 	envelope chat
