@@ -1,4 +1,5 @@
-/* fuzz/each.c: libFuzzer target: mc_json_parse_each agrees with one whole parse, errors and all. */
+/* fuzz/each.c: libFuzzer target: mc_json_parse_each agrees with one whole parse, errors and all;
+ * mc_json_check takes what cJSON writes, compact and indented, and nothing cJSON refuses. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,6 +41,27 @@ same_doc(const cJSON *a, const cJSON *b)
 	free(y);
 }
 
+/* The grammar check against cJSON: whatever it accepts cJSON parses, and
+ * a document as cJSON writes it, compact or indented (white space in
+ * every place the grammar allows), it accepts. */
+static void
+check_agrees(const char *text, size_t size, const cJSON *ref)
+{
+	char *t;
+
+	if (mc_json_check(text, size) == NULL && ref == NULL)
+		abort();
+	if (ref == NULL || (t = cJSON_Print(ref)) == NULL)
+		return;
+	if (mc_json_check(t, strlen(t)) != NULL)
+		abort();
+	free(t);
+	t = mc_json_compact(ref, NULL);
+	if (mc_json_check(t, strlen(t)) != NULL)
+		abort();
+	free(t);
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -51,7 +73,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	memcpy(text, data, size);
 	/* The reference: the whole document, then the elements taken out. */
-	if ((ref = mc_json_parse(text, size, whole, sizeof whole)) != NULL) {
+	ref = mc_json_parse(text, size, whole, sizeof whole);
+	check_agrees(text, size, ref);
+	if (ref != NULL) {
 		arr = cJSON_GetObjectItemCaseSensitive(ref, "skills");
 		while (cJSON_IsArray(arr) && arr->child != NULL)
 			collect(cJSON_DetachItemViaPointer(arr, arr->child), want.n, &want);

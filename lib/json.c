@@ -264,11 +264,26 @@ fail_at(struct check *c, const char *p)
 
 static size_t plain_run(const unsigned char *p, size_t n);
 
+/* The four hex digits at p as a number, or -1. */
+static long
+hex4(const char *p, const char *e)
+{
+	long v = 0;
+	int i;
+
+	for (i = 0; i < 4; i++, p++) {
+		if (p >= e || !isxdigit((unsigned char)*p))
+			return -1;
+		v = v * 16 + (isdigit((unsigned char)*p) ? *p - '0' : (*p | 0x20) - 'a' + 10);
+	}
+	return v;
+}
+
 static const char *
 check_string(struct check *c, const char *p)
 {
 	const char *e = c->e;
-	int i;
+	long u;
 
 	for (p++; p < e; p++) {
 		p += plain_run((const unsigned char *)p, (size_t)(e - p));
@@ -284,9 +299,21 @@ check_string(struct check *c, const char *p)
 		case 'u':
 			if (e - p > 4 && memcmp(p + 1, "0000", 4) == 0 && c->f->nul == NULL)
 				c->f->nul = p - 1;
-			for (i = 0; i < 4; i++)
-				if (++p == e || !isxdigit((unsigned char)*p))
-					return fail_at(c, p);
+			if ((u = hex4(p + 1, e)) == -1) {
+				for (p++; p < e && isxdigit((unsigned char)*p); p++)
+					;
+				return fail_at(c, p);	/* where the digits stop */
+			}
+			p += 4;
+			/* UTF-16 halves in pairs, as a parser takes them
+			 * (cJSON refuses a lone one). */
+			if (u >= 0xdc00 && u <= 0xdfff)
+				return fail_at(c, p - 5);
+			if (u >= 0xd800 && u <= 0xdbff && (e - p < 7 || p[1] != '\\' || p[2] != 'u' ||
+			    (u = hex4(p + 3, e)) < 0xdc00 || u > 0xdfff))
+				return fail_at(c, p - 5);
+			if (u >= 0xdc00)
+				p += 6;
 			continue;
 		}
 		return fail_at(c, p);

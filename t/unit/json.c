@@ -156,6 +156,9 @@ static const struct {
 	/* white space wherever the grammar has it */
 	{ " { \"a\" : 1 ,\n\t\"b\" : [ 1 , { } ] , \"c\":{ \"d\" : null } } ", -1 },
 	{ "{ \"a\" : 1 , }", 12 }, { "[ 1 , ]", 6 },
+	/* UTF-16 halves only in pairs, as cJSON takes them */
+	{ "\"\\ud83d\\ude00\"", -1 }, { "\"\\ud800x\"", 1 }, { "\"\\udc00\"", 1 },
+	{ "\"\\ud800\\u0041\"", 1 },
 };
 
 static int
