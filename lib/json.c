@@ -244,6 +244,16 @@ find_array(const char *s, size_t len, const char *key, const char **vs, const ch
 
 /* ---- the grammar, checked without building anything ---- */
 
+/* JSON's white space: space, tab, line feed, carriage return (cJSON
+ * takes every byte up to the space; the grammar does not). */
+static const char *
+gap(const char *p, const char *e)
+{
+	while (p < e && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
+		p++;
+	return p;
+}
+
 struct check {
 	const char *e;
 	const char *bad;	/* where the text went wrong */
@@ -378,19 +388,19 @@ check_list(struct check *c, const char *p, size_t depth, char close, int on)
 	const char *e = c->e, *k, *v;
 	int mine = 0;
 
-	if ((p = skip_ws(p, e)) < e && *p == close)
+	if ((p = gap(p, e)) < e && *p == close)
 		return p + 1;
 	for (;;) {
 		if (close == '}') {
-			k = p = skip_ws(p, e);
+			k = p = gap(p, e);
 			if (p == e || *p != '"' || (p = check_string(c, p)) == NULL)
 				return fail_at(c, p);
 			mine = wanted(c, k, p, on);
-			if ((p = skip_ws(p, e)) == e || *p != ':')
+			if ((p = gap(p, e)) == e || *p != ':')
 				return fail_at(c, p);
 			p++;
 		}
-		v = skip_ws(p, e);
+		v = gap(p, e);
 		if ((p = check_value(c, p, depth, mine ? on + 1 : -1)) == NULL)
 			return NULL;
 		if (mine && c->f->n[on]++ == 0) {
@@ -398,7 +408,7 @@ check_list(struct check *c, const char *p, size_t depth, char close, int on)
 			c->f->ve[on] = p;
 		}
 		mine = 0;
-		if ((p = skip_ws(p, e)) == e)
+		if ((p = gap(p, e)) == e)
 			return fail_at(c, p);
 		if (*p == close)
 			return p + 1;
@@ -414,7 +424,7 @@ check_value(struct check *c, const char *p, size_t depth, int on)
 	static const char *const words[] = { "true", "false", "null" };
 	size_t i, n;
 
-	if ((p = skip_ws(p, c->e)) == c->e)
+	if ((p = gap(p, c->e)) == c->e)
 		return fail_at(c, p);
 	switch (*p) {
 	case '{':
@@ -443,7 +453,7 @@ mc_json_check_find(const char *s, size_t len, struct mc_json_found *f)
 	f->escaped = f->n[0] = f->n[1] = 0;
 	if ((p = check_value(&c, s, 0, 0)) == NULL)
 		return c.bad;
-	return (p = skip_ws(p, s + len)) == s + len ? NULL : p;
+	return (p = gap(p, s + len)) == s + len ? NULL : p;
 }
 
 const char *
