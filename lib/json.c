@@ -319,11 +319,12 @@ check_string(struct check *c, const char *p)
 			 * (cJSON refuses a lone one). */
 			if (u >= 0xdc00 && u <= 0xdfff)
 				return fail_at(c, p - 5);
-			if (u >= 0xd800 && u <= 0xdbff && (e - p < 7 || p[1] != '\\' || p[2] != 'u' ||
-			    (u = hex4(p + 3, e)) < 0xdc00 || u > 0xdfff))
+			if (u < 0xd800 || u > 0xdbff)
+				continue;
+			if (e - p < 7 || p[1] != '\\' || p[2] != 'u' ||
+			    (u = hex4(p + 3, e)) < 0xdc00 || u > 0xdfff)
 				return fail_at(c, p - 5);
-			if (u >= 0xdc00)
-				p += 6;
+			p += 6;		/* the pair's second half */
 			continue;
 		}
 		return fail_at(c, p);

@@ -158,7 +158,7 @@ static const struct {
 	{ "{ \"a\" : 1 , }", 12 }, { "[ 1 , ]", 6 },
 	/* UTF-16 halves only in pairs, as cJSON takes them */
 	{ "\"\\ud83d\\ude00\"", -1 }, { "\"\\ud800x\"", 1 }, { "\"\\udc00\"", 1 },
-	{ "\"\\ud800\\u0041\"", 1 },
+	{ "\"\\ud800\\u0041\"", 1 }, { "\"\\ue83d\\ude00\"", 7 },
 };
 
 static int
