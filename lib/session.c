@@ -286,7 +286,8 @@ mc_session_create(struct mc_session *s, const char *home, const char *cwd,
  */
 static long
 scan(struct mc_session *s, const char *name, const char *data, size_t len,
-    void (*each)(const cJSON *, void *), void *arg, const char ***open, size_t *nopen,
+    void (*each)(const cJSON *, const char *, size_t, void *), void *arg, const char ***open,
+    size_t *nopen,
     char *err, size_t errsz)
 {
 	const char *line = data, *nl, **calls = NULL, *key, *type;
@@ -327,7 +328,7 @@ scan(struct mc_session *s, const char *name, const char *data, size_t len,
 			remember_output(s, item);
 		}
 		if (each != NULL)
-			each(item, arg);
+			each(item, line, (size_t)(nl + 1 - line), arg);
 		if (lineno > 1)
 			cJSON_Delete(item);
 		line = nl + 1;
@@ -470,7 +471,8 @@ locate(struct mc_session *s, const char *home, const char *id, char *err, size_t
 
 int
 mc_session_load(struct mc_session *s, const char *home, const char *id, int writable,
-    void (*each)(const cJSON *, void *), void *arg, char *err, size_t errsz)
+    void (*each)(const cJSON *, const char *, size_t, void *), void *arg, char *err,
+    size_t errsz)
 {
 	const char **ids = NULL;
 	size_t nids = 0, i, keep;

@@ -84,13 +84,15 @@ int mc_session_open(struct mc_session *s, const char *home, const char *id,
 int mc_session_read(struct mc_session *s, const char *home, const char *id,
     char *err, size_t errsz);
 
-/* Either of the two (writable: mc_session_open), calling each(line, arg)
- * with every line of the file as it is parsed, the header first (each
- * may be NULL): the one reading of the file, for a caller that wants
- * more of it than the items. The session holds the file once in memory,
- * as s->lines. */
+/* Either of the two (writable: mc_session_open), calling each(item, line,
+ * len, arg) with every line of the file as it is parsed, the header first
+ * (each may be NULL): the item, and the line's len bytes with its
+ * newline, valid during the call. The one reading of the file, for a
+ * caller that wants more of it than the items. The session holds the
+ * file once in memory, as s->lines (the lines after the header). */
 int mc_session_load(struct mc_session *s, const char *home, const char *id, int writable,
-    void (*each)(const cJSON *line, void *arg), void *arg, char *err, size_t errsz);
+    void (*each)(const cJSON *item, const char *line, size_t len, void *arg), void *arg,
+    char *err, size_t errsz);
 
 /* The id of the most recently written session whose cwd is cwd (compared
  * as mc_session_cwd gives it), a subagent's (with "parent") left out: 0 and

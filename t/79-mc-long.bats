@@ -200,3 +200,36 @@ EOF
 	run mc-request --cache-key -m m 'x'
 	assert_failure 2
 }
+
+@test "mc -c gives the session to mc-request as the file is read, and one that a later model line changes is started again" {
+	wrap_request
+	fake_start "$(jq -cs add <(loop 1) <(loop 0) <(loop 0))"
+	use_fake
+	printf 'x\n' > f1
+	# A first message of 300 KB: the session is given while it is read.
+	head -c 300000 /dev/zero | tr '\0' a > big
+	run --separate-stderr mc --yes 'read' < big
+	assert_success
+	rm "$T/starts" "$T"/in.* "$T"/out.*
+	run --separate-stderr mc -c 'again'
+	assert_success
+	assert_equal "$(wc -l < "$T/starts")" 1
+	# The first lines came before the prompt: mc-request built while mc
+	# read; one reset, one header.
+	types=$(jq -r .type "$T/in.1" | paste -sd, -)
+	assert_regex "$types" '^reset,session,message,system,tools,function_call,'
+	assert_equal "$(grep -c '"type":"reset"' "$T/in.1")" 1
+	alone 1 1 > "$T/want"
+	head -1 "$T/out.1" | jq -c .body > "$T/got"
+	run cmp "$T/got" "$T/want"
+	assert_success
+	# A model line after the header: the mc-request started at the
+	# header is not the one that builds; the session is fed again.
+	f=$(session_files)
+	printf '%s\n' '{"type":"model","provider":"fake","model":"other-model"}' >> "$f"
+	rm "$T/starts" "$T"/in.* "$T"/out.*
+	run --separate-stderr mc -c 'third'
+	assert_success
+	assert_equal "$(wc -l < "$T/starts")" 2
+	assert_equal "$(jq -r .body.model "$FAKE_LOG/4.json")" other-model
+}

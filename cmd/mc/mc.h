@@ -149,6 +149,9 @@ struct builder {
 	struct mc_buf prompt, tools;	/* the system prompt and tools it has */
 	int told;		/* prompt and tools given once */
 	int answered;		/* it has given an envelope since it started */
+	int preloading;		/* given a resumed session's lines as they are read */
+	const char *from;	/* where the lines read, not yet written, begin */
+	size_t pending;		/* how many bytes they are */
 	unsigned starts;	/* how often it was started this run */
 };
 
@@ -223,6 +226,7 @@ int build_start(struct driver *d);
 int build_request(struct driver *d, size_t *len);
 int build_pass(struct driver *d, int fd, size_t len);
 void build_stop(struct driver *d);
+void build_preload(struct driver *d, const cJSON *header, const char *line, size_t len);
 
 /* send.c */
 int send_start(struct driver *d);
@@ -297,6 +301,7 @@ int session_add(struct driver *d, cJSON *item);
 void session_usage(struct driver *d, const struct usage *u);
 void session_forget(struct driver *d);
 int session_resolve(struct driver *d);
+int session_resolve_quiet(struct driver *d);
 void session_record(struct driver *d);
 void session_switch(struct driver *d, struct mc_session *to);
 void guide_remember(struct driver *d, const char *path, size_t n);

@@ -179,7 +179,8 @@ feed(struct driver *d)
 
 	/* A new session (or a new mc-request): what it had is forgotten,
 	 * and the lines it is given are named as the file's, header first. */
-	if (b->gen != d->s.gen || b->fed == 0) {
+	b->pending = 0;		/* in the lines after fed */
+	if (b->gen != d->s.gen || (b->fed == 0 && !b->preloading)) {
 		m = mc_json_new_obj();
 		mc_json_add_str(m, "type", "reset");
 		mc_json_add_str(m, "name", d->s.file.path ? d->s.file.path : "the session");
@@ -189,6 +190,7 @@ feed(struct driver *d)
 		b->gen = d->s.gen;
 		b->fed = 0;
 	}
+	b->preloading = 0;
 	if (!b->told || !same(&b->prompt, &d->s.prompt)) {
 		m = mc_json_new_obj();
 		mc_json_add_str(m, "type", "system");
@@ -220,6 +222,49 @@ feed(struct driver *d)
 		return -1;
 	b->fed = lines->len;
 	return 0;
+}
+
+/*
+ * A session being resumed, given to mc-request as the file is read, so
+ * that the two work at once: at the header (line NULL), mc-request
+ * started with what the header names and told a new session; then each
+ * line as it is (len bytes with its newline), counted as fed. Should the
+ * last lines name another model, build_request starts another and feeds
+ * it the session whole; should anything fail here, the same.
+ */
+void
+build_preload(struct driver *d, const cJSON *header, const char *line, size_t len)
+{
+	struct builder *b = &d->build;
+	cJSON *m;
+
+	if (line == NULL) {
+		if (b->pid > 0 || d->c.no_session || build_start(d) == -1)
+			return;
+		m = mc_json_new_obj();
+		mc_json_add_str(m, "type", "reset");
+		mc_json_add_str(m, "name", d->s.file.path ? d->s.file.path : "the session");
+		if (control(b, m) == -1 || control(b, cJSON_Duplicate(header, 1)) == -1)
+			build_end(d, 1);
+		b->preloading = 1;
+		return;
+	}
+	if (b->pid <= 0 || !b->preloading)
+		return;
+	/* The lines lie one after another in the file's text: written a
+	 * quarter of a megabyte at a time; the rest goes with the first
+	 * request, from the session's lines. */
+	if (b->pending == 0)
+		b->from = line;
+	b->pending += len;
+	if (b->pending < (1u << 18))
+		return;
+	if (mc_write_all(b->wr, b->from, b->pending) == -1) {
+		build_end(d, 1);	/* fed whole at the first request */
+		return;
+	}
+	b->fed += b->pending;
+	b->pending = 0;
 }
 
 /* Its status line for the request: 1 and the line; 0 when it ended; -1

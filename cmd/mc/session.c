@@ -97,10 +97,25 @@ session_record(struct driver *d)
  * names that will not do is said here, naming the session file: 0, or -1
  * after saying why.
  */
+static int resolve(struct driver *d, const cJSON *h, int say);
+
 int
 session_resolve(struct driver *d)
 {
-	const cJSON *h = d->s.open ? d->s.recorded : NULL;
+	return resolve(d, d->s.open ? d->s.recorded : NULL, 1);
+}
+
+/* The same while a session is read, saying nothing: from what its lines
+ * so far name. */
+int
+session_resolve_quiet(struct driver *d)
+{
+	return resolve(d, d->s.recorded, 0);
+}
+
+static int
+resolve(struct driver *d, const cJSON *h, int say)
+{
 	struct mc_provider_opts o = {0};
 	struct mc_provider p = {0};
 	char err[1024], from[600];
@@ -123,7 +138,8 @@ session_resolve(struct driver *d)
 		set_str(&d->s.provider, p.name);
 		set_str(&d->s.model, p.model);
 	} else if (pf == FROM_SESSION) {
-		mc_err("%s", err);
+		if (say)
+			mc_err("%s", err);
 		r = -1;
 	}	/* else mc-request says why, when it builds the request */
 	mc_provider_free(&p);
@@ -222,7 +238,7 @@ guide_remember(struct driver *d, const char *path, size_t n)
  * names: the summary stands for them), the provider and model it names
  * last, and the tokens of its usage lines. */
 static void
-recall(const cJSON *item, void *arg)
+recall(const cJSON *item, const char *line, size_t len, void *arg)
 {
 	static const char tag[] = "<Context File=";
 	const char *content, *type, *role, *end;
@@ -236,8 +252,13 @@ recall(const cJSON *item, void *arg)
 		cJSON_ArrayForEach(g, cJSON_GetObjectItemCaseSensitive(item, "guides"))
 			if (cJSON_IsString(g) && !guide_known(d, g->valuestring))
 				guide_remember(d, g->valuestring, strlen(g->valuestring));
+		/* request.c: the session's mc-request builds while the file
+		 * is read, each line given it as it comes. */
+		if (session_resolve_quiet(d) == 0)
+			build_preload(d, item, NULL, 0);
 		return;
 	}
+	build_preload(d, item, line, len);
 	if (type && strcmp(type, "model") == 0)
 		recorded_set(d, item);
 	role = mc_json_str(item, "role");
