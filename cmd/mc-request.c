@@ -255,30 +255,38 @@ own_line(const char *s, size_t n)
 	return NULL;
 }
 
-/* What became of a request, on the status descriptor. */
-static int
-put_status(int fd, size_t bytes, const char *failed)
+/* A request's error as its line, {"type":"error","message"} with its
+ * newline, in out. */
+static void
+error_line(const char *failed, struct mc_buf *out)
 {
-	char line[64];
-	cJSON *e;
+	cJSON *e = mc_json_new_obj();
 	size_t n;
 	char *t;
-	int r;
 
-	if (failed == NULL) {
-		n = (size_t)snprintf(line, sizeof line, "{\"type\":\"envelope\",\"bytes\":%zu}\n",
-		    bytes);
-		return mc_write_all(fd, line, n);
-	}
-	e = mc_json_new_obj();
 	mc_json_add_str(e, "type", "error");
 	mc_json_add_str(e, "message", failed);
 	t = mc_json_compact(e, &n);
 	cJSON_Delete(e);
-	t[n] = '\n';
-	r = mc_write_all(fd, t, n + 1);
+	out->len = 0;
+	mc_buf_add(out, t, n);
+	mc_buf_addc(out, '\n');
 	free(t);
-	return r;
+}
+
+/* What became of a request, on the status descriptor. */
+static int
+put_status(int fd, size_t bytes, const char *failed, struct mc_buf *scratch)
+{
+	char line[64];
+	size_t n;
+
+	if (failed != NULL) {
+		error_line(failed, scratch);
+		return mc_write_all(fd, scratch->data, scratch->len);
+	}
+	n = (size_t)snprintf(line, sizeof line, "{\"type\":\"envelope\",\"bytes\":%zu}\n", bytes);
+	return mc_write_all(fd, line, n);
 }
 
 static int
@@ -290,7 +298,7 @@ serve(struct build *b, int key, int status_fd)
 	size_t n, i;
 	char err[1024], failed[1024] = "", *line;
 	const char *type;
-	cJSON *doc, *e;
+	cJSON *doc;
 	size_t len;
 	int r;
 
@@ -339,24 +347,20 @@ serve(struct build *b, int key, int status_fd)
 			iov[n++] = (struct iovec){ "\n", 1 };
 			for (i = 0, len = 0; i < n; i++)
 				len += iov[i].iov_len;
-			if (put_status(status_fd, len, failed[0] ? failed : NULL) == -1 ||
+			if (put_status(status_fd, len, failed[0] ? failed : NULL, &out) == -1 ||
 			    (!failed[0] && mc_writev_all(STDOUT_FILENO, iov, (int)n) == -1)) {
 				cJSON_Delete(doc);
 				break;
 			}
 		} else {
 			out.len = 0;
-			if (failed[0] != '\0') {
-				e = mc_json_new_obj();
-				mc_json_add_str(e, "type", "error");
-				mc_json_add_str(e, "message", failed);
-				free(out.data);
-				out.data = mc_json_compact(e, &out.len);
-				out.cap = out.len + 1;
-				cJSON_Delete(e);
-			} else
+			if (failed[0] != '\0')
+				error_line(failed, &out);
+			else {
 				mc_wire_envelope(b->w, key, &out);
-			if (put_line(out.data, out.len) == -1) {
+				mc_buf_addc(&out, '\n');
+			}
+			if (mc_write_all(STDOUT_FILENO, out.data, out.len) == -1) {
 				cJSON_Delete(doc);
 				break;
 			}

@@ -159,6 +159,20 @@ control(struct builder *b, cJSON *line)
 	return r;
 }
 
+/* A new session for mc-request: what it had forgotten, the lines from
+ * here on named as the file's, its header (if any) first. */
+static int
+reset(struct driver *d, const cJSON *header)
+{
+	struct builder *b = &d->build;
+	cJSON *m = mc_json_new_obj();
+
+	mc_json_add_str(m, "type", "reset");
+	mc_json_add_str(m, "name", d->s.file.path ? d->s.file.path : "the session");
+	return control(b, m) == -1 ||
+	    (header != NULL && control(b, cJSON_Duplicate(header, 1)) == -1) ? -1 : 0;
+}
+
 /* Whether two buffers hold the same bytes. */
 static int
 same(const struct mc_buf *a, const struct mc_buf *b)
@@ -181,11 +195,7 @@ feed(struct driver *d)
 	 * and the lines it is given are named as the file's, header first. */
 	b->pending = 0;		/* in the lines after fed */
 	if (b->gen != d->s.gen || (b->fed == 0 && !b->preloading)) {
-		m = mc_json_new_obj();
-		mc_json_add_str(m, "type", "reset");
-		mc_json_add_str(m, "name", d->s.file.path ? d->s.file.path : "the session");
-		if (control(b, m) == -1 ||
-		    (d->s.file.header != NULL && control(b, cJSON_Duplicate(d->s.file.header, 1)) == -1))
+		if (reset(d, d->s.file.header) == -1)
 			return -1;
 		b->gen = d->s.gen;
 		b->fed = 0;
@@ -236,17 +246,14 @@ void
 build_preload(struct driver *d, const cJSON *header, const char *line, size_t len)
 {
 	struct builder *b = &d->build;
-	cJSON *m;
 
 	if (line == NULL) {
 		if (b->pid > 0 || d->c.no_session || build_start(d) == -1)
 			return;
-		m = mc_json_new_obj();
-		mc_json_add_str(m, "type", "reset");
-		mc_json_add_str(m, "name", d->s.file.path ? d->s.file.path : "the session");
-		if (control(b, m) == -1 || control(b, cJSON_Duplicate(header, 1)) == -1)
-			build_end(d, 1);
-		b->preloading = 1;
+		if (reset(d, header) == -1)
+			build_end(d, 1);	/* fed whole at the first request */
+		else
+			b->preloading = 1;
 		return;
 	}
 	if (b->pid <= 0 || !b->preloading)
