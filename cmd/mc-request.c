@@ -25,22 +25,23 @@
 #define PROMPT_MAX (8u << 20)	/* largest system prompt read from stdin */
 
 static const char usage[] =
-    "usage: mc-request [-q] [-p PROVIDER] [-m MODEL] [--api chat|responses]\n"
+    "usage: mc-request [-q] [-p PROVIDER] [-m MODEL] [--api API]\n"
     "                  [--items FILE] [--tools FILE] [--no-stream]\n"
     "                  [--max-output-tokens N] [--schema FILE] [--body] [--pretty]\n"
     "                  [PROMPT]\n"
     "       mc-request --serve [--cache-key] [--status-fd N] [-q] [-p PROVIDER]\n"
-    "                  [-m MODEL] [--api chat|responses] [--tools FILE]\n"
+    "                  [-m MODEL] [--api API] [--tools FILE]\n"
     "                  [--no-stream] [--max-output-tokens N] [--schema FILE]\n"
     "\n"
     "Read the system prompt on stdin and write the provider request envelope.\n"
     "With --serve, stdin is a session's lines, and each {\"type\":\"request\"} line\n"
     "is answered with the envelope of the items so far, one line each.\n"
     "\n"
-    "  -p, --provider NAME      provider (openai, openrouter, ollama, llamacpp,\n"
-    "                           vllm, or one from settings.json)\n"
+    "  -p, --provider NAME      provider (openai, anthropic, openrouter, ollama,\n"
+    "                           llamacpp, vllm, or one from settings.json)\n"
     "  -m, --model ID           model\n"
-    "  --api chat|responses     API mode, overriding the provider's\n"
+    "  --api API                chat, responses or messages, overriding the\n"
+    "                           provider's\n"
     "  --items FILE             conversation items, JSON Lines\n"
     "  --tools FILE             tool definitions, a JSON array\n"
     "  --no-stream              ask for one answer instead of a stream\n"
@@ -420,9 +421,10 @@ main(int argc, char *argv[])
 			mc_quiet = 1;
 			break;
 		case OPT_API:
-			if (strcmp(optarg, "chat") != 0 && strcmp(optarg, "responses") != 0)
-				return mc_usage_error("--api: expected \"chat\" or \"responses\", not \"%s\"",
-				    optarg);
+			if (strcmp(optarg, "chat") != 0 && strcmp(optarg, "responses") != 0 &&
+			    strcmp(optarg, "messages") != 0)
+				return mc_usage_error("--api: expected \"chat\", \"responses\" or "
+				    "\"messages\", not \"%s\"", optarg);
 			po.api = optarg;
 			break;
 		case OPT_ITEMS:
@@ -508,6 +510,10 @@ main(int argc, char *argv[])
 	    b.rq.max_output_tokens < 16) {
 		mc_err("--max-output-tokens: the Responses API needs at least 16, not %ld",
 		    b.rq.max_output_tokens);
+		goto out;
+	}
+	if (strcmp(b.p.api, "messages") == 0 && schema_path != NULL) {
+		mc_err("--schema: the messages API has no structured output; use chat or responses");
 		goto out;
 	}
 	if (tools_path != NULL && (mc_slurp_path(tools_path, MC_TOOLS_MAX, &tools_text, err,

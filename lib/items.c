@@ -119,6 +119,30 @@ add_call(struct mc_items_check *c, const char *id)
 		slot(c, c->ncalls - 1);
 }
 
+/* A reasoning item: "text", and the API's own "api" and "data" when given. */
+static int
+reasoning(struct mc_items_check *c, cJSON *in, cJSON *out)
+{
+	cJSON *d;
+
+	if (field(c, in, "reasoning", "text", out) == NULL)
+		return -1;
+	if (cJSON_HasObjectItem(in, "api") && field(c, in, "reasoning", "api", out) == NULL)
+		return -1;
+	if ((d = cJSON_GetObjectItemCaseSensitive(in, "data")) == NULL)
+		return 0;
+	if (!cJSON_IsObject(d)) {
+		fail(c, "reasoning: \"data\" must be an object");
+		return -1;
+	}
+	if (!cJSON_HasObjectItem(out, "api")) {
+		fail(c, "reasoning: \"data\" needs the \"api\" it belongs to");
+		return -1;
+	}
+	mc_json_add(out, "data", cJSON_DetachItemViaPointer(in, d));
+	return 0;
+}
+
 /* Check one parsed line and return its reduced form, or NULL. */
 static cJSON *
 check_item(struct mc_items_check *c, cJSON *in)
@@ -186,12 +210,15 @@ check_item(struct mc_items_check *c, cJSON *in)
 			goto bad;
 		}
 		call->answered = 1;
+	} else if (strcmp(type, "reasoning") == 0) {
+		if (reasoning(c, in, out) == -1)
+			goto bad;
 	} else if (strcmp(type, "session") == 0) {
 		fail(c, "a \"session\" header is allowed only on line 1");
 		goto bad;
 	} else {
-		fail(c, "unknown item type \"%s\" (expected \"message\", \"function_call\" "
-		    "or \"function_call_output\")", type);
+		fail(c, "unknown item type \"%s\" (expected \"message\", \"function_call\", "
+		    "\"function_call_output\" or \"reasoning\")", type);
 		goto bad;
 	}
 	return out;
@@ -353,6 +380,20 @@ mc_item_message(const char *role, const char *text)
 	mc_json_add_str(m, "role", role);
 	mc_json_add_str(m, "content", text);
 	return m;
+}
+
+cJSON *
+mc_item_reasoning(const char *text, const char *api, const cJSON *data)
+{
+	cJSON *r = mc_json_new_obj();
+
+	mc_json_add_str(r, "type", "reasoning");
+	mc_json_add_str(r, "text", text);
+	if (api != NULL)
+		mc_json_add_str(r, "api", api);
+	if (data != NULL)
+		mc_json_add(r, "data", cJSON_Duplicate(data, 1));
+	return r;
 }
 
 cJSON *

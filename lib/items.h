@@ -19,6 +19,9 @@
  *     "status":"completed"|"incomplete")
  *   {"type":"function_call","call_id":S,"name":S,"arguments":S}
  *   {"type":"function_call_output","call_id":S,"output":S}
+ *   {"type":"reasoning","text":S[,"api":S[,"data":OBJECT]]}
+ *     (the model's reasoning; "data" is what API "api" needs to have it
+ *     back, such as a signature: sent back only to that API)
  * with every call_id of an output belonging to an earlier function_call.
  * Returns an array of the items reduced to those members, in that order;
  * or NULL with "NAME:LINE: reason" in err.
@@ -52,6 +55,9 @@ cJSON *mc_items_load(const char *path, char *err, size_t errsz);
 cJSON *mc_item_message(const char *role, const char *text);
 cJSON *mc_item_call(const char *call_id, const char *name, const char *arguments);
 cJSON *mc_item_output(const char *call_id, const char *output);
+/* {"type":"reasoning","text"[,"api"][,"data"]}: api and data may be NULL
+ * (data is copied). */
+cJSON *mc_item_reasoning(const char *text, const char *api, const cJSON *data);
 /* The id of a call that came without one: "call_" and 24 hex digits of a
  * SHA-256 over n (its place among the answer's calls, or a retry count),
  * its name and its arguments, so that two decodes of one answer give the

@@ -27,7 +27,35 @@ static const struct builtin builtins[] = {
 	{ "llamacpp", "http://127.0.0.1:8080/v1", "chat", NULL, "max_tokens", 0, LOCAL_IDLE_S },
 	{ "vllm", "http://127.0.0.1:8000/v1", "chat", NULL, "max_tokens", 0, LOCAL_IDLE_S },
 	{ "openai-compatible", NULL, "chat", "OPENAI_API_KEY", "max_tokens", 1, IDLE_S },
+	{ "anthropic", "https://api.anthropic.com/v1", "messages", "ANTHROPIC_API_KEY",
+	    "max_tokens", 0, IDLE_S },
 };
+
+/* Messages needs max_tokens: a default within each model family's own
+ * output limit, by the first prefix of the model's name that matches
+ * (older models allow less). */
+static const struct {
+	const char *prefix;
+	long tokens;
+} max_tokens[] = {
+	{ "claude-3-haiku", 4096 }, { "claude-3-opus", 4096 }, { "claude-3-sonnet", 4096 },
+	{ "claude-3-5", 8192 }, { "claude-3-7", 16384 }, { "claude-opus-4", 16384 },
+	{ "claude-sonnet-4", 16384 }, { "claude-haiku-4", 16384 }, { "claude-", 8192 },
+};
+#define MAX_TOKENS_OTHER 4096	/* another server's model: a limit every one takes */
+
+long
+mc_provider_default_max_tokens(const char *model)
+{
+	const char *m = strrchr(model, '/');	/* a gateway's "anthropic/claude-..." */
+	size_t i;
+
+	m = m != NULL ? m + 1 : model;
+	for (i = 0; i < sizeof max_tokens / sizeof max_tokens[0]; i++)
+		if (strncmp(m, max_tokens[i].prefix, strlen(max_tokens[i].prefix)) == 0)
+			return max_tokens[i].tokens;
+	return MAX_TOKENS_OTHER;
+}
 
 /* The environment variable name, when set and not empty. */
 static const char *
@@ -131,8 +159,8 @@ mc_provider_resolve(const struct mc_settings *s, const struct mc_provider_opts *
 	entry = mc_json_obj(mc_settings_get(s, "providers"), name);
 	if (b == NULL && entry == NULL) {
 		snprintf(err, errsz,
-		    "%s: unknown provider \"%s\": use openai, openrouter, ollama, llamacpp, vllm "
-		    "or openai-compatible, or define it under \"providers\" in %s", from, name, s->path);
+		    "%s: unknown provider \"%s\": use openai, anthropic, openrouter, ollama, llamacpp, "
+		    "vllm or openai-compatible, or define it under \"providers\" in %s", from, name, s->path);
 		return -1;
 	}
 	p->name = mc_strdup(name);
@@ -163,6 +191,7 @@ mc_provider_resolve(const struct mc_settings *s, const struct mc_provider_opts *
 		return -1;
 	if ((v = mc_json_str(entry, "system_role")) != NULL)
 		replace(&p->system_role, v);
+	p->prompt_cache = !cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(entry, "prompt_cache"));
 	if (p->base_url == NULL && b != NULL) {
 		snprintf(err, errsz, "%s: no base URL: set MC_BASE_URL, or providers.%s.base_url in %s",
 		    name, name, s->path);
@@ -199,6 +228,10 @@ mc_provider_resolve(const struct mc_settings *s, const struct mc_provider_opts *
 		return -1;
 	}
 	p->model = mc_strdup(v);
+	m = cJSON_GetObjectItemCaseSensitive(mc_json_obj(mc_settings_get(s, "models"), v),
+	    "max_output_tokens");
+	if (cJSON_IsNumber(m))	/* checked on load: a whole number from 1 */
+		p->max_output_tokens = (long)m->valuedouble;
 	return 0;
 }
 

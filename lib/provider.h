@@ -10,7 +10,7 @@ struct mc_provider {
 	char *name;		/* "openai", or a name from settings.providers */
 	char *model;
 	char *base_url;		/* without a trailing slash */
-	char *api;		/* "chat" or "responses" */
+	char *api;		/* "chat", "responses" or "messages" */
 	char *api_key_env;	/* variable holding the key; NULL: no key */
 	int api_key_optional;	/* the key is sent when that variable is set, else none */
 	/* Instead of a variable (api_key_env is then NULL): the command whose
@@ -20,6 +20,11 @@ struct mc_provider {
 	/* Chat's name for the output cap: OpenAI reads max_completion_tokens,
 	 * local servers only the older max_tokens. */
 	const char *chat_max_tokens;
+	/* Messages: cache_control breakpoints (providers.NAME.prompt_cache,
+	 * on unless false). */
+	int prompt_cache;
+	/* models.MODEL.max_output_tokens, or 0 when the settings give none. */
+	long max_output_tokens;
 };
 
 /* What the command line said; NULL where it said nothing. */
@@ -45,6 +50,11 @@ struct mc_provider_opts {
 int mc_provider_resolve(const struct mc_settings *s, const struct mc_provider_opts *o,
     struct mc_provider *p, char *err, size_t errsz);
 void mc_provider_free(struct mc_provider *p);
+
+/* The output limit a Messages request sends when neither
+ * --max-output-tokens nor models.MODEL.max_output_tokens gives one (the
+ * API requires max_tokens): by the model's name, see mc-formats(5). */
+long mc_provider_default_max_tokens(const char *model);
 
 /* The names of every provider's key variable, built-in and from settings
  * (a name may repeat), NULL-terminated; free the array, not the names. */

@@ -160,6 +160,26 @@ responses_tool(const cJSON *t)
 	return o;
 }
 
+/* Messages: the schema is input_schema. */
+static cJSON *
+messages_tool(const cJSON *t)
+{
+	cJSON *o = mc_json_new_obj();
+
+	mc_json_add_str(o, "name", mc_json_str(t, "name"));
+	if (cJSON_HasObjectItem(t, "description"))
+		mc_json_add(o, "description", dup_member(t, "description"));
+	mc_json_add(o, "input_schema", parameters(t));
+	return o;
+}
+
+/* A prompt-cache breakpoint: the prefix up to and with o is cached. */
+void
+mc_request_cache_mark(cJSON *o)
+{
+	mc_json_add_str(mc_json_add(o, "cache_control", mc_json_new_obj()), "type", "ephemeral");
+}
+
 /* Structured output: the answer must match r->schema. */
 static void
 add_schema(cJSON *b, const struct mc_request *r, int chat)
@@ -182,29 +202,64 @@ add_schema(cJSON *b, const struct mc_request *r, int chat)
 	mc_json_add(f, "strict", cJSON_CreateTrue());
 }
 
+/* The output limit: --max-output-tokens, else models.MODEL.max_output_tokens,
+ * else (Messages requires one) the model's default; 0 for none. */
+static long
+output_limit(const struct mc_provider *p, const struct mc_request *r, int messages)
+{
+	if (r->max_output_tokens > 0)
+		return r->max_output_tokens;
+	if (p->max_output_tokens > 0)
+		return p->max_output_tokens;
+	return messages ? mc_provider_default_max_tokens(p->model) : 0;
+}
+
+/* Messages: the system prompt as a text block, the cache's first breakpoint. */
+static void
+messages_system(const struct mc_provider *p, const struct mc_request *r, cJSON *head)
+{
+	cJSON *b;
+
+	if (r->system == NULL || *r->system == '\0')
+		return;
+	b = mc_json_push(mc_json_add(head, "system", mc_json_new_arr()), mc_json_new_obj());
+	mc_json_add_str(b, "type", "text");
+	mc_json_add_str(b, "text", r->system);
+	if (p->prompt_cache)
+		mc_request_cache_mark(b);
+}
+
 void
 mc_request_members(const struct mc_provider *p, const struct mc_request *r, int send,
     cJSON **head, cJSON **tail)
 {
-	int chat = strcmp(p->api, "chat") == 0;
-	cJSON *tools, *so;
+	int chat = strcmp(p->api, "chat") == 0, messages = strcmp(p->api, "messages") == 0;
+	cJSON *tools, *so, *o = NULL;
 	const cJSON *t;
+	long max;
 
 	*head = mc_json_new_obj();
 	*tail = mc_json_new_obj();
 	mc_json_add_str(*head, "model", p->model);
-	if (!chat && r->system != NULL && *r->system != '\0')
+	if (messages)
+		messages_system(p, r, *head);
+	else if (!chat && r->system != NULL && *r->system != '\0')
 		mc_json_add_str(*head, "instructions", r->system);
 	if (r->tools != NULL && cJSON_GetArraySize(r->tools) > 0) {
 		tools = mc_json_add(*tail, "tools", mc_json_new_arr());
 		cJSON_ArrayForEach(t, r->tools)
-			mc_json_push(tools, chat ? chat_tool(t) : responses_tool(t));
+			o = mc_json_push(tools, messages ? messages_tool(t) : chat ? chat_tool(t) :
+			    responses_tool(t));
+		if (messages && p->prompt_cache)
+			mc_request_cache_mark(o);	/* the tools are cached with the last */
 	}
-	add_schema(*tail, r, chat);
-	if (r->max_output_tokens > 0)
-		mc_json_add_num(*tail, chat ? p->chat_max_tokens : "max_output_tokens",
-		    (double)r->max_output_tokens);
-	if (!chat)
+	if (!messages)
+		add_schema(*tail, r, chat);
+	if ((max = output_limit(p, r, messages)) > 0)
+		mc_json_add_num(*tail, chat ? p->chat_max_tokens : messages ? "max_tokens" :
+		    "max_output_tokens",
+		    (double)max);
+	if (!chat && !messages)
 		mc_json_add(*tail, "store", cJSON_CreateFalse());
 	if (!send || !r->stream)
 		return;

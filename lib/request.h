@@ -32,14 +32,22 @@ cJSON *mc_request_tools(const char *name, const char *s, size_t len,
 
 /*
  * The members of the body the provider gets, in the shape of p->api, but
- * for its long array (chat's messages, responses' input; lib/wire.c
+ * for its long array (chat's and Messages' messages, responses' input; lib/wire.c
  * builds that): in *head those before it, in *tail those after. A schema
  * becomes chat's response_format or responses' text.format, strict. With
  * send, the tail ends with how the answer is sent ("stream" and chat's
  * "stream_options"); without, it holds only what shapes the answer.
+ * Messages: "system" is one text block, tools carry "input_schema",
+ * "max_tokens" is always set, and with p->prompt_cache the system block
+ * and the last tool are cache breakpoints (the wire marks the last user
+ * message); a schema is not sent (mc-request refuses it).
  */
 void mc_request_members(const struct mc_provider *p, const struct mc_request *r, int send,
     cJSON **head, cJSON **tail);
+
+/* Add the prompt-cache breakpoint "cache_control":{"type":"ephemeral"}
+ * (Messages) to the block o. */
+void mc_request_cache_mark(cJSON *o);
 
 /* The schema name for the file at path: its base name without the last
  * extension, each byte outside [A-Za-z0-9_-] made '_', at most 64 bytes

@@ -25,7 +25,7 @@ struct field {
 	const char *const *choices;	/* K_ENUM */
 };
 
-static const char *const apis[] = { "chat", "responses", NULL };
+static const char *const apis[] = { "chat", "responses", "messages", NULL };
 static const char *const roles[] = { "system", "developer", NULL };
 static const char *const actions[] = { "replace", "append", "prepend", "remove", NULL };
 
@@ -39,10 +39,12 @@ static const struct field provider_fields[] = {
 	{ "connect_timeout_s", K_UINT, NULL, NULL },
 	{ "idle_timeout_s", K_UINT, NULL, NULL },
 	{ "context_window", K_UINT, NULL, NULL },
+	{ "prompt_cache", K_BOOL, NULL, NULL },
 	{ NULL, 0, NULL, NULL }
 };
 static const struct field model_fields[] = {
 	{ "context_window", K_UINT, NULL, NULL },
+	{ "max_output_tokens", K_UINT, NULL, NULL },
 	{ NULL, 0, NULL, NULL }
 };
 static const struct field instructions_fields[] = {

@@ -14,8 +14,16 @@ struct span {
 	size_t at, len;		/* an element in done */
 };
 
+enum api { CHAT, RESPONSES, MESSAGES };
+
+/* Messages: the prompt cache breakpoint, put before the last "}]}" of a
+ * user message's text (its last block, its content, itself). */
+static const char cache_mark[] = ",\"cache_control\":{\"type\":\"ephemeral\"}";
+#define MARK_AT 3
+
 struct mc_wire {
 	const struct mc_provider *p;
+	enum api api;
 	int chat;
 	char *url;
 	/* The body's members around the array, as text: head is "{...",
@@ -40,6 +48,10 @@ struct mc_wire {
 	int nusers;
 	/* chat: the assistant message that the calls after it join. */
 	cJSON *assistant;
+	/* Messages: the message the items of its role join, and whose it is;
+	 * whether the last element done is a user message. */
+	cJSON *msg;
+	int msg_user, done_user;
 };
 
 static void
@@ -155,8 +167,11 @@ mc_wire_new(const struct mc_provider *p)
 	if ((w = calloc(1, sizeof *w)) == NULL)
 		mc_oom();
 	w->p = p;
-	w->chat = strcmp(p->api, "chat") == 0;
-	if (asprintf(&w->url, "%s/%s", p->base_url, w->chat ? "chat/completions" : "responses") == -1)
+	w->api = strcmp(p->api, "chat") == 0 ? CHAT : strcmp(p->api, "messages") == 0 ? MESSAGES :
+	    RESPONSES;
+	w->chat = w->api == CHAT;
+	if (asprintf(&w->url, "%s/%s", p->base_url, w->chat ? "chat/completions" :
+	    w->api == MESSAGES ? "messages" : "responses") == -1)
 		mc_oom();
 	return w;
 }
@@ -173,6 +188,7 @@ mc_wire_free(struct mc_wire *w)
 	mc_buf_free(&w->done);
 	mc_buf_free(&w->users);
 	cJSON_Delete(w->assistant);
+	cJSON_Delete(w->msg);
 	free(w->spans);
 	free(w->url);
 	free(w);
@@ -207,7 +223,7 @@ close_text(struct mc_buf *b, const cJSON *o)
 static const char *
 array_key(const struct mc_wire *w)
 {
-	return w->chat ? ",\"messages\":[" : ",\"input\":[";
+	return w->api != RESPONSES ? ",\"messages\":[" : ",\"input\":[";
 }
 
 void
@@ -306,12 +322,54 @@ responses_add(struct mc_wire *w, cJSON *it, const char *type)
 	return 1;
 }
 
+static void
+end_msg(struct mc_wire *w)
+{
+	if (w->msg == NULL)
+		return;
+	w->done_user = w->msg_user;
+	finish(w, w->msg);
+	w->msg = NULL;
+}
+
+/* Messages: the item's block joins the open message when it is of that
+ * role, else ends it and opens one. */
+static void
+messages_add(struct mc_wire *w, cJSON *it)
+{
+	cJSON *b;
+	int user;
+
+	b = mc_wire_messages_block(it, &user);
+	cJSON_Delete(it);
+	if (b == NULL)
+		return;
+	if (w->msg != NULL && w->msg_user != user)
+		end_msg(w);
+	if (w->msg == NULL) {
+		w->msg = mc_json_new_obj();
+		mc_json_add_str(w->msg, "role", user ? "user" : "assistant");
+		mc_json_add(w->msg, "content", mc_json_new_arr());
+		w->msg_user = user;
+	}
+	mc_json_push(mc_json_arr(w->msg, "content"), b);
+}
+
 void
 mc_wire_add(struct mc_wire *w, cJSON *it)
 {
 	const char *type = mc_json_str(it, "type");
 
 	w->items++;
+	if (w->api == MESSAGES) {
+		messages_add(w, it);
+		return;
+	}
+	if (strcmp(type, "reasoning") == 0) {
+		/* Chat and Responses take no reasoning back (yet). */
+		cJSON_Delete(it);
+		return;
+	}
 	if (strcmp(type, "message") == 0 && strcmp(mc_json_str(it, "role"), "user") == 0) {
 		/* Consecutive user messages (a failed turn left one behind)
 		 * are sent as one: chat templates that require alternating
@@ -339,6 +397,9 @@ mc_wire_clear(struct mc_wire *w)
 	w->nusers = 0;
 	cJSON_Delete(w->assistant);
 	w->assistant = NULL;
+	cJSON_Delete(w->msg);
+	w->msg = NULL;
+	w->done_user = 0;
 	w->keyed = 0;
 }
 
@@ -348,21 +409,36 @@ mc_wire_items(const struct mc_wire *w)
 	return w->items;
 }
 
-/* The element still open (a run of user messages, or chat's assistant
- * message taking calls; never both), as text in b, its span in *s: 1, or
- * 0 when there is none. */
+/* Whether the body's last user message gets the prompt cache mark. */
 static int
-open_elem(const struct mc_wire *w, struct mc_buf *b, struct span *s)
+marking(const struct mc_wire *w)
+{
+	return w->api == MESSAGES && w->p->prompt_cache;
+}
+
+/* The element still open (a run of user messages, chat's assistant
+ * message taking calls, or Messages' open message; never two), as text
+ * in b, its span in *s: 1, or 0 when there is none. With mark, an open
+ * user message of Messages carries the cache mark. */
+static int
+open_elem(const struct mc_wire *w, struct mc_buf *b, struct span *s, int mark)
 {
 	cJSON *m = w->nusers > 0 ? users_elem(w) : NULL;
+	const cJSON *o = m ? m : w->assistant ? w->assistant : w->msg;
 	size_t len;
 	char *t;
 
-	if (m == NULL && w->assistant == NULL)
+	if (o == NULL)
 		return 0;
-	t = mc_json_compact(m ? m : w->assistant, &len);
+	t = mc_json_compact(o, &len);
 	*s = (struct span){ b->len, len };
-	mc_buf_add(b, t, len);
+	if (mark && o == w->msg && w->msg_user && len > MARK_AT) {
+		mc_buf_add(b, t, len - MARK_AT);
+		mc_buf_adds(b, cache_mark);
+		mc_buf_add(b, t + len - MARK_AT, MARK_AT);
+		s->len = b->len - s->at;
+	} else
+		mc_buf_add(b, t, len);
 	free(t);
 	cJSON_Delete(m);
 	return 1;
@@ -374,12 +450,14 @@ static void envelope_open(struct mc_wire *w, int key, struct mc_buf *out);
  * The body, or the envelope around it, as pieces to be written one after
  * another: iov, pointing into w and into s (scratch the caller frees),
  * valid until w changes. Returns how many (at most MC_WIRE_PIECES).
+ * Messages' last user message, when it is done (an assistant message is
+ * open after it), gets its cache mark as a piece of its own.
  */
 size_t
 mc_wire_pieces(struct mc_wire *w, int envelope, int key, struct mc_buf s[2], struct iovec *iov)
 {
 	struct span o;
-	size_t n = 0, skip;
+	size_t n = 0, skip, cut;
 	int open;
 
 	s[0].len = s[1].len = 0;
@@ -392,11 +470,17 @@ mc_wire_pieces(struct mc_wire *w, int envelope, int key, struct mc_buf s[2], str
 		iov[n++] = (struct iovec){ w->system.data, w->system.len };
 	/* The elements done, without the first comma when nothing is before. */
 	skip = w->system.len == 0 && w->nspans > 0;
-	if (w->nspans > 0)
+	if (w->nspans > 0 && marking(w) && w->done_user && !(w->msg && w->msg_user) &&
+	    w->spans[w->nspans - 1].len > MARK_AT) {
+		cut = w->spans[w->nspans - 1].at + w->spans[w->nspans - 1].len - MARK_AT;
+		iov[n++] = (struct iovec){ w->done.data + skip, cut - skip };
+		iov[n++] = (struct iovec){ (void *)cache_mark, sizeof cache_mark - 1 };
+		iov[n++] = (struct iovec){ w->done.data + cut, w->done.len - cut };
+	} else if (w->nspans > 0)
 		iov[n++] = (struct iovec){ w->done.data + skip, w->done.len - skip };
 	if (w->system.len > 0 || w->nspans > 0)
 		mc_buf_addc(&s[1], ',');
-	if ((open = open_elem(w, &s[1], &o)) == 0)
+	if ((open = open_elem(w, &s[1], &o, marking(w))) == 0)
 		s[1].len = 0;
 	mc_buf_addc(&s[1], ']');
 	mc_buf_add(&s[1], w->tail.data, w->tail.len);
@@ -439,7 +523,7 @@ mc_wire_key(struct mc_wire *w, char hex[65])
 
 	rekey(w);
 	ctx = w->ctx;
-	if (open_elem(w, &o, &s))
+	if (open_elem(w, &o, &s, 0))
 		field(&ctx, o.data, s.len);
 	SHA256End(&ctx, hex);
 	mc_buf_free(&o);

@@ -13,12 +13,17 @@
 
 /*
  * The body of a request is its members (model, the system prompt, tools,
- * schema, output limit, how it is sent) around one long array: chat's
- * messages or responses' input, an element for each item or run of items.
+ * schema, output limit, how it is sent) around one long array: chat's or
+ * Messages' messages or responses' input, an element for each item or run
+ * of items.
  * A wire keeps that array as text: each element is serialized once, when
  * no later item can change it (a run of user messages is joined into one;
  * chat folds the calls after an assistant message into its tool_calls),
- * so a request costs the new items plus copying the bytes out. The cache
+ * so a request costs the new items plus copying the bytes out. Messages
+ * joins every run of items of one role into one message (calls, reasoning
+ * and text the assistant's; outputs and text the user's), and its prompt
+ * cache breakpoint on the last user message is put into that message's
+ * text as the pieces are written, never by serializing it again. The cache
  * key is kept the same way: a SHA-256 state after the elements done.
  *
  * mc-request alone and mc-request --serve build through the same wire,
@@ -70,8 +75,14 @@ void mc_wire_envelope(struct mc_wire *w, int key, struct mc_buf *out);
  * another (writev), with no copy of the elements: iov, pointing into w
  * and into s (scratch, the caller's to free), valid until w changes.
  * Returns how many; mc_wire_body and mc_wire_envelope join them. */
-#define MC_WIRE_PIECES 4
+#define MC_WIRE_PIECES 6
 size_t mc_wire_pieces(struct mc_wire *w, int envelope, int key, struct mc_buf s[2],
     struct iovec *iov);
+
+/* wire-messages.c: the Messages content block for a checked item, its
+ * members moved out of it (the item stays the caller's), or NULL when it
+ * sends nothing (empty text, another API's reasoning); *user says whether
+ * the block belongs to a user message. */
+cJSON *mc_wire_messages_block(cJSON *it, int *user);
 
 #endif

@@ -365,7 +365,7 @@ O2='{"type":"function_call_output","call_id":"c2","output":"int b;"}'
 	run --separate-stderr mc-request -p nosuch -m m "Hi?" < "$T/empty"
 	assert_failure 1
 	assert_output ""
-	assert_equal "$stderr" "mc-request: -p: unknown provider \"nosuch\": use openai, openrouter, ollama, llamacpp, vllm or openai-compatible, or define it under \"providers\" in $MC_HOME/settings.json"
+	assert_equal "$stderr" "mc-request: -p: unknown provider \"nosuch\": use openai, anthropic, openrouter, ollama, llamacpp, vllm or openai-compatible, or define it under \"providers\" in $MC_HOME/settings.json"
 	MC_PROVIDER=nosuch run --separate-stderr mc-request -m m "Hi?" < "$T/empty"
 	assert_failure 1
 	assert_regex "$stderr" '^mc-request: MC_PROVIDER: unknown provider "nosuch"'
@@ -397,7 +397,7 @@ O2='{"type":"function_call_output","call_id":"c2","output":"int b;"}'
 	run --separate-stderr mc-request -p ollama -m m "Hi?" < "$T/empty"
 	assert_failure 1
 	assert_output ""
-	assert_regex "$stderr" '^mc-request: .*/settings.json: providers.ollama.api: expected one of "chat" or "responses"$'
+	assert_regex "$stderr" '^mc-request: .*/settings.json: providers.ollama.api: expected one of "chat", "responses" or "messages"$'
 }
 
 @test "unknown settings keys are warnings, silenced by -q" {
@@ -564,8 +564,11 @@ bad() {
 	bad '1: expected a JSON object' '["message"]'
 	bad '2: missing "type"' "$U" '{"role":"user","content":"x"}'
 	bad '1: "type" must be a string' '{"type":1}'
-	bad '3: unknown item type "reasoning" (expected "message", "function_call" or "function_call_output")' \
-	    "$U" "$A" '{"type":"reasoning","summary":[]}'
+	bad '3: unknown item type "thought" (expected "message", "function_call", "function_call_output" or "reasoning")' \
+	    "$U" "$A" '{"type":"thought","summary":[]}'
+	bad '3: reasoning: missing "text"' "$U" "$A" '{"type":"reasoning","summary":[]}'
+	bad '1: reasoning: "data" needs the "api" it belongs to' '{"type":"reasoning","text":"","data":{}}'
+	bad '1: reasoning: "data" must be an object' '{"type":"reasoning","text":"","api":"messages","data":"x"}'
 }
 
 @test "invalid items: unknown or missing role" {
@@ -764,7 +767,7 @@ PY
 	assert_equal "$err" 'mc-request: --items: "-" is not allowed: standard input is the system prompt'
 	check -m m --tools - "Hi?"
 	check -m m --api rest "Hi?"
-	assert_equal "$err" 'mc-request: --api: expected "chat" or "responses", not "rest"'
+	assert_equal "$err" 'mc-request: --api: expected "chat", "responses" or "messages", not "rest"'
 	check -m m --max-output-tokens 0 "Hi?"
 	check -m m --max-output-tokens 12abc "Hi?"
 	check -m m --max-output-tokens 99999999999 "Hi?"

@@ -716,14 +716,14 @@ chunk() {
 	# still names a provider the session takes
 	MC_PROVIDER=nosuch run --separate-stderr mc 'first' </dev/null
 	assert_failure 1
-	assert_equal "$stderr" "mc-request: MC_PROVIDER: unknown provider \"nosuch\": use openai, openrouter, ollama, llamacpp, vllm or openai-compatible, or define it under \"providers\" in $MC_HOME/settings.json"
+	assert_equal "$stderr" "mc-request: MC_PROVIDER: unknown provider \"nosuch\": use openai, anthropic, openrouter, ollama, llamacpp, vllm or openai-compatible, or define it under \"providers\" in $MC_HOME/settings.json"
 	f=$(session_files)
 	assert_equal "$(head -n 1 "$f" | jq -r .provider)" nosuch
 	# without -p, the provider comes from the session file, which the message names
 	run --separate-stderr mc -c 'again' </dev/null
 	assert_failure 1
 	assert_output ""
-	assert_equal "$stderr" "mc: $f: provider: unknown provider \"nosuch\": use openai, openrouter, ollama, llamacpp, vllm or openai-compatible, or define it under \"providers\" in $MC_HOME/settings.json"
+	assert_equal "$stderr" "mc: $f: provider: unknown provider \"nosuch\": use openai, anthropic, openrouter, ollama, llamacpp, vllm or openai-compatible, or define it under \"providers\" in $MC_HOME/settings.json"
 	assert_equal "$(fake_count)" 0
 	run --separate-stderr mc -c -p fake 'second' </dev/null
 	assert_success
@@ -861,7 +861,7 @@ slow_answer() {
 	run --separate-stderr mc --schema cut.json 'hi' </dev/null
 	assert_equal "${stderr_lines[0]}" 'mc: --schema: cut.json: invalid JSON at line 1, column 9'
 	run --separate-stderr mc -p nosuch 'hi' </dev/null
-	assert_equal "${stderr_lines[0]}" "mc: -p: unknown provider \"nosuch\": use openai, openrouter, ollama, llamacpp, vllm or openai-compatible, or define it under \"providers\" in $MC_HOME/settings.json"
+	assert_equal "${stderr_lines[0]}" "mc: -p: unknown provider \"nosuch\": use openai, anthropic, openrouter, ollama, llamacpp, vllm or openai-compatible, or define it under \"providers\" in $MC_HOME/settings.json"
 	# nothing was sent, no session was made
 	assert_equal "$(fake_count)" 0
 	assert_equal "$(session_files)" ""
