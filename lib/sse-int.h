@@ -58,9 +58,13 @@ struct mc_stream {
 	struct mc_buf delta;	/* the fast path's text */
 	struct mc_buf fixed;	/* text repaired to valid UTF-8, or joined */
 	struct mc_buf escaped;	/* an event with its \u0000 and lone surrogate escapes fixed */
+	long long cache_write;	/* -1: the provider does not count it */
+	struct mc_messages *msg;	/* the Messages dialect's state (sse-messages.c) */
 };
 
-/* sse-stream.c: what both dialects share */
+/* sse-stream.c: what the dialects share */
+int mc_ans_room(struct mc_stream *s, size_t n);
+void mc_ans_emit(struct mc_stream *s, struct mc_event *ev);
 void mc_ans_text(struct mc_stream *s, const char *t, int refusal);
 void mc_ans_content(struct mc_stream *s, const cJSON *c);
 void mc_ans_fail(struct mc_stream *s, const char *msg, const char *code, int status, int local);
@@ -85,6 +89,11 @@ void mc_ans_chat_doc(struct mc_stream *s, const cJSON *doc, int whole);
 /* sse-responses.c */
 void mc_ans_responses_event(struct mc_stream *s, const char *name, const cJSON *doc);
 void mc_ans_responses_end(struct mc_stream *s, const cJSON *resp, const char *status);
+
+/* sse-messages.c */
+void mc_ans_messages_event(struct mc_stream *s, const char *name, const cJSON *doc);
+void mc_ans_messages_doc(struct mc_stream *s, const cJSON *doc);
+void mc_ans_messages_free(struct mc_stream *s);
 
 /* sse-error.c */
 int mc_ans_error_json(const cJSON *v, char *msg, size_t msgsz, char *code, size_t codesz,

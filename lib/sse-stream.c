@@ -29,6 +29,7 @@ mc_stream_new(enum mc_api api, mc_event_fn fn, void *arg)
 	s->api = api;
 	s->fn = fn;
 	s->arg = arg;
+	s->cache_write = -1;
 	mc_sse_init(&s->sse);
 	return s;
 }
@@ -47,6 +48,7 @@ mc_stream_free(struct mc_stream *s)
 		mc_buf_free(&s->calls[i].args);
 	}
 	free(s->calls);
+	mc_ans_messages_free(s);
 	free(s->bykey.slot);
 	free(s->bycallid.slot);
 	free(s->finish);
@@ -65,6 +67,12 @@ emit(struct mc_stream *s, struct mc_event *ev)
 		return;
 	if (s->fn(ev, s->arg) != 0)
 		s->stopped = 1;
+}
+
+void
+mc_ans_emit(struct mc_stream *s, struct mc_event *ev)
+{
+	emit(s, ev);
 }
 
 void
@@ -114,6 +122,12 @@ room(struct mc_stream *s, size_t n)
 	    "tool calls", MC_ANSWER_MAX >> 20);
 	mc_ans_fail(s, msg, NULL, 0, 1);
 	return 0;
+}
+
+int
+mc_ans_room(struct mc_stream *s, size_t n)
+{
+	return room(s, n);
 }
 
 /* ---- UTF-16 halves ----
@@ -622,6 +636,7 @@ mc_ans_finish(struct mc_stream *s, const char *reason)
 		ev.input_tokens = s->in;
 		ev.output_tokens = s->out;
 		ev.cached_tokens = s->cached;
+		ev.cache_write_tokens = s->cache_write;
 		emit(s, &ev);
 	}
 	if (reason == NULL || reason[0] == '\0')
@@ -696,6 +711,8 @@ on_sse(const char *event, const char *data, size_t len, void *arg)
 		mc_ans_fail_json(s, doc);
 	else if (s->api == MC_API_CHAT)
 		mc_ans_chat_doc(s, doc, 0);
+	else if (s->api == MC_API_MESSAGES)
+		mc_ans_messages_event(s, event, doc);
 	else if (mc_ans_has_error(doc) && mc_json_str(doc, "type") == NULL)
 		mc_ans_fail_json(s, doc);
 	else
@@ -819,6 +836,8 @@ json_end(struct mc_stream *s)
 		mc_ans_fail_json(s, doc);
 	else if (s->api == MC_API_CHAT)
 		mc_ans_chat_doc(s, doc, 1);
+	else if (s->api == MC_API_MESSAGES)
+		mc_ans_messages_doc(s, doc);
 	else if (mc_json_obj(doc, "response") && !mc_json_arr(doc, "output"))
 		mc_ans_responses_end(s, mc_json_obj(doc, "response"),
 		    mc_json_str(mc_json_obj(doc, "response"), "status"));
@@ -863,6 +882,7 @@ mc_stream_end(struct mc_stream *s)
 		not_an_answer(s);
 	else
 		mc_ans_fail(s, s->api == MC_API_CHAT ? "the stream ended before [DONE]" :
+		    s->api == MC_API_MESSAGES ? "the stream ended before message_stop" :
 		    "the stream ended before response.completed", NULL, 0, 1);
 	return status_of(s);
 }

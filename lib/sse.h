@@ -1,4 +1,4 @@
-/* sse.h: server-sent events and the two OpenAI answer dialects, decoded into normalized events. */
+/* sse.h: server-sent events and the answer dialects (chat, responses, messages), decoded into normalized events. */
 #ifndef MC_SSE_H
 #define MC_SSE_H
 
@@ -9,7 +9,7 @@
 #define MC_SSE_MAX (64u << 20)	/* largest single event, or non-streamed answer */
 #define MC_ANSWER_MAX (64u << 20)	/* an answer's text, refusal and calls together */
 
-enum mc_api { MC_API_CHAT, MC_API_RESPONSES };
+enum mc_api { MC_API_CHAT, MC_API_RESPONSES, MC_API_MESSAGES };
 
 /*
  * The SSE framing alone: bytes in, (event name, data) out. CR, LF and
@@ -42,9 +42,12 @@ enum mc_event_type {
 	MC_EVENT_TEXT,		/* text, len: a piece of the answer */
 	MC_EVENT_REFUSAL,	/* text, len: a piece of a refusal (kept apart from text) */
 	MC_EVENT_TOOL_CALL,	/* call_id, name, arguments: one whole call */
-	MC_EVENT_USAGE,		/* input_tokens, output_tokens, cached_tokens */
+	MC_EVENT_USAGE,		/* input_tokens, output_tokens, cached_tokens,
+				 * cache_write_tokens (-1: not counted) */
 	MC_EVENT_DONE,		/* finish_reason */
 	MC_EVENT_ERROR,		/* message, code (or NULL), status (or 0), local */
+	MC_EVENT_REASONING,	/* text, len, api, data: one whole block of the
+				 * model's reasoning, to be kept and sent back */
 };
 
 struct mc_event {
@@ -52,7 +55,11 @@ struct mc_event {
 	const char *text;
 	size_t len;
 	const char *call_id, *name, *arguments;
-	long long input_tokens, output_tokens, cached_tokens;
+	/* input_tokens counts the cached and written ones too */
+	long long input_tokens, output_tokens, cached_tokens, cache_write_tokens;
+	/* reasoning: the API it is for and its data, a JSON object's text
+	 * (a thinking block's signature), or NULL */
+	const char *api, *data;
 	/* "stop", "tool_calls", "length" (cut by the output limit), "refusal",
 	 * or the provider's own word */
 	const char *finish_reason;
@@ -72,9 +79,9 @@ struct mc_stream;
 /*
  * A decoder for one answer of the given API. It takes the body as it
  * arrives: an SSE stream, or (when its first byte is '{') one JSON
- * document. Events come out in this order: text, refusal and tool_call
- * as they complete (Responses calls in response.output order, chat calls
- * in index order), then usage (when the provider sent it), then done; or
+ * document. Events come out in this order: text, refusal, reasoning and
+ * tool_call as they complete (Responses calls in response.output order,
+ * chat calls in index order, Messages blocks as each ends), then usage (when the provider sent it), then done; or
  * an error at any point, after which nothing more is reported. A call
  * without an id gets "call_" and 24 hex digits derived from the answer
  * (mc_item_call_id: the same answer, the same ids). A UTF-16 surrogate

@@ -15,7 +15,7 @@
 #   fake_envelope API [BODYJSON]
 #                       prints a request envelope (SPEC §4) for the fake:
 #                       API chat → $FAKE_URL/chat/completions, responses →
-#                       $FAKE_URL/responses; provider $FAKE_PROVIDER (default
+#                       $FAKE_URL/responses, messages → $FAKE_URL/messages; provider $FAKE_PROVIDER (default
 #                       "fake"); api_key_env $FAKE_KEY_ENV (default
 #                       FAKE_API_KEY; set it empty for null); body BODYJSON
 #                       (default: a minimal streaming body for API).
@@ -87,8 +87,13 @@ fake_envelope() {
 		[ -n "$body" ] ||
 			body='{"model":"fake-model","input":[{"role":"user","content":"hi"}],"store":false,"stream":true}'
 		;;
+	messages)
+		path=/messages
+		[ -n "$body" ] ||
+			body='{"model":"fake-model","messages":[{"role":"user","content":[{"type":"text","text":"hi"}]}],"max_tokens":1024,"stream":true}'
+		;;
 	*)
-		echo "fake_envelope: API is chat or responses" >&2
+		echo "fake_envelope: API is chat, responses or messages" >&2
 		return 1
 		;;
 	esac

@@ -66,8 +66,10 @@ fields(cJSON *doc, struct envelope *e, char *err, size_t errsz)
 		e->api = MC_API_CHAT;
 	else if (cJSON_IsString(v) && strcmp(v->valuestring, "responses") == 0)
 		e->api = MC_API_RESPONSES;
+	else if (cJSON_IsString(v) && strcmp(v->valuestring, "messages") == 0)
+		e->api = MC_API_MESSAGES;
 	else
-		return bad(err, errsz, "api", "must be \"chat\" or \"responses\"");
+		return bad(err, errsz, "api", "must be \"chat\", \"responses\" or \"messages\"");
 	if ((v = cJSON_GetObjectItemCaseSensitive(doc, "url")) == NULL)
 		return bad(err, errsz, "url", "missing");
 	if (!cJSON_IsString(v) || (strncmp(v->valuestring, "http://", 7) != 0 &&

@@ -88,7 +88,8 @@ attempt_error(struct out *o, const struct envelope *env, const struct mc_http_re
  * Worth another attempt: nothing of the answer came, and the failure may
  * pass. A local server's 5xx other than 503 is a permanent error (llama.cpp
  * says 500 for "tools param requires --jinja"), and a local server that
- * refuses the connection is not running.
+ * refuses the connection is not running. 529 is Anthropic's "overloaded",
+ * worth waiting for wherever it comes from (a local proxy passes it on).
  */
 static int
 retryable(const struct out *o, const struct mc_http_res *res, int local)
@@ -102,7 +103,7 @@ retryable(const struct out *o, const struct mc_http_res *res, int local)
 	case MC_HTTP_IDLE:
 		return 1;
 	case MC_HTTP_OK:
-		if (local && res->status >= 500 && res->status != 503)
+		if (local && res->status >= 500 && res->status != 503 && res->status != 529)
 			return 0;
 		return o->failed && mc_http_retryable(res->status);
 	default:
@@ -172,7 +173,7 @@ exchange(struct sender *sd, const struct envelope *env, const char *auth, struct
 {
 	struct mc_http_req req = {0};
 	struct mc_http_res res;
-	const char *headers[4];
+	const char *headers[5];
 	long connect, idle, delay;
 	int n, nh = 0, local, status = MC_EXIT_FAIL;
 
@@ -186,6 +187,8 @@ exchange(struct sender *sd, const struct envelope *env, const char *auth, struct
 		idle = sd->idle;
 	if (auth != NULL)
 		headers[nh++] = auth;
+	if (env->api == MC_API_MESSAGES)
+		headers[nh++] = "anthropic-version: 2023-06-01";
 	headers[nh++] = "Content-Type: application/json";
 	headers[nh++] = env->stream ? "Accept: text/event-stream" : "Accept: application/json";
 	headers[nh] = NULL;

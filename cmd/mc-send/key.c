@@ -154,6 +154,18 @@ key_forget(struct sender *sd)
 	sd->key = sd->key_src = NULL;
 }
 
+/* The header's key, for its redaction. */
+const char *
+auth_key(const char *auth)
+{
+	const char *p;
+
+	if (auth == NULL)
+		return NULL;
+	p = strchr(auth, ':') + 2;	/* "NAME: " */
+	return strncmp(p, "Bearer ", 7) == 0 ? p + 7 : p;
+}
+
 int
 envelope_auth(const struct envelope *e, struct sender *sd, char **auth, char *err, size_t errsz)
 {
@@ -181,7 +193,9 @@ envelope_auth(const struct envelope *e, struct sender *sd, char **auth, char *er
 			snprintf(err, errsz, "%s holds a control character", what);
 			return -1;
 		}
-	if (asprintf(auth, "Authorization: Bearer %s", k) == -1)
+	/* Messages takes the key as x-api-key, never as a Bearer token. */
+	if (asprintf(auth, e->api == MC_API_MESSAGES ? "x-api-key: %s" : "Authorization: Bearer %s",
+	    k) == -1)
 		mc_oom();
 	return 0;
 }

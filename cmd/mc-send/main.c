@@ -106,13 +106,6 @@ items(struct out *o, int status, FILE *itf)
 	return status;
 }
 
-/* The "Authorization: Bearer KEY" header's key, for its redaction. */
-static const char *
-auth_key(const char *auth)
-{
-	return auth != NULL ? auth + strlen("Authorization: Bearer ") : NULL;
-}
-
 static void
 auth_free(char *auth)
 {

@@ -65,7 +65,8 @@ int envelope_parse(const char *p, size_t n, struct envelope *e, cJSON **doc, cha
 void envelope_free(struct envelope *e);
 
 /* key.c */
-/* The "Authorization: Bearer KEY" header for e (malloc'ed; NULL with no
+/* The "Authorization: Bearer KEY" header for e, "x-api-key: KEY" for the
+ * Messages API (malloc'ed; NULL with no
  * key): the key from the variable key_env (out of sd->keys, or taken out
  * of the environment now), or from key_cmd's output or key_file's first
  * line, resolved once and kept in sd. -1 with the reason in err when the
@@ -73,6 +74,9 @@ void envelope_free(struct envelope *e);
 int envelope_auth(const struct envelope *e, struct sender *sd, char **auth, char *err, size_t errsz);
 /* Wipe the kept key. */
 void key_forget(struct sender *sd);
+
+/* The key in the header auth made (NULL for none). */
+const char *auth_key(const char *auth);
 
 /* The state of one answer: what was written and what it held. */
 struct out {
@@ -83,6 +87,7 @@ struct out {
 	struct mc_buf text;	/* the answer's text, when items are wanted */
 	struct mc_buf refusal;	/* its refusal, likewise */
 	cJSON *calls;		/* function_call items */
+	cJSON *reasoning;	/* reasoning items, before the message */
 	int want_items;
 	int recording;		/* the events are kept in record, for the cache */
 	struct mc_buf record;	/* as --events writes them */

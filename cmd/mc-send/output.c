@@ -24,6 +24,7 @@ out_init(struct out *o, struct sender *sd, const char *provider, const char *key
 	o->key = key != NULL && strlen(key) >= KEY_SECRET_MIN ? key : NULL;
 	o->want_items = sd->mode == ITEMS || sd->items_out != NULL;
 	o->calls = mc_json_new_arr();
+	o->reasoning = mc_json_new_arr();
 }
 
 void
@@ -33,6 +34,8 @@ out_free(struct out *o)
 	o->stream = NULL;
 	cJSON_Delete(o->calls);
 	o->calls = NULL;
+	cJSON_Delete(o->reasoning);
+	o->reasoning = NULL;
 	mc_buf_free(&o->record);
 	mc_buf_free(&o->line.b);
 	mc_buf_free(&o->text);
@@ -129,6 +132,17 @@ out_check(struct sender *sd)
 	return 0;
 }
 
+/* The reasoning item of the event. */
+static cJSON *
+reasoning_item(const struct mc_event *ev)
+{
+	cJSON *d = ev->data ? cJSON_Parse(ev->data) : NULL, *it;
+
+	it = mc_item_reasoning(ev->text, ev->api, d);
+	cJSON_Delete(d);
+	return it;
+}
+
 /* The event as --events writes it, and as the cache keeps it. */
 static cJSON *
 event_json(const struct mc_event *ev)
@@ -152,6 +166,13 @@ event_json(const struct mc_event *ev)
 		mc_json_add_num(j, "input_tokens", (double)ev->input_tokens);
 		mc_json_add_num(j, "output_tokens", (double)ev->output_tokens);
 		mc_json_add_num(j, "cached_tokens", (double)ev->cached_tokens);
+		if (ev->cache_write_tokens >= 0)
+			mc_json_add_num(j, "cache_write_tokens", (double)ev->cache_write_tokens);
+		break;
+	case MC_EVENT_REASONING:
+		cJSON_Delete(j);
+		j = reasoning_item(ev);
+		cJSON_ReplaceItemInObjectCaseSensitive(j, "type", mc_json_new_str("reasoning_item"));
 		break;
 	case MC_EVENT_DONE:
 		mc_json_add_str(j, "type", "done");
@@ -205,10 +226,21 @@ event_read(const cJSON *j, struct mc_event *ev, char *err, size_t errsz)
 			    "must be strings");
 	} else if (strcmp(type, "usage") == 0) {
 		ev->type = MC_EVENT_USAGE;
+		ev->cache_write_tokens = -1;
 		if (tokens(j, "input_tokens", &ev->input_tokens) == -1 ||
 		    tokens(j, "output_tokens", &ev->output_tokens) == -1 ||
-		    tokens(j, "cached_tokens", &ev->cached_tokens) == -1)
+		    tokens(j, "cached_tokens", &ev->cached_tokens) == -1 ||
+		    (cJSON_HasObjectItem(j, "cache_write_tokens") &&
+		    tokens(j, "cache_write_tokens", &ev->cache_write_tokens) == -1))
 			return bad_event(err, errsz, "usage: token counts must be whole numbers");
+	} else if (strcmp(type, "reasoning_item") == 0) {
+		ev->type = MC_EVENT_REASONING;
+		ev->api = mc_json_str(j, "api");
+		if ((ev->text = mc_json_str(j, "text")) == NULL ||
+		    (cJSON_HasObjectItem(j, "data") && !mc_json_obj(j, "data")))
+			return bad_event(err, errsz, "reasoning_item: text must be a string, "
+			    "data an object");
+		ev->len = strlen(ev->text);
 	} else if (strcmp(type, "done") == 0) {
 		ev->type = MC_EVENT_DONE;
 		if ((ev->finish_reason = mc_json_str(j, "finish_reason")) == NULL)
@@ -310,6 +342,11 @@ on_event(const struct mc_event *ev, void *arg)
 		return emit(o, ev);
 	case MC_EVENT_USAGE:
 		return emit(o, ev);
+	case MC_EVENT_REASONING:
+		spin_clear(o);
+		if (o->want_items)
+			mc_json_push(o->reasoning, reasoning_item(ev));
+		return emit(o, ev);
 	case MC_EVENT_DONE:
 		spin_clear(o);
 		o->done = 1;
@@ -384,6 +421,11 @@ write_items(struct out *o, const cJSON *msg, FILE *fp, int whole)
 {
 	cJSON *it;
 
+	/* The reasoning before the text and calls it led to, as it came. */
+	if (whole)
+		cJSON_ArrayForEach(it, o->reasoning)
+			if (mc_json_write(fp, it, 0) == -1)
+				return -1;
 	if (msg != NULL && mc_json_write(fp, msg, 0) == -1)
 		return -1;
 	if (whole)
