@@ -78,6 +78,10 @@ mc_window_overflow(int status, const char *code, const char *message)
 	if (code != NULL && (strcmp(code, "context_length_exceeded") == 0 ||
 	    strcmp(code, "exceed_context_size_error") == 0))
 		return true;
+	/* Anthropic's, in an error body (400) or an error event mid-stream. */
+	if (code != NULL && strcmp(code, "invalid_request_error") == 0 && message != NULL &&
+	    strcasestr(message, "prompt is too long") != NULL)
+		return true;
 	if (status != 400 || message == NULL)
 		return false;
 	for (i = 0; i < sizeof words / sizeof words[0]; i++)

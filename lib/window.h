@@ -34,8 +34,9 @@ int mc_window_usage(const cJSON *item, long long *tokens, char *err, size_t errs
 /*
  * True when a provider's error says the request did not fit the context
  * window: the code context_length_exceeded (OpenAI) or
- * exceed_context_size_error (llama.cpp), or a status 400 whose message
- * names the context length, size or window.
+ * exceed_context_size_error (llama.cpp), invalid_request_error with
+ * "prompt is too long" (Anthropic), or a status 400 whose message names
+ * the context length, size or window.
  */
 bool mc_window_overflow(int status, const char *code, const char *message);
 

@@ -89,7 +89,8 @@ struct usage
 usage_of(const cJSON *o)
 {
 	return (struct usage){ mc_json_count(o, "input_tokens"),
-	    mc_json_count(o, "output_tokens"), mc_json_count(o, "cached_tokens") };
+	    mc_json_count(o, "output_tokens"), mc_json_count(o, "cached_tokens"),
+	    mc_json_count(o, "cache_write_tokens") };
 }
 
 void
@@ -98,6 +99,9 @@ usage_put(cJSON *o, const struct usage *u)
 	mc_json_add_num(o, "input_tokens", (double)u->input);
 	mc_json_add_num(o, "output_tokens", (double)u->output);
 	mc_json_add_num(o, "cached_tokens", (double)u->cached);
+	/* Only a provider that counts them (Messages) writes to a cache. */
+	if (u->written > 0)
+		mc_json_add_num(o, "cache_write_tokens", (double)u->written);
 }
 
 void
@@ -106,6 +110,7 @@ usage_add(struct usage *to, const struct usage *u)
 	to->input += u->input;
 	to->output += u->output;
 	to->cached += u->cached;
+	to->written += u->written;
 }
 
 /* {input_tokens, output_tokens, cached_tokens}: the done event's, a

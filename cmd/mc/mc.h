@@ -90,9 +90,10 @@ struct conf {
 	int slot_fd;
 };
 
-/* Tokens, as the provider counts them: cached ones are part of input. */
+/* Tokens, as the provider counts them: cached (read from its prompt
+ * cache) and written (into it) ones are part of input. */
 struct usage {
-	long long input, output, cached;
+	long long input, output, cached, written;
 };
 
 /* The session: what the model has been told. */

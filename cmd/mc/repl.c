@@ -278,6 +278,20 @@ set_model(struct driver *d, const char *id)
  * servers started afresh. An instruction
  * file mc-discover refuses stops it, as at launch, unless --keep-going:
  * the session goes on as it was. */
+/* /usage: the session's tokens and this run's; what went into the
+ * provider's prompt cache only when it counts that (Messages). */
+static void
+show_usage(struct driver *d)
+{
+	char written[64] = "";
+
+	if (d->s.used.written > 0)
+		snprintf(written, sizeof written, ", %lld written to the cache", d->s.used.written);
+	note(d, "session: %lld tokens in (%lld cached%s), %lld out; this run: %lld in, %lld out",
+	    d->s.used.input, d->s.used.cached, written, d->s.used.output, d->s.run.input,
+	    d->s.run.output);
+}
+
 static void
 new_session(struct driver *d)
 {
@@ -319,9 +333,7 @@ command(struct driver *d, const char *line)
 	} else if (IS("/model")) {
 		set_model(d, argp);
 	} else if (IS("/usage")) {
-		note(d, "session: %lld tokens in (%lld cached), %lld out; this run: %lld in, %lld out",
-		    d->s.used.input, d->s.used.cached, d->s.used.output, d->s.run.input,
-		    d->s.run.output);
+		show_usage(d);
 	} else if (IS("/compact")) {	/* compact2: SPEC 12, compact.c */
 		interrupted = 0;
 		compact_run(d, COMPACT_HAND, *argp ? argp : NULL);

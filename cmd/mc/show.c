@@ -89,10 +89,11 @@ announce(const struct driver *d, const char *name, const cJSON *call)
 void
 usage_line(const struct driver *d, const struct usage *u)
 {
-	char cached[48] = "";
+	char cached[80] = "";
 
-	if (u->cached > 0)
-		snprintf(cached, sizeof cached, " (%lld cached)", u->cached);
+	if (u->cached > 0 || u->written > 0)
+		snprintf(cached, sizeof cached, u->written > 0 ? " (%lld cached, %lld written to "
+		    "the cache)" : " (%lld cached)", u->cached, u->written);
 	fprintf(stderr, "%s%lld tokens in%s, %lld out%s\n", d->t.color ? "\033[2m" : "",
 	    u->input, cached, u->output, d->t.color ? "\033[0m" : "");
 }

@@ -11,6 +11,8 @@
 #include "term.h"
 #include "utf8.h"
 
+#define MAX_PAUSES 8	/* pause_turn answers asked on in a row */
+
 /* What one answer held, and what of it was shown. */
 struct answer {
 	struct mc_buf text;	/* the answer's text as it came */
@@ -18,6 +20,7 @@ struct answer {
 	struct mc_term term;	/* the terminal filter's state */
 	struct mc_buf clean;
 	cJSON *calls;		/* function_call items */
+	cJSON *reasoning;	/* reasoning items (Messages' thinking blocks) */
 	char finish[32];	/* the done event's finish_reason */
 	struct usage used;
 	int got_usage;
@@ -168,6 +171,12 @@ keep_answer(struct driver *d, struct answer *a, int cut, cJSON *calls)
 {
 	cJSON *m, *c, *ev;
 
+	/* The model's reasoning first, as it came: Messages wants its
+	 * thinking blocks back, unchanged, before the calls they led to. */
+	if (!cut)
+		cJSON_ArrayForEach(c, a->reasoning)
+			if (session_add(d, cJSON_Duplicate(c, 1)) == -1)
+				return -1;
 	if (a->text.len > 0 || a->refusal.len > 0) {
 		mc_buf_adds(&a->text, "");
 		m = mc_item_message("assistant", a->text.data);
@@ -238,6 +247,10 @@ answer(struct driver *d, struct answer *a)
 			    mc_json_str(ev, "call_id") : "", mc_json_str(ev, "name") ?
 			    mc_json_str(ev, "name") : "", mc_json_str(ev, "arguments") ?
 			    mc_json_str(ev, "arguments") : ""));
+		else if (strcmp(type, "reasoning_item") == 0)
+			mc_json_push(a->reasoning, mc_item_reasoning(mc_json_str(ev, "text") ?
+			    mc_json_str(ev, "text") : "", mc_json_str(ev, "api"),
+			    mc_json_obj(ev, "data")));
 		else if (strcmp(type, "usage") == 0) {
 			a->used = usage_of(ev);
 			a->got_usage = 1;
@@ -264,10 +277,11 @@ answer(struct driver *d, struct answer *a)
  * One step: the session's request from mc-request, sent through mc-send,
  * its answer shown and kept; the calls it asks for in calls. A dry run
  * prints the envelope instead and stops there. Returns how the step
- * ended (OUT_STOP also when calls follow).
+ * ended (OUT_STOP also when calls follow); *paused is set when the
+ * provider paused the answer (Messages' pause_turn), to be asked again.
  */
 static enum outcome
-step(struct driver *d, cJSON *calls)
+step(struct driver *d, cJSON *calls, int *paused)
 {
 	struct answer a = { .quiet = d->c.schema != NULL };
 	enum outcome o = OUT_STOP;
@@ -284,10 +298,13 @@ step(struct driver *d, cJSON *calls)
 		return interrupted ? OUT_CANCELLED : OUT_ERROR;
 	d->s.steps++;
 	a.calls = mc_json_new_arr();
+	a.reasoning = mc_json_new_arr();
 	st = answer(d, &a);
 	stream_end(d, &a);
 	sandbox_told(d);
+	*paused = 0;
 	if (st == 0) {
+		*paused = strcmp(a.finish, "pause_turn") == 0;
 		if (strcmp(a.finish, "length") == 0)
 			o = OUT_LENGTH;
 		else if (strcmp(a.finish, "refusal") == 0)
@@ -310,6 +327,7 @@ step(struct driver *d, cJSON *calls)
 		o = OUT_STOP;
 	}
 	cJSON_Delete(a.calls);
+	cJSON_Delete(a.reasoning);
 	mc_buf_free(&a.text);
 	mc_buf_free(&a.refusal);
 	mc_buf_free(&a.clean);
@@ -326,13 +344,18 @@ static enum outcome
 step_fitted(struct driver *d, cJSON *calls)
 {
 	enum outcome o;
+	int paused, pauses = 0;
 
 	if (compact_due(d) == -1)
 		return interrupted ? OUT_CANCELLED : OUT_ERROR;
 	d->s.cmp.overflowed = 0;
-	o = step(d, calls);
+	o = step(d, calls, &paused);
+	/* A paused answer is in the session, ending it: the same request
+	 * with it sent again lets the model go on, as the API asks. */
+	while (o == OUT_STOP && paused && cJSON_GetArraySize(calls) == 0 && pauses++ < MAX_PAUSES)
+		o = step(d, calls, &paused);
 	if (o == OUT_ERROR && compact_overflowed(d)) {
-		o = step(d, calls);
+		o = step(d, calls, &paused);
 		if (o == OUT_ERROR && d->s.cmp.overflowed)
 			mc_err("the request does not fit the model's context window even compacted; "
 			    "it is not sent again");
@@ -350,6 +373,7 @@ turn_usage(const struct driver *d, const struct usage *before)
 		.input = d->s.run.input - before->input,
 		.output = d->s.run.output - before->output,
 		.cached = d->s.run.cached - before->cached,
+		.written = d->s.run.written - before->written,
 	};
 
 	if (u.input > 0 || u.output > 0)

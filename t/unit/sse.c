@@ -38,6 +38,12 @@ record(const struct mc_event *ev, void *arg)
 		mc_buf_printf(&l->all, "usage:%lld %lld", ev->input_tokens, ev->output_tokens);
 		if (ev->cached_tokens)
 			mc_buf_printf(&l->all, " cached %lld", ev->cached_tokens);
+		if (ev->cache_write_tokens >= 0)
+			mc_buf_printf(&l->all, " written %lld", ev->cache_write_tokens);
+		break;
+	case MC_EVENT_REASONING:
+		mc_buf_printf(&l->all, "reasoning:%s %.*s %s", ev->api, (int)ev->len, ev->text,
+		    ev->data);
 		break;
 	case MC_EVENT_DONE:
 		mc_buf_printf(&l->all, "done:%s", ev->finish_reason);
@@ -168,6 +174,51 @@ struct tcase {
 };
 
 static const struct tcase cases[] = {
+	{ "messages stop_reason end_turn", MC_API_MESSAGES,
+	  "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"msg_1\",\"type\":\"message\",\"role\":\"assistant\",\"content\":[],\"model\":\"m\",\"stop_reason\":null,\"usage\":{\"input_tokens\":10,\"output_tokens\":1}}}\n\nevent: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\nevent: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"t\"}}\n\nevent: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":0}\n\nevent: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\",\"stop_sequence\":null},\"usage\":{\"output_tokens\":5}}\n\nevent: message_stop\ndata: {\"type\":\"message_stop\"}\n\n",
+	  "text:t|usage:10 5 written 0|done:stop|" },
+	{ "messages stop_reason stop_sequence", MC_API_MESSAGES,
+	  "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"msg_1\",\"type\":\"message\",\"role\":\"assistant\",\"content\":[],\"model\":\"m\",\"stop_reason\":null,\"usage\":{\"input_tokens\":10,\"output_tokens\":1}}}\n\nevent: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\nevent: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"t\"}}\n\nevent: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":0}\n\nevent: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"stop_sequence\",\"stop_sequence\":null},\"usage\":{\"output_tokens\":5}}\n\nevent: message_stop\ndata: {\"type\":\"message_stop\"}\n\n",
+	  "text:t|usage:10 5 written 0|done:stop|" },
+	{ "messages stop_reason max_tokens", MC_API_MESSAGES,
+	  "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"msg_1\",\"type\":\"message\",\"role\":\"assistant\",\"content\":[],\"model\":\"m\",\"stop_reason\":null,\"usage\":{\"input_tokens\":10,\"output_tokens\":1}}}\n\nevent: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\nevent: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"t\"}}\n\nevent: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":0}\n\nevent: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"max_tokens\",\"stop_sequence\":null},\"usage\":{\"output_tokens\":5}}\n\nevent: message_stop\ndata: {\"type\":\"message_stop\"}\n\n",
+	  "text:t|usage:10 5 written 0|done:length|" },
+	{ "messages stop_reason refusal", MC_API_MESSAGES,
+	  "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"msg_1\",\"type\":\"message\",\"role\":\"assistant\",\"content\":[],\"model\":\"m\",\"stop_reason\":null,\"usage\":{\"input_tokens\":10,\"output_tokens\":1}}}\n\nevent: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\nevent: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"t\"}}\n\nevent: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":0}\n\nevent: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"refusal\",\"stop_sequence\":null},\"usage\":{\"output_tokens\":5}}\n\nevent: message_stop\ndata: {\"type\":\"message_stop\"}\n\n",
+	  "text:t|usage:10 5 written 0|done:refusal|" },
+	{ "messages stop_reason pause_turn", MC_API_MESSAGES,
+	  "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"msg_1\",\"type\":\"message\",\"role\":\"assistant\",\"content\":[],\"model\":\"m\",\"stop_reason\":null,\"usage\":{\"input_tokens\":10,\"output_tokens\":1}}}\n\nevent: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\nevent: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"t\"}}\n\nevent: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":0}\n\nevent: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"pause_turn\",\"stop_sequence\":null},\"usage\":{\"output_tokens\":5}}\n\nevent: message_stop\ndata: {\"type\":\"message_stop\"}\n\n",
+	  "text:t|usage:10 5 written 0|done:pause_turn|" },
+	{ "messages stop_reason model_context_window_exceeded", MC_API_MESSAGES,
+	  "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"msg_1\",\"type\":\"message\",\"role\":\"assistant\",\"content\":[],\"model\":\"m\",\"stop_reason\":null,\"usage\":{\"input_tokens\":10,\"output_tokens\":1}}}\n\nevent: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\nevent: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"t\"}}\n\nevent: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":0}\n\nevent: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"model_context_window_exceeded\",\"stop_sequence\":null},\"usage\":{\"output_tokens\":5}}\n\nevent: message_stop\ndata: {\"type\":\"message_stop\"}\n\n",
+	  "text:t|usage:10 5 written 0|done:length|" },
+	{ "messages tool_use", MC_API_MESSAGES,
+	  "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"msg_1\",\"type\":\"message\",\"role\":\"assistant\",\"content\":[],\"model\":\"m\",\"stop_reason\":null,\"usage\":{\"input_tokens\":10,\"output_tokens\":1}}}\n\nevent: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"tool_use\",\"id\":\"toolu_1\",\"name\":\"f\",\"input\":{}}}\n\nevent: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\"{\\\"a\\\"\"}}\n\nevent: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\": 1}\"}}\n\nevent: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":0}\n\nevent: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"tool_use\",\"stop_sequence\":null},\"usage\":{\"output_tokens\":5}}\n\nevent: message_stop\ndata: {\"type\":\"message_stop\"}\n\n",
+	  "call:toolu_1 f {\"a\": 1}|usage:10 5 written 0|done:tool_calls|" },
+	{ "messages usage: message_delta's counts win, cache ones added to input", MC_API_MESSAGES,
+	  "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"msg_1\",\"type\":\"message\",\"role\":\"assistant\",\"content\":[],\"model\":\"m\",\"stop_reason\":null,\"usage\":{\"input_tokens\":10,\"output_tokens\":1,\"cache_read_input_tokens\":100,\"cache_creation_input_tokens\":7}}}\n\nevent: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\nevent: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"t\"}}\n\nevent: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":0}\n\nevent: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\",\"stop_sequence\":null},\"usage\":{\"output_tokens\":9,\"input_tokens\":12,\"cache_read_input_tokens\":200}}\n\nevent: message_stop\ndata: {\"type\":\"message_stop\"}\n\n",
+	  "text:t|usage:219 9 cached 200 written 7|done:stop|" },
+	{ "messages ping, and unknown event and delta types, ignored", MC_API_MESSAGES,
+	  "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"msg_1\",\"type\":\"message\",\"role\":\"assistant\",\"content\":[],\"model\":\"m\",\"stop_reason\":null,\"usage\":{\"input_tokens\":10,\"output_tokens\":1}}}\n\nevent: ping\ndata: {\"type\":\"ping\"}\n\nevent: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\nevent: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"citations_delta\",\"citation\":{}}}\n\nevent: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"a\"}}\n\nevent: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":0}\n\nevent: future_event\ndata: {\"type\":\"future_event\",\"x\":1}\n\nevent: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":1,\"content_block\":{\"type\":\"server_tool_use\",\"id\":\"srvtoolu_1\",\"name\":\"web_search\",\"input\":{}}}\n\nevent: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":1}\n\nevent: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\",\"stop_sequence\":null},\"usage\":{\"output_tokens\":5}}\n\nevent: message_stop\ndata: {\"type\":\"message_stop\"}\n\n",
+	  "text:a|usage:10 5 written 0|done:stop|" },
+	{ "messages error event mid-stream", MC_API_MESSAGES,
+	  "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"msg_1\",\"type\":\"message\",\"role\":\"assistant\",\"content\":[],\"model\":\"m\",\"stop_reason\":null,\"usage\":{\"input_tokens\":10,\"output_tokens\":1}}}\n\nevent: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\nevent: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"part\"}}\n\nevent: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":0}\n\nevent: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}}\n\nevent: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":1,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\nevent: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":1,\"delta\":{\"type\":\"text_delta\",\"text\":\"more\"}}\n\nevent: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":1}\n\n",
+	  "text:part|error:0 overloaded_error Overloaded|" },
+	{ "messages: no message_stop is a cut", MC_API_MESSAGES,
+	  "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"msg_1\",\"type\":\"message\",\"role\":\"assistant\",\"content\":[],\"model\":\"m\",\"stop_reason\":null,\"usage\":{\"input_tokens\":10,\"output_tokens\":1}}}\n\nevent: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\nevent: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"t\"}}\n\nevent: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":0}\n\nevent: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\",\"stop_sequence\":null},\"usage\":{\"output_tokens\":5}}\n\n",
+	  "text:t|error:0 - the stream ended before message_stop|" },
+	{ "messages tool input not JSON when joined", MC_API_MESSAGES,
+	  "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"msg_1\",\"type\":\"message\",\"role\":\"assistant\",\"content\":[],\"model\":\"m\",\"stop_reason\":null,\"usage\":{\"input_tokens\":10,\"output_tokens\":1}}}\n\nevent: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\nevent: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"t\"}}\n\nevent: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":0}\n\nevent: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":1,\"content_block\":{\"type\":\"tool_use\",\"id\":\"toolu_1\",\"name\":\"f\",\"input\":{}}}\n\nevent: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":1,\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\"{\\\"a\\\":\"}}\n\nevent: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":1,\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\"\"}}\n\nevent: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":1}\n\n",
+	  "text:t|error:0 - the input of tool call f is not valid JSON: invalid JSON at line 1, column 5|" },
+	{ "messages blocks without their stop end at message_stop", MC_API_MESSAGES,
+	  "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"msg_1\",\"type\":\"message\",\"role\":\"assistant\",\"content\":[],\"model\":\"m\",\"stop_reason\":null,\"usage\":{\"input_tokens\":10,\"output_tokens\":1}}}\n\nevent: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"thinking\",\"thinking\":\"\",\"signature\":\"\"}}\n\nevent: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"thinking_delta\",\"thinking\":\"hm\"}}\n\nevent: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"signature_delta\",\"signature\":\"S\"}}\n\nevent: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":1,\"content_block\":{\"type\":\"tool_use\",\"id\":\"toolu_2\",\"name\":\"g\",\"input\":{}}}\n\nevent: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"tool_use\",\"stop_sequence\":null},\"usage\":{\"output_tokens\":5}}\n\nevent: message_stop\ndata: {\"type\":\"message_stop\"}\n\n",
+	  "reasoning:messages hm {\"type\":\"thinking\",\"signature\":\"S\"}|call:toolu_2 g {}|usage:10 5 written 0|done:tool_calls|" },
+	{ "messages non-streamed answer", MC_API_MESSAGES,
+	  "{\"id\": \"msg_1\", \"type\": \"message\", \"role\": \"assistant\", \"content\": [{\"type\": \"thinking\", \"thinking\": \"why\", \"signature\": \"S1\"}, {\"type\": \"redacted_thinking\", \"data\": \"R\"}, {\"type\": \"text\", \"text\": \"hey\"}, {\"type\": \"tool_use\", \"id\": \"toolu_3\", \"name\": \"f\", \"input\": {\"a\": 2}}], \"stop_reason\": \"tool_use\", \"usage\": {\"input_tokens\": 7, \"output_tokens\": 8, \"cache_read_input_tokens\": 3, \"cache_creation_input_tokens\": 0}}",
+	  "reasoning:messages why {\"type\":\"thinking\",\"signature\":\"S1\"}|reasoning:messages  {\"type\":\"redacted_thinking\",\"data\":\"R\"}|text:hey|call:toolu_3 f {\"a\":2}|usage:10 8 cached 3 written 0|done:tool_calls|" },
+	{ "messages error body with status 200", MC_API_MESSAGES,
+	  "{\"type\": \"error\", \"error\": {\"type\": \"invalid_request_error\", \"message\": \"prompt is too long: 208163 tokens > 200000 maximum\"}}",
+	  "error:0 invalid_request_error prompt is too long: 208163 tokens > 200000 maximum|" },
 	{ "comments and a multi-line data field", MC_API_CHAT,
 	  ": keep-alive\n\n:another\ndata: {\"choices\":[{\"index\":0,\ndata: \"delta\":{\"content\":\"hi\"}}]}\n\n"
 	  ": OPENROUTER PROCESSING\n\ndata: [DONE]\n\n",
@@ -416,6 +467,19 @@ main(void)
 		"call:call_Vb3kQ9xLm2TzR7pYw4NcA1sE read_file {\"path\":\"README.md\",\"max_bytes\":40000}|"
 		"call:call_Hq8Zt1uWd5KfJ3oXn6GbP0yC read_file {\"path\":\"Makefile\",\"max_bytes\":8000}|usage:", NULL };
 
+	/* Messages: input counts what was read from the cache and written to it. */
+	static const char *const msg_text[] = { "|usage:2520 21 cached 2048 written 0|done:stop|", NULL };
+	static const char *const msg_calls[] = {
+		"reasoning:messages The user wants the tests. I should read the README first. "
+		"{\"type\":\"thinking\",\"signature\":\"EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxBdjrkzLoky3dl1pkiMOYds0jjPsiLK7ZwoNyoTq0A1ee4Y1dd4Wm1WPVzwTQLDtqa5a62mP2hOw5SNMY2Ixr4oYDV0X7mGtRdG6rWpQ==\"}|"
+		"text:Let me read the README.|"
+		"call:toolu_01T1x1fJ34qAmk2tNTrN7Up6 read_file {\"path\": \"README.md\", \"max_bytes\": 40000}|"
+		"call:toolu_01Hq8Zt1uWd5KfJ3oXn6GbP0 list_files {}|"
+		"usage:1972 89 written 1500|done:tool_calls|", NULL };
+	static const char *const msg_redacted[] = {
+		"reasoning:messages  {\"type\":\"redacted_thinking\",\"data\":\"EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIwxtE3rAFBa8cr3qpPkNRj2YfWXGmKDxH4mPnZ5sQ7vB5URj2pLmN9kXyaTJwbvr4HkQ\"}|"
+		"text:Done.|usage:30 7 written 0|done:stop|", NULL };
+
 	fixture("chat-stream-text.sse", MC_API_CHAT,
 	    "The project builds with `make`; run `make test` to execute the suite.\n\nTests live in `tests/`.",
 	    chat_text);
@@ -423,6 +487,10 @@ main(void)
 	fixture("responses-stream-text.sse", MC_API_RESPONSES,
 	    "Run `make test` from the project root; it builds and runs every test in `tests/`.", resp_text);
 	fixture("responses-stream-toolcall.sse", MC_API_RESPONSES, "", resp_calls);
+	fixture("messages-stream-text.sse", MC_API_MESSAGES,
+	    "Run `make test` from the project root; it builds and runs every test in `tests/`.", msg_text);
+	fixture("messages-stream-toolcall.sse", MC_API_MESSAGES, "Let me read the README.", msg_calls);
+	fixture("messages-stream-redacted.sse", MC_API_MESSAGES, "Done.", msg_redacted);
 	table();
 	errors();
 	return failures ? 1 : 0;

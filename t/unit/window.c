@@ -23,6 +23,11 @@ static const struct {
 	{ 500, "", "context length", 0 },
 	{ 429, "rate_limit_exceeded", "Rate limit reached", 0 },
 	{ 400, "invalid_request_error", NULL, 0 },
+	/* Anthropic: in an error body, and in an error event (no status) */
+	{ 400, "invalid_request_error", "HTTP 400 from anthropic: prompt is too long: 208163 tokens > 200000 maximum", 1 },
+	{ 0, "invalid_request_error", "prompt is too long: 208163 tokens > 200000 maximum", 1 },
+	{ 0, "invalid_request_error", "max_tokens: must be at least 1", 0 },
+	{ 0, "overloaded_error", "prompt is too long", 0 },
 };
 
 static const struct {
