@@ -42,11 +42,14 @@ one body source:
                 "data: JSON", a pair ["name", DATA] as "event: name" plus
                 data; each followed by a blank line
   done          with events: end with "data: [DONE]" (false)
-  answer        {"api": "chat"|"responses", "text": "...", "calls":
+  answer        {"api": "chat"|"responses"|"messages", "text": "...", "calls":
                 [{"call_id", "name", "arguments"}], "stream": true,
                 "finish_reason": "stop", "usage": [in, out]}: a whole
                 realistic answer, streamed word by word (or one JSON
-                document when stream is false)
+                document when stream is false); messages also takes
+                "thinking": [{"thinking", "signature"} or {"redacted":
+                DATA}], blocks before the text, "cache": [read, written]
+                and "stop_reason" (else end_turn, or tool_use with calls)
   json          any JSON value, sent as application/json
   body          raw text;  body_file: a file sent byte for byte
   raw           the whole answer, status line and head included, sent byte
@@ -224,6 +227,64 @@ def responses_answer(a):
     return out, None
 
 
+def messages_answer(a):
+    text, calls = a.get("text", ""), a.get("calls", [])
+    usage = a.get("usage", [10, 5])
+    read, written = a.get("cache", [0, 0])
+    blocks = []
+    for t in a.get("thinking", []):
+        if "redacted" in t:
+            blocks.append({"type": "redacted_thinking", "data": t["redacted"]})
+        else:
+            blocks.append({"type": "thinking", "thinking": t["thinking"],
+                           "signature": t["signature"]})
+    if text:
+        blocks.append({"type": "text", "text": text})
+    for c in calls:
+        blocks.append({"type": "tool_use", "id": c["call_id"], "name": c["name"],
+                       "input": json.loads(c["arguments"] or "{}")})
+    stop = a.get("stop_reason") or ("tool_use" if calls else "end_turn")
+    u = {"input_tokens": usage[0], "cache_read_input_tokens": read,
+         "cache_creation_input_tokens": written, "output_tokens": usage[1]}
+    msg = {"id": "msg_fake", "type": "message", "role": "assistant", "model": "fake-model",
+           "content": blocks, "stop_reason": stop, "stop_sequence": None, "usage": u}
+    if not a.get("stream", True):
+        return None, msg
+    out = sse_event({"type": "message_start", "message": dict(
+        msg, content=[], stop_reason=None, usage=dict(u, output_tokens=1))}, "message_start")
+    out += sse_event({"type": "ping"}, "ping")
+    for i, b in enumerate(blocks):
+        def delta(d):
+            return sse_event({"type": "content_block_delta", "index": i, "delta": d},
+                             "content_block_delta")
+        if b["type"] == "thinking":
+            start = {"type": "thinking", "thinking": "", "signature": ""}
+        elif b["type"] == "text":
+            start = {"type": "text", "text": ""}
+        elif b["type"] == "tool_use":
+            start = dict(b, input={})
+        else:
+            start = b
+        out += sse_event({"type": "content_block_start", "index": i, "content_block": start},
+                         "content_block_start")
+        if b["type"] == "thinking":
+            for w in words(b["thinking"]):
+                out += delta({"type": "thinking_delta", "thinking": w})
+            out += delta({"type": "signature_delta", "signature": b["signature"]})
+        elif b["type"] == "text":
+            for w in words(b["text"]):
+                out += delta({"type": "text_delta", "text": w})
+        elif b["type"] == "tool_use":
+            args = calls[i - len(blocks) + len(calls)]["arguments"]
+            for j in range(0, len(args), 4):
+                out += delta({"type": "input_json_delta", "partial_json": args[j:j + 4]})
+        out += sse_event({"type": "content_block_stop", "index": i}, "content_block_stop")
+    out += sse_event({"type": "message_delta", "delta": {"stop_reason": stop,
+                      "stop_sequence": None}, "usage": {"output_tokens": usage[1]}},
+                     "message_delta")
+    return out + sse_event({"type": "message_stop"}, "message_stop"), None
+
+
 def endless(e):
     """An endless SSE body, as pieces."""
     api = e.get("api", "chat")
@@ -311,7 +372,8 @@ def load_body(entry, base):
             sse += "data: [DONE]\n\n"
     elif "answer" in entry:
         a = entry["answer"]
-        sse, doc = (chat_answer if a.get("api", "chat") == "chat" else responses_answer)(a)
+        sse, doc = {"chat": chat_answer, "responses": responses_answer,
+                    "messages": messages_answer}[a.get("api", "chat")](a)
         if doc is not None:
             return json.dumps(doc).encode(), "application/json", False
     elif "json" in entry:
