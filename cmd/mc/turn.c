@@ -288,6 +288,7 @@ step(struct driver *d, cJSON *calls, int *paused)
 	size_t len;
 	int st;
 
+	*paused = 0;
 	if (build_request(d, &len) == -1)
 		return interrupted ? OUT_CANCELLED : OUT_ERROR;
 	if (d->c.dry) {
@@ -302,7 +303,6 @@ step(struct driver *d, cJSON *calls, int *paused)
 	st = answer(d, &a);
 	stream_end(d, &a);
 	sandbox_told(d);
-	*paused = 0;
 	if (st == 0) {
 		*paused = strcmp(a.finish, "pause_turn") == 0;
 		if (strcmp(a.finish, "length") == 0)
