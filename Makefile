@@ -122,9 +122,15 @@ demo: deps
 	@$(MAKE) --no-print-directory all
 	@scripts/demo
 
+# mc-send beside Anthropic's TypeScript SDK on generated Messages streams
+# (npm, so never part of check).
+diff-anthropic: deps
+	@$(MAKE) --no-print-directory all
+	@scripts/diff-anthropic/run
+
 lint:
 	mandoc -Tlint -Wwarning $(MAN1) $(MAN5) $(MAN7)
-	shellcheck $$(grep -l '^#! */bin/sh' scripts/* .ci/run)
+	shellcheck $$(grep -ls '^#! */bin/sh' scripts/* scripts/*/* .ci/run)
 
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 \
@@ -142,7 +148,7 @@ uninstall:
 clean:
 	rm -rf build bin
 
-.PHONY: all check units asan valgrind bench demo deps fuzz lint install uninstall clean
+.PHONY: all check units asan valgrind bench demo diff-anthropic deps fuzz lint install uninstall clean
 .SECONDARY:
 
 # mc-render: the bundled prompt fragments, compiled in (scripts/embed-prompts).
