@@ -225,8 +225,8 @@ boundaries(const struct session *S)
 	    (span = calloc(S->n + 1, sizeof *span)) == NULL ||
 	    (ok = calloc(S->n + 1, 1)) == NULL)
 		mc_oom();
-	for (i = 0; i < S->n; i++)
-		if (strcmp(type_of(&S->lines[i]), "message") != 0)
+	for (i = 0; i < S->n; i++)	/* calls and outputs: messages and reasoning have no id */
+		if (mc_json_str(S->lines[i].item, "call_id") != NULL)
 			refs[k++] = (struct ref){ mc_json_str(S->lines[i].item, "call_id"), i };
 	qsort(refs, k, sizeof *refs, cmp_ref);
 	for (i = 0; i + 1 < k; i++)

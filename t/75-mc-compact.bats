@@ -103,6 +103,25 @@ three_turns() {
 	assert_equal "$(printf '%s\n' "$output" | wc -l)" 3
 }
 
+@test "reasoning items (Messages' thinking blocks) are compacted like the rest" {
+	fake_start "$(answer 'S.')"
+	use_fake
+	msg user "old $(pad 400)"
+	printf '{"type":"reasoning","text":"hm","api":"messages","data":{"type":"thinking","signature":"S"}}\n' >> "$S"
+	call c1
+	out c1 "$(pad 400)"
+	msg assistant "old answer $(pad 400)"
+	msg user "new question"
+	printf '{"type":"reasoning","text":"","api":"messages","data":{"type":"redacted_thinking","data":"R"}}\n' >> "$S"
+	msg assistant "new answer"
+	compact --keep-tokens 80
+	assert_success
+	tail_is 3
+	# the summary request sends the old ones on (chat leaves reasoning out)
+	assert_equal "$(req '.body.messages | map(.role) | join(" ")')" 'system user assistant tool assistant user'
+
+}
+
 # ---- where the tail starts ----
 
 @test "a session ending in calls and outputs: the tail starts at a call, never at an output" {
