@@ -52,6 +52,10 @@ struct mc_wire {
 	 * whether the last element done is a user message. */
 	cJSON *msg;
 	int msg_user, done_user;
+	/* Its text, when fresh: a body wrote it, and no item joined it since
+	 * (a step's tool outputs are serialized once, not again at its end). */
+	struct mc_buf msg_text;
+	int msg_fresh;
 };
 
 static void
@@ -94,16 +98,13 @@ rekey(struct mc_wire *w)
 	w->hashed = w->nspans;
 }
 
-/* An element no later item changes: serialized, kept, hashed. */
+/* An element no later item changes, as text: kept (hashed when a key is
+ * asked for). */
 static void
-finish(struct mc_wire *w, cJSON *elem)
+finish_text(struct mc_wire *w, const char *t, size_t n)
 {
 	struct span *s;
-	size_t n;
-	char *t;
 
-	t = mc_json_compact(elem, &n);
-	cJSON_Delete(elem);
 	if (w->nspans == w->cap) {
 		w->cap = w->cap ? w->cap * 2 : 64;
 		if ((s = reallocarray(w->spans, w->cap, sizeof *s)) == NULL)
@@ -114,6 +115,18 @@ finish(struct mc_wire *w, cJSON *elem)
 	mc_buf_addc(&w->done, ',');
 	w->spans[w->nspans++] = (struct span){ w->done.len, n };
 	mc_buf_add(&w->done, t, n);
+}
+
+/* An element no later item changes: serialized, kept. */
+static void
+finish(struct mc_wire *w, cJSON *elem)
+{
+	size_t n;
+	char *t;
+
+	t = mc_json_compact(elem, &n);
+	cJSON_Delete(elem);
+	finish_text(w, t, n);
 	free(t);
 }
 
@@ -189,6 +202,7 @@ mc_wire_free(struct mc_wire *w)
 	mc_buf_free(&w->users);
 	cJSON_Delete(w->assistant);
 	cJSON_Delete(w->msg);
+	mc_buf_free(&w->msg_text);
 	free(w->spans);
 	free(w->url);
 	free(w);
@@ -328,8 +342,13 @@ end_msg(struct mc_wire *w)
 	if (w->msg == NULL)
 		return;
 	w->done_user = w->msg_user;
-	finish(w, w->msg);
+	if (w->msg_fresh) {
+		finish_text(w, w->msg_text.data, w->msg_text.len);
+		cJSON_Delete(w->msg);
+	} else
+		finish(w, w->msg);
 	w->msg = NULL;
+	w->msg_fresh = 0;
 }
 
 /* Messages: the item's block joins the open message when it is of that
@@ -353,6 +372,7 @@ messages_add(struct mc_wire *w, cJSON *it)
 		w->msg_user = user;
 	}
 	mc_json_push(mc_json_arr(w->msg, "content"), b);
+	w->msg_fresh = 0;
 }
 
 void
@@ -399,6 +419,7 @@ mc_wire_clear(struct mc_wire *w)
 	w->assistant = NULL;
 	cJSON_Delete(w->msg);
 	w->msg = NULL;
+	w->msg_fresh = 0;
 	w->done_user = 0;
 	w->keyed = 0;
 }
@@ -421,7 +442,7 @@ marking(const struct mc_wire *w)
  * in b, its span in *s: 1, or 0 when there is none. With mark, an open
  * user message of Messages carries the cache mark. */
 static int
-open_elem(const struct mc_wire *w, struct mc_buf *b, struct span *s, int mark)
+open_elem(struct mc_wire *w, struct mc_buf *b, struct span *s, int mark)
 {
 	cJSON *m = w->nusers > 0 ? users_elem(w) : NULL;
 	const cJSON *o = m ? m : w->assistant ? w->assistant : w->msg;
@@ -430,13 +451,27 @@ open_elem(const struct mc_wire *w, struct mc_buf *b, struct span *s, int mark)
 
 	if (o == NULL)
 		return 0;
-	t = mc_json_compact(o, &len);
+	if (o == w->msg) {
+		if (!w->msg_fresh) {
+			w->msg_text.len = 0;
+			t = mc_json_compact(o, &len);
+			mc_buf_add(&w->msg_text, t, len);
+			free(t);
+			w->msg_fresh = 1;
+		}
+		t = NULL;
+		len = w->msg_text.len;
+	} else
+		t = mc_json_compact(o, &len);
 	*s = (struct span){ b->len, len };
-	if (mark && o == w->msg && w->msg_user && len > MARK_AT) {
-		mc_buf_add(b, t, len - MARK_AT);
-		mc_buf_adds(b, cache_mark);
-		mc_buf_add(b, t + len - MARK_AT, MARK_AT);
-		s->len = b->len - s->at;
+	if (o == w->msg) {
+		if (mark && w->msg_user && len > MARK_AT) {
+			mc_buf_add(b, w->msg_text.data, len - MARK_AT);
+			mc_buf_adds(b, cache_mark);
+			mc_buf_add(b, w->msg_text.data + len - MARK_AT, MARK_AT);
+			s->len = b->len - s->at;
+		} else
+			mc_buf_add(b, w->msg_text.data, len);
 	} else
 		mc_buf_add(b, t, len);
 	free(t);
