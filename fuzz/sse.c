@@ -1,4 +1,4 @@
-/* fuzz/sse.c: libFuzzer target for the SSE parser and both answer dialects; the chat fast path must agree with cJSON. */
+/* fuzz/sse.c: libFuzzer target for the SSE parser and the answer dialects; the chat fast path must agree with cJSON. */
 #include <stdint.h>
 #include <string.h>
 
@@ -41,13 +41,14 @@ count(const struct mc_event *ev, void *arg)
 }
 
 static void
-decode(const uint8_t *data, size_t size, int nofast, struct tally *t)
+decode(const uint8_t *data, size_t size, int nofast, int messages, struct tally *t)
 {
 	struct mc_stream *s;
 	size_t cut;
 
 	mc_stream_nofast = nofast;
-	s = mc_stream_new(data[0] & 1 ? MC_API_RESPONSES : MC_API_CHAT, count, t);
+	s = mc_stream_new(messages ? MC_API_MESSAGES : data[0] & 1 ? MC_API_RESPONSES : MC_API_CHAT,
+	    count, t);
 	data++;
 	size--;
 	cut = size ? (data[-1] >> 1) % (size + 1) : 0;
@@ -60,11 +61,12 @@ decode(const uint8_t *data, size_t size, int nofast, struct tally *t)
 
 /* The first byte picks the dialect and the split point; the rest is the
  * body, fed in two pieces so that events cross feeds. It is decoded with
- * and without the fast path: the events must be the same. */
+ * and without the fast path: the events must be the same; and as a
+ * Messages answer too (the corpus's meaning of the first byte kept). */
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct tally fast = {0}, slow = {0};
+	struct tally fast = {0}, slow = {0}, msgs = {0};
 	struct mc_buf text = {0};
 	char msg[256], code[64];
 	cJSON *doc;
@@ -72,8 +74,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (size < 1)
 		return 0;
-	decode(data, size, 0, &fast);
-	decode(data, size, 1, &slow);
+	decode(data, size, 0, 0, &fast);
+	decode(data, size, 1, 0, &slow);
+	decode(data, size, 0, 1, &msgs);
+	mc_buf_free(&msgs.log);
 	if (fast.events != slow.events || fast.log.len != slow.log.len ||
 	    (fast.log.len && memcmp(fast.log.data, slow.log.data, fast.log.len) != 0))
 		__builtin_trap();
