@@ -289,3 +289,20 @@ use_claude() {
 	assert_equal "$(fake_request 1 '.body.messages | map(.role) | tojson')" '["user","assistant","user","assistant","user"]'
 	assert_equal "$(fake_request 1 '.body.messages[3].content[0].type | tojson')" '"thinking"'
 }
+
+@test "mc-send --cache: a kept Messages answer replays its reasoning, calls and cache usage" {
+	fake_start "[$(sse messages-stream-toolcall.sse)]"
+	settings "{\"providers\":{\"claude\":{\"base_url\":\"$FAKE_URL\",\"api\":\"messages\",\"api_key_env\":\"FAKE_API_KEY\"}}}"
+	mc-request -p claude -m claude-x "hi" < "$SYS" > env.json
+	run --separate-stderr mc-send --cache --events < env.json
+	assert_success
+	live=$output
+	run --separate-stderr mc-send --cache --events < env.json
+	assert_success
+	assert_equal "$(fake_count)" 1
+	assert_equal "$output" "$live"
+	assert_equal "$(jqo -c 'select(.type == "usage") | .cache_write_tokens')" 1500
+	run --separate-stderr mc-send --cache --items < env.json
+	assert_success
+	assert_equal "$(jqo .type | head -1)" reasoning
+}

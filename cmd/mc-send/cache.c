@@ -134,11 +134,19 @@ cache_replay(struct out *o, const cJSON *events)
 {
 	struct mc_event ev;
 	const cJSON *j;
-	char err[512];
+	char err[512], *data;
+	size_t n;
+	int r;
 
 	cJSON_ArrayForEach(j, events) {
 		(void)event_read(j, &ev, err, sizeof err);	/* checked by cache_find */
-		if (on_event(&ev, o) != 0 || o->sd->broken)
+		/* A reasoning block's data is text in the event, an object here. */
+		data = ev.type == MC_EVENT_REASONING && mc_json_obj(j, "data") ?
+		    mc_json_compact(mc_json_obj(j, "data"), &n) : NULL;
+		ev.data = data;
+		r = on_event(&ev, o);
+		free(data);
+		if (r != 0 || o->sd->broken)
 			break;
 	}
 	if (got_sigint)
