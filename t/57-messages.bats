@@ -306,3 +306,34 @@ use_claude() {
 	assert_success
 	assert_equal "$(jqo .type | head -1)" reasoning
 }
+
+@test "mc: pause_turn keeps the paused answer and sends the request again" {
+	fake_start '[{"answer":{"api":"messages","text":"Searching the web","stop_reason":"pause_turn"}},
+	  {"answer":{"api":"messages","text":"Found it."}}]'
+	use_claude
+	run --separate-stderr mc --json 'find it' </dev/null
+	assert_success
+	assert_equal "$(fake_count)" 2
+	assert_equal "$(fake_request 2 '.body.messages | map([.role, .content[0].text]) | tojson')" \
+		'[["user","find it"],["assistant","Searching the web"]]'
+	assert_equal "$(jqo -c 'select(.type == "done") | [.reason, .steps]')" '["stop",2]'
+}
+
+@test "mc: Anthropic's 'prompt is too long' compacts the session and sends the request once more" {
+	pad() { head -c "$1" /dev/zero | tr '\0' x; }
+	say() { jq -nc --arg t "$1" '{answer: {api: "messages", text: $t}}'; }
+	fake_start "[$(say "first answer $(pad 5000)"),$(say "second answer $(pad 5000)"),
+	  {\"status\":400,\"body_file\":\"$F/messages-error-too-long.json\"},$(say 'Summary.'),$(say 'third answer')]"
+	use_claude
+	run --separate-stderr mc "first question $(pad 5000)" </dev/null
+	assert_success
+	run --separate-stderr mc -c "second question $(pad 5000)" </dev/null
+	assert_success
+	run --separate-stderr mc -c 'third question' </dev/null
+	assert_success
+	assert_output 'third answer'
+	assert_equal "$(fake_count)" 5
+	assert_equal "$(fake_request 5 '.body.messages[0].content[0].text' | head -n 1)" '<Conversation-Summary>'
+	[[ "$stderr" == *"mc-send: HTTP 400 from claude: prompt is too long: 208163 tokens > 200000 maximum"* ]]
+	[[ "$stderr" == *"the conversation was compacted and the request is sent once more"* ]]
+}
