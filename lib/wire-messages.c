@@ -19,8 +19,9 @@ text_block(cJSON *it)
 {
 	cJSON *b, *t = take(it, "content");
 
-	/* The API refuses an empty text block (a refusal alone leaves one). */
-	if (!cJSON_IsString(t) || t->valuestring[0] == '\0') {
+	/* The API refuses a text block of white space or nothing (a refusal
+	 * alone leaves one). */
+	if (!cJSON_IsString(t) || t->valuestring[strspn(t->valuestring, " \t\r\n")] == '\0') {
 		cJSON_Delete(t);
 		return NULL;
 	}

@@ -71,6 +71,15 @@ marks() {
 	assert_equal "$(jqo -c '.messages | map(.role)')" '["user","assistant"]'
 }
 
+@test "text of white space or nothing is not sent; the roles around it join" {
+	printf '%s\n' '{"type":"message","role":"user","content":"hi"}' \
+		'{"type":"message","role":"assistant","content":" \n\t"}' \
+		'{"type":"message","role":"user","content":"again"}' > items.jsonl
+	run --separate-stderr mc-request -p anthropic -m claude-x --items items.jsonl --body < /dev/null
+	assert_success
+	assert_equal "$(jqo -c '.messages | map([.role, (.content | map(.text))])')" '[["user",["hi","again"]]]'
+}
+
 @test "max_tokens: the option, else models.ID.max_output_tokens, else the model's default" {
 	for m in claude-opus-4-1 claude-sonnet-4-5 anthropic/claude-haiku-4-5 claude-3-5-haiku-latest claude-3-haiku-20240307 llama-3; do
 		run --separate-stderr mc-request -p anthropic -m $m --body "Hi?" < "$SYS"
