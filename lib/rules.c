@@ -10,6 +10,8 @@
 #include "glob.h"
 #include "rules.h"
 
+#define PREFIX_WORD_MAX 20	/* the longest second word of a prefix */
+
 /* Tools whose rules may name a path, and the one that names commands. */
 static const char *const path_tools[] = { "read", "write", "edit", "grep", "find", NULL };
 static const char *const builtin_tools[] = { "bash", "read", "write", "edit", "grep", "find",
@@ -222,8 +224,9 @@ mc_rule_prefix_of(const struct mc_shell_cmd *c)
 	if (c->n == 0 || !plain(c->words[0]))
 		return NULL;
 	second = c->n > 1 ? c->words[1] : NULL;
+	/* A subcommand (diff, test, run) is a short word; a long one is data. */
 	if (second != NULL && islower((unsigned char)second[0]) && plain(second) &&
-	    strpbrk(second, "./=:@%") == NULL) {
+	    strpbrk(second, "./=:@%") == NULL && strlen(second) <= PREFIX_WORD_MAX) {
 		if (asprintf(&s, "%s %s", c->words[0], second) == -1)
 			mc_oom();
 		return s;

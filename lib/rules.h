@@ -44,7 +44,9 @@ int mc_rule_command(const struct mc_rule *r, const struct mc_shell_cmd *c);
 int mc_rule_path(const struct mc_rule *r, const char *rel);
 
 /* The first word or two of c ("git diff", "make"), malloc'ed, or NULL for
- * a command with no words: what "always for PREFIX" allows. */
+ * a command with no words or a first word that needs quoting: what
+ * "always for PREFIX" allows. The second word is taken when it reads as
+ * a subcommand: a short lower-case word, no option or path. */
 char *mc_rule_prefix_of(const struct mc_shell_cmd *c);
 
 #endif

@@ -606,6 +606,7 @@ approve(struct driver *d, const char *name, const cJSON *call, char **why, const
 	*by = "policy";
 	r = 0;
 	if (v == V_ASK && (d->c.depth > 0 || d->t.el == NULL)) {
+		*by = "rule";
 		announce(d, name, call);
 		mc_note("refused %s: the rule %s asks first, and this run has no one to ask", name,
 		    perms_where(d));

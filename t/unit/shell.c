@@ -240,6 +240,11 @@ test_rules(void)
 	CHECK(p && strcmp(p, "./build.sh x") == 0, "prefix of ./build.sh x: %s", p);
 	free(p);
 	mc_shell_free(&sh);
+	mc_shell_parse("echo aaaaaaaaaaaaaaaaaaaaa", &sh);
+	p = mc_rule_prefix_of(&sh.cmds[0]);
+	CHECK(p && strcmp(p, "echo") == 0, "a long second word is no subcommand: %s", p);
+	free(p);
+	mc_shell_free(&sh);
 	mc_shell_parse("'a b' c", &sh);
 	CHECK(mc_rule_prefix_of(&sh.cmds[0]) == NULL, "a word with a space has no prefix");
 	mc_shell_free(&sh);
