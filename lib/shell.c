@@ -36,11 +36,21 @@ stop(struct parser *P, const char *why)
 	return -1;
 }
 
+/* Room for element n of v, of size each: doubled when n is a power of
+ * two (the count is the only size kept), so growth is amortized O(1). */
+static void *
+room(void *v, size_t n, size_t size)
+{
+	if (n == 0 || (n & (n - 1)) == 0)
+		if ((v = reallocarray(v, n ? 2 * n : 1, size)) == NULL)
+			mc_oom();
+	return v;
+}
+
 static void
 push(char ***v, size_t *n, char *s)
 {
-	if ((*v = reallocarray(*v, *n + 1, sizeof **v)) == NULL)
-		mc_oom();
+	*v = room(*v, *n, sizeof **v);
 	(*v)[(*n)++] = s;
 }
 
@@ -268,8 +278,7 @@ redirect(struct parser *P)
 	if ((t = operand(P, &quoted)) == NULL)
 		return -1;
 	if (here == 1) {
-		if ((P->hd = reallocarray(P->hd, P->nhd + 1, sizeof *P->hd)) == NULL)
-			mc_oom();
+		P->hd = room(P->hd, P->nhd, sizeof *P->hd);
 		h = &P->hd[P->nhd++];
 		*h = (struct heredoc){ t, quoted, strip };
 		return 0;
@@ -324,9 +333,7 @@ static void
 end_command(struct parser *P)
 {
 	if (P->used) {
-		if ((P->sh->cmds = reallocarray(P->sh->cmds, P->sh->ncmds + 1,
-		    sizeof *P->sh->cmds)) == NULL)
-			mc_oom();
+		P->sh->cmds = room(P->sh->cmds, P->sh->ncmds, sizeof *P->sh->cmds);
 		P->sh->cmds[P->sh->ncmds++] = P->cur;
 	}
 	P->cur = (struct mc_shell_cmd){0};
