@@ -235,6 +235,8 @@ rel_path(const struct driver *d, const char *name, const cJSON *a)
 
 	if (path == NULL || *path == '\0')
 		return strcmp(name, "grep") == 0 || strcmp(name, "find") == 0 ? mc_strdup("") : NULL;
+	if (strncmp(path, "skill://", 8) == 0)	/* mc-skills' to read, not a path here */
+		return NULL;
 	if ((full = mc_path_resolve(d->c.cwd, path)) == NULL)
 		return NULL;
 	if (mc_path_within(full, d->c.cwd))
