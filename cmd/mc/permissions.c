@@ -178,6 +178,22 @@ outside(const struct driver *d, const char *t)
 	return out;
 }
 
+/* Whether a simple command of sh changes directory: a relative
+ * redirection after it is relative to somewhere else. */
+static int
+moves(const struct mc_shell *sh)
+{
+	static const char *const words[] = { "cd", "pushd", "popd", NULL };
+	size_t i;
+	int k;
+
+	for (i = 0; i < sh->ncmds; i++)
+		for (k = 0; sh->cmds[i].n > 0 && words[k]; k++)
+			if (strcmp(sh->cmds[i].words[0], words[k]) == 0)
+				return 1;
+	return 0;
+}
+
 /* bash: deny if any simple command is denied; ask if any must be; allow
  * when every one is allowed (by the settings or this session). */
 static enum verdict
@@ -202,7 +218,7 @@ judge_bash(struct driver *d, const char *command, struct said *why, const char *
 		}
 	if (v == V_ALLOW && (*must_ask = sh.ask) == NULL)
 		for (i = 0; i < sh.ntargets && *must_ask == NULL; i++)
-			if (outside(d, sh.targets[i]))
+			if (outside(d, sh.targets[i]) || (sh.targets[i][0] != '/' && moves(&sh)))
 				*must_ask = "it redirects to a file outside the working directory";
 	for (i = 0; v == V_ALLOW && i < sh.ncmds; i++) {
 		s.cmd = &sh.cmds[i];
