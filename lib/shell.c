@@ -60,11 +60,22 @@ meta(char c)
 	return c == '\0' || strchr(" \t\n;&|<>()", c) != NULL;
 }
 
-/* ${NAME} or ${N} kept as written; any operator inside asks. */
-static int
-braced(struct parser *P, struct mc_buf *w)
+/* Past any line continuations (backslash, newline) at s: sh removes them
+ * before it reads what they join ("$\<newline>(" is "$("). */
+static const char *
+joined(const char *s)
 {
-	const char *s = P->p + 2, *e = s;
+	while (s[0] == '\\' && s[1] == '\n')
+		s += 2;
+	return s;
+}
+
+/* ${NAME} or ${N} kept as written (b is at the brace); any operator or
+ * line continuation inside asks. */
+static int
+braced(struct parser *P, struct mc_buf *w, const char *b)
+{
+	const char *s = b + 1, *e = s;
 
 	while (isalnum((unsigned char)*e) || *e == '_')
 		e++;
@@ -72,7 +83,8 @@ braced(struct parser *P, struct mc_buf *w)
 		e++;
 	if (e == s || *e != '}')
 		return stop(P, "it has a ${...} expansion with an operator");
-	mc_buf_add(w, P->p, (size_t)(e + 1 - P->p));
+	mc_buf_addc(w, '$');
+	mc_buf_add(w, b, (size_t)(e + 1 - b));
 	P->p = e + 1;
 	return 0;
 }
@@ -82,25 +94,26 @@ braced(struct parser *P, struct mc_buf *w)
 static int
 dollar(struct parser *P, struct mc_buf *w, int dq)
 {
-	const char *s;
+	const char *s, *n = joined(P->p + 1);
 
-	if (P->p[1] == '(')
+	if (*n == '(')
 		return stop(P, SUBST);
-	if (P->p[1] == '{')
-		return braced(P, w);
-	if (!dq && P->p[1] == '\'') {
+	if (*n == '{')
+		return braced(P, w, n);
+	if (!dq && *n == '\'') {
 		/* $'...' (ANSI-C quoting): kept whole, escapes and all. */
-		for (s = P->p + 2; *s && *s != '\''; s++)
+		for (s = n + 1; *s && *s != '\''; s++)
 			if (*s == '\\' && s[1] != '\0')
 				s++;
 		if (*s == '\0')
 			return stop(P, NOT_PARSED);
-		mc_buf_add(w, P->p, (size_t)(s + 1 - P->p));
+		mc_buf_addc(w, '$');
+		mc_buf_add(w, n, (size_t)(s + 1 - n));
 		P->p = s + 1;
 		return 0;
 	}
-	if (!dq && P->p[1] == '"') {	/* $"..." is "..." */
-		P->p++;
+	if (!dq && *n == '"') {	/* $"..." is "..." */
+		P->p = n;
 		return 0;
 	}
 	mc_buf_addc(w, '$');
@@ -151,9 +164,10 @@ word(struct parser *P, struct mc_buf *w, int *quoted)
 		case '\\':
 			if (P->p[1] == '\0')
 				return stop(P, NOT_PARSED);
-			if (P->p[1] != '\n')
+			if (P->p[1] != '\n') {	/* a continuation quotes nothing */
 				mc_buf_addc(w, P->p[1]);
-			*quoted = 1;
+				*quoted = 1;
+			}
 			P->p += 2;
 			break;
 		case '\'':
@@ -315,6 +329,8 @@ bodies(struct parser *P)
 			if ((size_t)(nl - c) == n && strncmp(c, P->hd[i].delim, n) == 0)
 				break;
 			for (; !P->hd[i].quoted && c < nl; c++) {
+				if (*c == '\\' && c + 1 == nl && *nl == '\n')
+					return stop(P, "it has a here-document with a line continuation");
 				if (*c == '\\' && c + 1 < nl)
 					c++;
 				else if (*c == '`' || (c[0] == '$' && c + 1 < nl && c[1] == '('))
