@@ -87,3 +87,9 @@ mc_buf_free(struct mc_buf *b)
 	free(b->data);
 	*b = (struct mc_buf){0};
 }
+
+int
+mc_buf_same(const struct mc_buf *a, const struct mc_buf *b)
+{
+	return a->len == b->len && (a->len == 0 || memcmp(a->data, b->data, a->len) == 0);
+}

@@ -18,6 +18,8 @@ void mc_buf_adds(struct mc_buf *b, const char *s);
 void mc_buf_addc(struct mc_buf *b, char c);
 void mc_buf_printf(struct mc_buf *b, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* The same bytes in both. */
+int mc_buf_same(const struct mc_buf *a, const struct mc_buf *b);
 /* Give up ownership of the data (never NULL; "" for an empty buffer). */
 char *mc_buf_steal(struct mc_buf *b);
 void mc_buf_free(struct mc_buf *b);

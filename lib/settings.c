@@ -10,13 +10,15 @@
 #include "diag.h"
 #include "fsread.h"
 #include "json.h"
+#include "rules.h"
 #include "settings.h"
 
 /* K_UINT: a whole number from 1 up; K_STRMAP: an object of strings;
  * K_ERE: a string that is a POSIX extended regular expression;
- * K_ABS_PATHS: an array of absolute paths. */
+ * K_ABS_PATHS: an array of absolute paths; K_RULES: an array of approval
+ * rules (rules.h). */
 enum kind { K_STR, K_STR_NULL, K_BOOL, K_NUM, K_UINT, K_STRS, K_STRMAP, K_ENUM, K_OBJ, K_MAP,
-	K_LIST, K_ERE, K_ABS_PATHS };
+	K_LIST, K_ERE, K_ABS_PATHS, K_RULES };
 
 struct field {
 	const char *key;
@@ -135,6 +137,14 @@ static const struct field prompt_fields[] = {
 	{ "model_overrides", K_LIST, override_fields, NULL },
 	{ NULL, 0, NULL, NULL }
 };
+static const char *const modes[] = { "default", "accept-edits", "plan", "yes", NULL };
+static const struct field permissions_fields[] = {
+	{ "allow", K_RULES, NULL, NULL },
+	{ "ask", K_RULES, NULL, NULL },
+	{ "deny", K_RULES, NULL, NULL },
+	{ "mode", K_ENUM, NULL, modes },
+	{ NULL, 0, NULL, NULL }
+};
 static const struct field top_fields[] = {
 	{ "provider", K_STR, NULL, NULL },
 	{ "model", K_STR, NULL, NULL },
@@ -147,6 +157,7 @@ static const struct field top_fields[] = {
 	{ "mcp_servers", K_MAP, mcp_server_fields, NULL },
 	{ "cache", K_OBJ, cache_fields, NULL },
 	{ "subagents", K_OBJ, subagents_fields, NULL },
+	{ "permissions", K_OBJ, permissions_fields, NULL },
 	{ NULL, 0, NULL, NULL }
 };
 
@@ -177,6 +188,18 @@ subpath(char *sub, size_t n, const char *at, const char *key, int i)
 		w = snprintf(sub, n, "%s[%d]", at, i);
 	if (w < 0 || (size_t)w >= n)
 		sub[n - 1] = '\0';
+}
+
+/* As the driver compiles it. */
+static int
+check_rule(struct check *c, const char *text, const char *at)
+{
+	struct mc_rule r;
+	char msg[512];
+	int rc = mc_rule_parse(text, &r, msg, sizeof msg);
+
+	mc_rule_free(&r);
+	return rc == 0 ? 0 : fail(c, at, msg);
 }
 
 static int
@@ -224,15 +247,20 @@ check_value(struct check *c, const cJSON *v, const struct field *f, const char *
 		return fail(c, at, msg);
 	case K_STRS:
 	case K_ABS_PATHS:
+	case K_RULES:
 		if (!cJSON_IsArray(v))
-			return fail(c, at, f->kind == K_STRS ? "expected an array of strings" :
-			    "expected an array of absolute paths");
+			return fail(c, at, f->kind == K_ABS_PATHS ? "expected an array of absolute "
+			    "paths" : f->kind == K_RULES ? "expected an array of rules" :
+			    "expected an array of strings");
 		cJSON_ArrayForEach(e, v) {
 			subpath(sub, sizeof sub, at, NULL, i++);
 			if (!cJSON_IsString(e))
-				return fail(c, sub, "expected a string");
+				return fail(c, sub, f->kind == K_RULES ? "expected a rule (a string)" :
+				    "expected a string");
 			if (f->kind == K_ABS_PATHS && e->valuestring[0] != '/')
 				return fail(c, sub, "path must be absolute");
+			if (f->kind == K_RULES && check_rule(c, e->valuestring, sub) == -1)
+				return -1;
 		}
 		return 0;
 	case K_STRMAP:

@@ -512,7 +512,7 @@ chunk() {
 	keys 'make three files' Enter
 	wait_for 'allow bash?'
 	keys n Enter
-	wait_for 'allow bash? [y]es, [n]o, [a]lways this session: n'
+	wait_for 'allow bash? [y]es, [n]o, [p] always for `echo`, [a]lways for this tool: n'
 	for ((i = 0; i < 200; i++)); do
 		[ "$(pane | grep -c 'allow bash?')" -ge 2 ] && break
 		sleep 0.05

@@ -6,15 +6,6 @@ load helper
 load fake
 load mc
 
-# ask_script CALL...: an answer with each call, one call a step, then "all done".
-ask_script() {
-	local s="[" c
-	for c in "$@"; do
-		s+="$(calls "$c"),"
-	done
-	printf '%s{"answer":{"api":"chat","text":"all done"}}]' "$s"
-}
-
 # rows FROM TO: the pane's lines after the first line holding FROM, up to
 # the next line holding TO, each without its first two columns.
 rows() {
@@ -32,7 +23,7 @@ long_and_hidden() {
 	use_fake
 }
 
-@test "approval: keys typed while the model works do not answer; only y, yes, n, no, a, always do" {
+@test "approval: keys typed while the model works do not answer; only y, yes, n, no, p, prefix, a, always do" {
 	fake_start "[$(calls "$(call c1 bash '{"command":"echo 1 > f1"}')" | jq -c '. + {delay: 1.5}'),
 	  {\"answer\":{\"api\":\"chat\",\"text\":\"all done\"}}]"
 	use_fake
@@ -47,7 +38,7 @@ long_and_hidden() {
 	keys 'yes' Enter 'always' Enter
 	wait_for 'allow bash?'
 	keys 'abort' Enter
-	wait_for '(answer y or yes, n or no, a or always)'
+	wait_for '(answer y or yes, n or no, p or prefix, a or always)'
 	keys '  YOLO ' Enter
 	wait_count 3 'allow bash?'
 	keys ' No ' Enter
@@ -70,7 +61,7 @@ long_and_hidden() {
 	[ "$(rows 'bash will run:' 'allow bash?' | wc -l)" -ge 3 ]	# wrapped at 120 columns
 	keys n Enter
 	wait_count 2 'allow bash?'
-	wait_for 'allow bash? [y]es, [n]o, [a]lways this session: n'
+	wait_for 'allow bash? [y]es, [n]o, [p] always for `echo`, `rm`, [a]lways for this tool: n'
 	assert_equal "$(pane | grep -A1 'bash will run:' | tail -n 1)" \
 		'  ls # \u202etxt.exe\u2066 \u200b\r\x1b[2K'
 	keys n Enter

@@ -643,5 +643,5 @@ four_turns() {
 	assert_failure 2
 	run --separate-stderr mc-render --fragment nothing
 	assert_failure 2
-	stderr_has 'unknown fragment "nothing" (system, tools, skills or compact)'
+	stderr_has 'unknown fragment "nothing" (system, tools, skills, compact or plan)'
 }

@@ -16,6 +16,7 @@ usage: fake-mcp.py [option...]
   --version V      the protocolVersion answered (default: the one asked for)
   --no-tools       no "tools" capability
   --task-tool      one more tool, "task", that can only be run as a task
+  --read-only NAME mark tool NAME with annotations.readOnlyHint true (repeatable)
   --env-log FILE   write {"env": {...}, "cwd": "...", "parent": [...], "fds": [...]}
                    to FILE at start (parent: the parent's /proc/PID/environ,
                    NAME=value each; fds: the descriptors open here)
@@ -60,6 +61,7 @@ p.add_argument("--pid-file")
 p.add_argument("--child", action="store_true")
 p.add_argument("--stubborn", action="store_true")
 p.add_argument("--log")
+p.add_argument("--read-only", action="append", default=[])
 opt = p.parse_args()
 opt.tool += ["t%d" % i for i in range(opt.many)]
 
@@ -103,6 +105,9 @@ TOOLS = [
      "inputSchema": schema({"text": {"type": "string"}})},
 ] + [{"name": n, "description": "Echo (extra).", "inputSchema": schema({"text": {"type": "string"}})}
      for n in opt.tool]
+for t in TOOLS:
+    if t["name"] in opt.read_only:
+        t["annotations"] = {"readOnlyHint": True}
 if opt.task_tool:
     TOOLS.append({"name": "task", "description": "A task.", "inputSchema": schema({}),
                   "execution": {"taskSupport": "required"}})

@@ -41,6 +41,20 @@ calls() {
 text() {
 	jq -nc --arg t "$1" --argjson u "${USAGE:-[10,5]}" '{answer:{api:"chat",text:$t,usage:$u}}'
 }
+# ask_script CALL...: an answer with each call, one call a step, then "all done".
+ask_script() {
+	local s="[" c
+	for c in "$@"; do
+		s+="$(calls "$c"),"
+	done
+	printf '%s{"answer":{"api":"chat","text":"all done"}}]' "$s"
+}
+# own_tmpdir: a temporary directory of the test's own as TMPDIR (the test
+# tree itself is under /tmp, which would otherwise count as TMPDIR)
+own_tmpdir() {
+	mkdir -p "$BATS_TEST_TMPDIR/tmp"
+	export TMPDIR="$BATS_TEST_TMPDIR/tmp"
+}
 call() { # ID NAME ARGS-JSON
 	jq -nc --arg id "$1" --arg n "$2" --arg a "$3" '{call_id:$id,name:$n,arguments:$a}'
 }

@@ -15,7 +15,7 @@
 const char *const section_names[S_N] = {
 	"system", "tools", "subagents", "skills", "context", "role"
 };
-const char *const fragment_names[F_ALL] = { "system", "tools", "skills", "compact" };
+const char *const fragment_names[F_ALL] = { "system", "tools", "skills", "compact", "plan" };
 
 int
 fragment_index(const char *name)

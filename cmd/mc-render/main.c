@@ -27,7 +27,8 @@ static const char usage[] =
     "  --pretty          indent the JSON\n"
     "  --stats           write a table of the sections and their share of the prompt\n"
     "  --print-default FRAGMENT\n"
-    "                    print the bundled fragment system, tools, skills or compact\n"
+    "                    print the bundled fragment system, tools, skills, compact\n"
+    "                    or plan\n"
     "  --fragment FRAGMENT\n"
     "                    print that fragment rendered: $MC_HOME/prompts/FRAGMENT.md\n"
     "                    when there is one, else the bundled one\n"
@@ -109,7 +110,8 @@ render(struct render *R, const char *model, int mode, int pretty)
 
 /* --fragment: one fragment rendered as its section would have it (user
  * override or bundled, strict variables, trimmed), for the prompt of
- * another program's request (mc-compact's summary). */
+ * another program's request (mc-compact's summary), or a turn's (mc's plan
+ * mode). */
 static int
 print_fragment(struct render *R, int f)
 {
@@ -240,8 +242,8 @@ main(int argc, char *argv[])
 		if (json || stats || agent || nsubagents || model || (print_default && fragment))
 			return mc_usage_error("%s takes no other option", opt);
 		if ((f = fragment_index(name)) == -1)
-			return mc_usage_error("%s: unknown fragment \"%s\" (system, tools, skills or compact)",
-			    opt, name);
+			return mc_usage_error("%s: unknown fragment \"%s\" (system, tools, skills, compact "
+			    "or plan)", opt, name);
 		if (fragment != NULL) {
 			status = print_fragment(&R, f) == -1 ? MC_EXIT_FAIL : MC_EXIT_OK;
 			render_free(&R);

@@ -32,7 +32,7 @@ extern const char *const section_names[S_N];
 
 /* The fragments of the prompt's sections, then those other programs ask
  * for with --fragment (compact: mc-compact's summary request). */
-enum { F_SYSTEM, F_TOOLS, F_SKILLS, F_N, F_COMPACT = F_N, F_ALL };
+enum { F_SYSTEM, F_TOOLS, F_SKILLS, F_N, F_COMPACT = F_N, F_PLAN, F_ALL };
 extern const char *const fragment_names[F_ALL];
 
 struct fragment {

@@ -12,6 +12,7 @@
 
 #include "clip.h"
 #include "fsread.h"
+#include "glob.h"
 #include "http.h"
 #include "diag.h"
 #include "json.h"
@@ -107,77 +108,6 @@ out:
 
 /* find */
 
-static int
-globstar(const char *g)
-{
-	return g[0] == '*' && g[1] == '*' && (g[2] == '/' || g[2] == '\0');
-}
-
-/* Past the segment at s and its slash. */
-static const char *
-next_seg(const char *s)
-{
-	s = strchrnul(s, '/');
-	return *s ? s + 1 : s;
-}
-
-/* The segment of glob g against the segment of path p, by fnmatch. */
-static int
-seg_match(const char *g, const char *p)
-{
-	const char *ge = strchrnul(g, '/'), *pe = strchrnul(p, '/');
-	char gs[NAME_MAX + 1], ps[NAME_MAX + 1];
-
-	if ((size_t)(ge - g) > NAME_MAX || (size_t)(pe - p) > NAME_MAX)
-		return 0;
-	memcpy(gs, g, (size_t)(ge - g));
-	gs[ge - g] = '\0';
-	memcpy(ps, p, (size_t)(pe - p));
-	ps[pe - p] = '\0';
-	return fnmatch(gs, ps, 0) == 0;
-}
-
-/*
- * Match path p against glob g segment by segment. "**" as a whole segment
- * matches any number of segments (at the end, at least one). Like "*" in
- * a wildcard match it needs only its latest position kept: a later "**"
- * can absorb whatever an earlier one could, so on a mismatch only the
- * latest one takes one more segment. Each segment of p is then passed at
- * most once per segment of g: time linear in the length of p.
- */
-static int
-glob_match(const char *g, const char *p)
-{
-	const char *star_g = NULL, *star_p = NULL;
-
-	for (;;) {
-		if (globstar(g) && g[2] == '/') {
-			g += 3;
-			star_g = g;
-			star_p = p;
-			continue;
-		}
-		if (globstar(g) && *p != '\0')
-			return 1;
-		if (*g == '\0' && *p == '\0')
-			return 1;
-		if (*g != '\0' && !globstar(g) && *p != '\0' && seg_match(g, p)) {
-			g = next_seg(g);
-			p = next_seg(p);
-			/* "a/b" is no match for "a", nor "a" for "a/b". */
-			if ((*g == '\0') != (*p == '\0') && !globstar(g))
-				goto mismatch;
-			continue;
-		}
-mismatch:
-		if (star_g == NULL || *star_p == '\0')
-			return 0;
-		star_p = next_seg(star_p);
-		g = star_g;
-		p = star_p;
-	}
-}
-
 struct finder {
 	const char *glob;
 	int bypath;		/* the glob has a slash */
@@ -230,7 +160,7 @@ find_walk(struct finder *f, const char *dir, const char *rel)
 		full = mc_path_join(dir, de->d_name);
 		r = *rel ? mc_path_join(rel, de->d_name) : mc_strdup(de->d_name);
 		if (lstat(full, &st) == 0) {
-			if (f->bypath ? glob_match(f->glob, r) : fnmatch(f->glob, de->d_name, 0) == 0)
+			if (f->bypath ? mc_glob_match(f->glob, r) : fnmatch(f->glob, de->d_name, 0) == 0)
 				found(f, r, S_ISDIR(st.st_mode));
 			if (S_ISDIR(st.st_mode) && strcmp(de->d_name, ".git") != 0)
 				find_walk(f, full, r);

@@ -26,6 +26,7 @@
 static const char *const guarded_tools[] = { "write", "edit", "bash", NULL };
 #define TOOL_MCP 3		/* an MCP server's tool (its own preview) */
 #define TOOL_READ 4		/* read, grep or find outside the workspace */
+#define TOOL_RULE 5		/* a call a rule asks about (permissions.ask) */
 
 /* The index of a call that asks first, or -1: write, edit, bash, an MCP
  * tool unless its server says "approve": false, and a read, grep or find
@@ -328,10 +329,11 @@ preview(const struct driver *d, struct mc_buf *out, int width, int tool, const c
 		show_rows(d, out, "  ", "  ", args, strlen(args), width);
 		return;
 	}
-	if (tool == TOOL_MCP) {
+	if (tool == TOOL_MCP || tool == TOOL_RULE) {
 		/* What a server's tool does is the server's: its name and
-		 * arguments, all of them. */
-		title(d, out, width, "%s, an MCP tool, with the arguments:", name);
+		 * arguments, all of them. So for a read a rule asks about. */
+		title(d, out, width, "%s%s, with the arguments:", name,
+		    tool == TOOL_MCP ? ", an MCP tool" : "");
 		show_rows(d, out, "  ", "  ", args, strlen(args), width);
 		return;
 	}
@@ -382,13 +384,15 @@ read_answer(int fd, char *buf, size_t size)
 	}
 }
 
-/* y, yes, n, no, a, always in any case, blanks around them ignored: 1
- * yes, 0 no, 2 always, -1 anything else. */
+/* y, yes, n, no, a, always, and with prefixes to offer p, prefix, in any
+ * case, blanks around them ignored: 1 yes, 0 no, 2 always, 3 always for
+ * the prefixes, -1 anything else. */
 static int
-answer_of(char *s)
+answer_of(char *s, int prefixes)
 {
 	static const struct { const char *word; int r; } words[] = {
 		{ "y", 1 }, { "yes", 1 }, { "n", 0 }, { "no", 0 }, { "a", 2 }, { "always", 2 },
+		{ "p", 3 }, { "prefix", 3 },
 	};
 	size_t i, n;
 
@@ -397,19 +401,38 @@ answer_of(char *s)
 		;
 	s[n] = '\0';
 	for (i = 0; i < sizeof words / sizeof words[0]; i++)
-		if (strcasecmp(s, words[i].word) == 0)
+		if (strcasecmp(s, words[i].word) == 0 && (words[i].r != 3 || prefixes))
 			return words[i].r;
 	return -1;
+}
+
+/* The question's choices: "always for `git diff`, `make`" where there are
+ * prefixes to offer. */
+static void
+choices(struct mc_buf *b, char **pre, size_t npre)
+{
+	size_t i;
+
+	mc_buf_adds(b, "[y]es, [n]o, ");
+	if (npre > 0) {
+		mc_buf_adds(b, "[p] always for ");
+		for (i = 0; i < npre; i++)
+			mc_buf_printf(b, "%s`%s`", i ? ", " : "", pre[i]);
+		mc_buf_adds(b, ", [a]lways for this tool: ");
+	} else
+		mc_buf_adds(b, "[a]lways this session: ");
 }
 
 /*
  * Ask on the terminal itself (/dev/tty), whatever standard error is: the
  * preview, then the question, after discarding what was typed ahead
  * while the model worked, until one of the answers answer_of knows
- * comes. 1 yes, 0 no, 2 always, -1 interrupted, -2 no terminal to ask on.
+ * comes. 1 yes, 0 no, 2 always, 3 always for the prefixes pre, -1
+ * interrupted, -2 no terminal to ask on.
  */
 static int
-ask(struct driver *d, int tool, const char *where, const char *name, const cJSON *call)
+ask(struct driver *d, int tool, const char *where, const char *name, const cJSON *call,
+    char **pre, size_t npre)
 {
 	struct termios saved, line;
 	struct mc_buf b = {0};
@@ -431,15 +454,17 @@ ask(struct driver *d, int tool, const char *where, const char *name, const cJSON
 		tcsetattr(fd, TCSANOW, &line);
 	}
 	while (r == -1 && !interrupted) {
-		mc_buf_printf(&b, "allow %s%s? [y]es, [n]o, [a]lways this session: ", name,
+		mc_buf_printf(&b, "allow %s%s? ", name,
 		    tool == TOOL_READ ? " outside the working directory" : "");
+		choices(&b, pre, npre);
 		tcflush(fd, TCIFLUSH);
 		if (mc_write_all(fd, b.data, b.len) == -1 ||
 		    read_answer(fd, answer, sizeof answer) == -1)
 			break;
 		b.len = 0;
-		if ((r = answer_of(answer)) == -1)
-			mc_buf_adds(&b, "  (answer y or yes, n or no, a or always)\n");
+		if ((r = answer_of(answer, npre > 0)) == -1)
+			mc_buf_printf(&b, "  (answer y or yes, n or no, %sa or always)\n",
+			    npre > 0 ? "p or prefix, " : "");
 	}
 	if (r == -1 && !interrupted)
 		mc_write_all(fd, "\n", 1);
@@ -467,30 +492,128 @@ granted(const struct driver *d, const char *name)
 	return 0;
 }
 
+/* write or edit of a path inside the working directory: what
+ * accept-edits allows. */
+static int
+edit_inside(const struct driver *d, int tool, const cJSON *call)
+{
+	const char *args = mc_json_str(call, "arguments"), *path;
+	char err[64], *full;
+	cJSON *a;
+	int in = 0;
+
+	if (tool != 0 && tool != 1)
+		return 0;
+	a = mc_json_parse(args ? args : "", args ? strlen(args) : 0, err, sizeof err);
+	if ((path = mc_json_str(a, "path")) != NULL && *path != '\0' &&
+	    (full = mc_path_resolve(d->c.cwd, path)) != NULL) {
+		in = mc_path_within(full, d->c.cwd);
+		free(full);
+	}
+	cJSON_Delete(a);
+	return in;
+}
+
+/* Refused before any question: by a deny rule, or by plan mode. */
+static int
+refuse(struct driver *d, const char *name, const cJSON *call, char **why, const char *rule)
+{
+	announce(d, name, call);
+	if (rule != NULL) {
+		mc_note("refused %s: the rule %s denies it", name, perms_where(d));
+		if (asprintf(why, "refused: the user's settings deny this call (the rule %s). Do "
+		    "without it, and say what you would have done.", rule) == -1)
+			mc_oom();
+	} else {
+		mc_note("refused %s: plan mode offers only read, grep, find and read-only MCP "
+		    "tools", name);
+		*why = mc_strdup("refused: this is plan mode, where only read-only tools may run. "
+		    "Answer with the plan; the user will have it carried out.");
+	}
+	return 0;
+}
+
+/* An answer that allows more than the call: "always" for the tool, or
+ * for the command's prefixes. */
+static void
+remember(struct driver *d, const char *name, int r, char **pre, size_t npre)
+{
+	size_t i;
+
+	if (r == 3) {
+		for (i = 0; i < npre; i++)
+			perms_allow_prefix(d, pre[i]);
+		return;
+	}
+	if (d->s.always == NULL)
+		d->s.always = mc_json_new_arr();
+	mc_json_push(d->s.always, mc_json_new_str(name));
+}
+
 /*
  * May this call run? 1 yes; 0 no, with *why the output the model gets
  * (malloc'ed); -1 when the user interrupted the question. *by says who
  * decided: "policy" (a call that needs no asking, or a one-shot run or
- * subagent without leave), "yes", "always" (answered so, or --allow) or
- * "user". Every call is announced on the way, unless its question shows
- * it whole.
+ * subagent without leave), "rule" (permissions.deny or allow), "mode"
+ * (plan refuses, accept-edits allows), "yes", "always" (answered so, or
+ * --allow) or "user"; *rule names the rule or mode that decided or made
+ * it ask, or is NULL. Deny beats ask beats allow. Every call is announced
+ * on the way, unless its question shows it whole.
  */
 int
-approve(struct driver *d, const char *name, const cJSON *call, char **why, const char **by)
+approve(struct driver *d, const char *name, const cJSON *call, char **why, const char **by,
+    const char **rule)
 {
 	struct mc_buf msg = {0};
-	char *where;
+	char *where, **pre = NULL;
+	const char *must;
 	int tool = guarded(d, name, call, &where), r;
+	enum verdict v = perms_judge(d, name, call, rule, &must);
+	size_t npre = 0, i;
 
-	*by = tool == -1 ? "policy" : "yes";
-	if (tool == -1 || d->c.yes || (*by = "always", granted(d, name))) {
-		announce(d, name, call);
-		free(where);
-		return 1;
+	*by = "rule";
+	if (v == V_DENY)
+		return free(where), refuse(d, name, call, why, *rule);
+	if (d->mode.now == MODE_PLAN && !plan_offers(d, name)) {
+		*by = "mode";
+		*rule = "mode plan";
+		return free(where), refuse(d, name, call, why, NULL);
+	}
+	if (v == V_ASK) {
+		tool = tool == -1 || tool == TOOL_READ ? TOOL_RULE : tool;
+		mc_note("%s: the rule %s asks first", name, perms_where(d));
+	} else {
+		*by = tool == -1 ? "policy" : "yes";
+		if (tool == -1 || d->mode.now == MODE_YES || (*by = "always", granted(d, name)) ||
+		    (*by = "rule", v == V_ALLOW && must == NULL) ||
+		    (*by = "mode", d->mode.now == MODE_ACCEPT_EDITS && edit_inside(d, tool, call))) {
+			if (strcmp(*by, "rule") == 0)
+				mc_note("%s: allowed by the rule %s", name, perms_where(d));
+			else if (strcmp(*by, "mode") == 0)
+				*rule = "mode accept-edits";
+			else if (strcmp(*by, "yes") == 0)
+				*rule = "mode yes";
+			else
+				*rule = NULL;
+			announce(d, name, call);
+			free(where);
+			return 1;
+		}
+		if (must != NULL && d->t.el != NULL && d->c.depth == 0)
+			mc_note("%s: no rule may allow this command: %s", name, must);
+		*rule = NULL;
 	}
 	*by = "policy";
 	r = 0;
-	if (d->c.depth > 0) {
+	if (v == V_ASK && (d->c.depth > 0 || d->t.el == NULL)) {
+		*by = "rule";
+		announce(d, name, call);
+		mc_note("refused %s: the rule %s asks first, and this run has no one to ask", name,
+		    perms_where(d));
+		mc_buf_printf(&msg, "refused: the user's settings ask before this call (the rule "
+		    "%s), and this run of mc cannot ask. Do without it, and say what you would "
+		    "have done.", *rule);
+	} else if (d->c.depth > 0) {
 		/* A subagent never asks: the parent did not allow it. */
 		announce(d, name, call);
 		if (tool == TOOL_READ)
@@ -519,23 +642,28 @@ approve(struct driver *d, const char *name, const cJSON *call, char **why, const
 			    "one-shot runs need --yes or --add-dir. Do without it, or ask the user "
 			    "to run mc again with --yes or --add-dir DIR.", name, where);
 		else
-			*why = mc_strdup("refused: this one-shot run of mc may not write, edit or "
-			    "run commands unless it is given --yes. Say what you would do instead, "
-			    "or ask the user to run it again with --yes.");
+			mc_buf_printf(&msg, "refused: this one-shot run of mc may not write, edit or "
+			    "run commands unless it is given --yes%s%s%s. Say what you would do "
+			    "instead, or ask the user to run it again with --yes.",
+			    must ? " (and no rule of the user's may allow this command: " : "",
+			    must ? must : "", must ? ")" : "");
 	} else {
 		*by = "user";
-		if ((r = ask(d, tool, where, name, call)) == 2) {
-			if (d->s.always == NULL)
-				d->s.always = mc_json_new_arr();
-			mc_json_push(d->s.always, mc_json_new_str(name));
-		} else if (r == 0)
+		if (tool == 2 && must == NULL && v != V_ASK)
+			pre = perms_prefixes(d, call, &npre);
+		if ((r = ask(d, tool, where, name, call, pre, npre)) >= 2)
+			remember(d, name, r, pre, npre);
+		else if (r == 0)
 			*why = mc_strdup("refused: the user did not allow this call.");
 		else if (r == -2)
 			*why = mc_strdup("refused: mc had no terminal to ask the user on.");
-		r = r == 2 ? 1 : r == -2 ? 0 : r;
+		r = r >= 2 ? 1 : r == -2 ? 0 : r;
 	}
 	if (msg.len > 0)
 		*why = mc_buf_steal(&msg);
+	for (i = 0; i < npre; i++)
+		free(pre[i]);
+	free(pre);
 	free(where);
 	return r;
 }

@@ -114,7 +114,8 @@ tool_call(const cJSON *call, struct mc_buf *touched, int *st)
 
 /* With --json: an approval event. */
 static void
-approval_event(struct driver *d, const char *cid, const char *name, int ok, const char *by)
+approval_event(struct driver *d, const char *cid, const char *name, int ok, const char *by,
+    const char *rule)
 {
 	cJSON *ev;
 
@@ -125,6 +126,8 @@ approval_event(struct driver *d, const char *cid, const char *name, int ok, cons
 	mc_json_add_str(ev, "name", name);
 	mc_json_add_str(ev, "decision", ok == 1 ? "allowed" : "refused");
 	mc_json_add_str(ev, "by", by);
+	if (rule != NULL)	/* permissions.c: the rule or mode that decided */
+		mc_json_add_str(ev, "rule", rule);
 	ev_emit(d, ev);
 }
 
@@ -133,7 +136,7 @@ int
 call_run(struct driver *d, const cJSON *call, struct mc_buf *touched)
 {
 	const char *name = mc_json_str(call, "name"), *cid = mc_json_str(call, "call_id");
-	const char *type, *ocid, *by;
+	const char *type, *ocid, *by, *rule = NULL;
 	char *why = NULL;
 	cJSON *item;
 	int ok, st;
@@ -149,8 +152,8 @@ call_run(struct driver *d, const cJSON *call, struct mc_buf *touched)
 	 * (exit 2) is its refusal, by "hook", and its message the output. */
 	by = "hook";
 	if ((ok = hooks_pre_tool(d, call, &why)) == 1)
-		ok = approve(d, name, call, &why, &by);
-	approval_event(d, cid, name, ok, by);
+		ok = approve(d, name, call, &why, &by, &rule);
+	approval_event(d, cid, name, ok, by, rule);
 	if (ok <= 0) {
 		st = call_output(d, call, ok == 0 ? why : timed_out ?
 		    "error: the run's --timeout came before this call ran." :

@@ -23,7 +23,8 @@
 #include "utf8.h"
 
 static const char usage[] =
-    "usage: mc [-c | --session ID|FILE] [-p NAME] [-m ID] [--agent ID] [-y] [--max-steps N]\n"
+    "usage: mc [-c | --session ID|FILE] [-p NAME] [-m ID] [--agent ID] [-y | --mode MODE]\n"
+    "          [--max-steps N]\n"
     "          [--json] [--no-session] [--schema FILE] [--max-output-tokens N]\n"
     "          [--keep-going] [--cache] [--refresh] [--add-dir DIR ...] [--timeout S]\n"
     "          [PROMPT ...]\n"
@@ -41,7 +42,10 @@ static const char usage[] =
     "  -p, --provider N  use provider N\n"
     "  -m, --model ID    use model ID\n"
     "  --agent ID        take the role of $MC_HOME/agents/ID.md\n"
-    "  -y, --yes         one-shot: allow write, edit and bash without asking\n"
+    "  -y, --yes         allow write, edit and bash without asking (--mode yes)\n"
+    "  --mode MODE       default, accept-edits (write and edit in the working\n"
+    "                    directory without asking), plan (read-only tools; the\n"
+    "                    answer is a plan) or yes\n"
     "  --max-steps N     send at most N times per message (default 50)\n"
     "  --json            one-shot: the run as JSON Lines events on stdout\n"
     "  --no-session      one-shot: keep no session file\n"
@@ -294,6 +298,8 @@ cleanup(struct driver *d)
 	mcp_forget(d);
 	mc_buf_free(&d->send.out.buf);
 	session_forget(d);
+	perms_free(d);
+	mode_free(d);
 	mc_buf_free(&d->s.prompt);
 	mc_buf_free(&d->s.tools);
 	free(d->s.provider);
@@ -369,7 +375,7 @@ main(int argc, char *argv[])
 	enum { OPT_SESSION = 256, OPT_AGENT, OPT_DRY, OPT_STATS, OPT_MAX_STEPS, OPT_JSON,
 	    OPT_NO_SESSION, OPT_SCHEMA, OPT_MAX_OUTPUT, OPT_ALL, OPT_KEEP_GOING,
 	    OPT_CACHE, OPT_REFRESH, OPT_SUBAGENT, OPT_PARENT, OPT_ALLOW, OPT_ADD_DIR, OPT_SLOTS,
-	    OPT_SLOT_FD, OPT_TIMEOUT };
+	    OPT_SLOT_FD, OPT_TIMEOUT, OPT_MODE };
 	static const struct option longopts[] = {
 		{ "continue", no_argument, NULL, 'c' },
 		{ "session", required_argument, NULL, OPT_SESSION },
@@ -380,6 +386,7 @@ main(int argc, char *argv[])
 		{ "stats", no_argument, NULL, OPT_STATS },
 		{ "max-steps", required_argument, NULL, OPT_MAX_STEPS },
 		{ "yes", no_argument, NULL, 'y' },
+		{ "mode", required_argument, NULL, OPT_MODE },
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "no-session", no_argument, NULL, OPT_NO_SESSION },
 		{ "schema", required_argument, NULL, OPT_SCHEMA },
@@ -404,7 +411,7 @@ main(int argc, char *argv[])
 	int c, status, loaded, prompt_cmd = 0, sessions_cmd = 0, steps_set = 0, all = 0, bad = 0;
 	enum outcome o;
 	char err[1024], *text, *session_id = NULL;
-	const char *nc, *timeout_opt = NULL;
+	const char *nc, *timeout_opt = NULL, *mode_opt = NULL;
 	long long timeout;
 
 	mc_init("mc", argv);
@@ -445,6 +452,12 @@ main(int argc, char *argv[])
 			break;
 		case 'y':
 			d.c.yes = 1;
+			break;
+		case OPT_MODE:	/* modes.c */
+			if (mode_parse(optarg) == -1)
+				return mc_usage_error("--mode: unknown mode \"%s\" (default, accept-edits, "
+				    "plan or yes)", optarg);
+			mode_opt = optarg;
 			break;
 		case OPT_TIMEOUT:
 			timeout_opt = optarg;
@@ -519,7 +532,7 @@ main(int argc, char *argv[])
 	if (d.c.stats && !prompt_cmd)
 		return mc_usage_error("--stats goes with `mc prompt`");
 	if (prompt_cmd && (d.c.cont || d.c.session || d.c.dry || d.c.provider || d.c.yes ||
-	    steps_set || d.c.parent || d.c.nallow))
+	    steps_set || d.c.parent || d.c.nallow || mode_opt))
 		return mc_usage_error("`mc prompt` takes only -m, --agent, --subagent and --stats");
 	if (d.c.dry && argc == 0 && isatty(STDIN_FILENO))
 		return mc_usage_error("--dry-run needs a PROMPT");
@@ -527,7 +540,7 @@ main(int argc, char *argv[])
 		return mc_usage_error("--all goes with `mc sessions`");
 	if (sessions_cmd && (d.c.cont || d.c.session || d.c.dry || d.c.provider || d.c.model ||
 	    d.c.yes || d.c.no_session || d.c.schema || d.c.max_output || d.c.agent || steps_set ||
-	    d.c.cache || d.c.depth || d.c.parent || d.c.nallow))
+	    d.c.cache || d.c.depth || d.c.parent || d.c.nallow || mode_opt))
 		return mc_usage_error("`mc sessions` takes only --all and --json");
 	if (child_usage(&d.c, prompt_cmd, sessions_cmd, argc) != 0 || slots_usage(&d.c) != 0)
 		return MC_EXIT_USAGE;
@@ -549,7 +562,7 @@ main(int argc, char *argv[])
 	 * arguments they judge are usage errors still; a failure to read
 	 * them is the run's, an event. */
 	loaded = mc_settings_load(&d.c.set, err, sizeof err);
-	if (loaded == 0 && !sessions_cmd && args_usable(&d) != 0) {
+	if (loaded == 0 && !sessions_cmd && (args_usable(&d) != 0 || mode_init(&d, mode_opt) != 0)) {
 		mc_settings_free(&d.c.set);
 		return MC_EXIT_USAGE;
 	}
@@ -586,6 +599,9 @@ main(int argc, char *argv[])
 	sigemptyset(&sa.sa_mask);
 	/* hooks.c: a session's hooks, checked before anything runs or is sent */
 	if (!sessions_cmd && !prompt_cmd && hooks_load(&d) == -1)
+		return fail_early(&d, session_id);
+	/* permissions.c: the approval rules, compiled once */
+	if (!sessions_cmd && !prompt_cmd && perms_load(&d) == -1)
 		return fail_early(&d, session_id);
 
 	if (!d.c.json && (sessions_cmd || prompt_cmd || (argc == 0 && isatty(STDIN_FILENO))))

@@ -15,6 +15,10 @@
  *              guides of the paths it touched
  *   approve.c  before write, edit, bash and MCP tools: what the call will
  *              do, shown on the terminal, and the user's answer
+ *   permissions.c the settings' approval rules (allow, ask, deny) and
+ *              those answered "always for PREFIX", judging a call
+ *   modes.c    default, accept-edits, plan and yes: --mode, /mode, /go;
+ *              plan mode's tools and its prompt fragment
  *   hooks.c    the settings' hooks: before and after tool calls, when a
  *              session starts, when the model is done
  *   mcp.c      the MCP tools, through one mc-mcp serve for the session
@@ -190,6 +194,17 @@ struct subagents {
 	int slots_failed;	/* there are no slots to take: said once */
 };
 
+/* modes.c: the session's mode (SPEC 22). */
+enum mode { MODE_DEFAULT, MODE_ACCEPT_EDITS, MODE_PLAN, MODE_YES };
+struct modes {
+	enum mode now;
+	enum mode before;	/* plan's: the mode /go goes back to */
+	struct mc_buf from;	/* the session's tool list plan's was made from */
+	struct mc_buf offered;	/* plan's tool list */
+	struct mc_buf plan;	/* the plan fragment, rendered once */
+	struct mc_strset read_only;	/* MCP tools whose server says readOnlyHint */
+};
+
 struct driver {
 	struct conf c;
 	struct hooks *hooks;	/* the settings' hooks, compiled: hooks.c's own */
@@ -200,6 +215,8 @@ struct driver {
 	struct mcp mcp;
 	struct sandbox sandbox;
 	struct subagents sub;
+	struct permissions *perms;	/* permissions.c's own */
+	struct modes mode;
 	struct { int session, done; } ev;	/* events.c: --json's first and last events said */
 };
 
@@ -240,6 +257,7 @@ int mcp_start(struct driver *d);
 int mcp_tools(struct driver *d);
 int mcp_has(const struct driver *d, const char *name);
 int mcp_guarded(const struct driver *d, const char *name);
+const char *mcp_server_of(const struct driver *d, const char *name);
 cJSON *mcp_call(struct driver *d, const cJSON *call);
 void mcp_stop(struct driver *d);
 int mcp_restart(struct driver *d);
@@ -285,9 +303,36 @@ int call_ran(struct driver *d, const cJSON *call, const char *output);
 int context_add(struct driver *d, const char *file, const char *content);
 void guides_inject(struct driver *d, struct mc_buf *touched);
 
+/* permissions.c */
+enum verdict { V_NONE, V_ALLOW, V_ASK, V_DENY };
+int perms_load(struct driver *d);
+void perms_free(struct driver *d);
+void perms_forget(struct driver *d);
+/* What the rules say of a call; *rule names the rules that decided (a
+ * string perms keeps until the next call), *must_ask why a bash command
+ * must be asked about whatever the prefix and exact rules say, or NULL. */
+enum verdict perms_judge(struct driver *d, const char *name, const cJSON *call, const char **rule,
+    const char **must_ask);
+const char *perms_where(const struct driver *d);
+char **perms_prefixes(struct driver *d, const cJSON *call, size_t *n);
+void perms_allow_prefix(struct driver *d, const char *prefix);
+
+/* modes.c */
+int mode_parse(const char *s);
+const char *mode_name(enum mode m);
+int mode_init(struct driver *d, const char *opt);
+void mode_free(struct driver *d);
+void mode_set(struct driver *d, enum mode m);
+int plan_offers(const struct driver *d, const char *name);
+cJSON *plan_filter(const struct driver *d, cJSON *tools);
+const struct mc_buf *mode_tools(struct driver *d);
+int mode_turn(struct driver *d);
+void mode_slash(struct driver *d, const char *arg);
+char *mode_go(struct driver *d, const char *arg);
+
 /* approve.c */
 int approve(struct driver *d, const char *name, const cJSON *call, char **why,
-    const char **by);
+    const char **by, const char **rule);
 
 /* workspace.c */
 int workspace_add(struct conf *c, const char *dir);

@@ -91,6 +91,7 @@ mcp_forget(struct driver *d)
 	free(d->mcp.servers);
 	d->mcp.servers = NULL;
 	mc_strset_free(&d->mcp.names);
+	mc_strset_free(&d->mode.read_only);
 }
 
 /* Note tool t's name and its server (detached from t: the model is not
@@ -99,6 +100,7 @@ static void
 tool_noted(struct driver *d, cJSON *t)
 {
 	cJSON *server = cJSON_DetachItemFromObjectCaseSensitive(t, "server");
+	cJSON *ro = cJSON_DetachItemFromObjectCaseSensitive(t, "read_only");
 	const char *name = mc_json_str(t, "name");
 	size_t k = d->mcp.names.n;
 	int added;
@@ -112,8 +114,11 @@ tool_noted(struct driver *d, cJSON *t)
 			d->mcp.servers[k] = cJSON_IsString(server) ?
 			    mc_strdup(server->valuestring) : NULL;
 		}
+		if (cJSON_IsTrue(ro))	/* modes.c: plan mode offers it */
+			mc_strset_add(&d->mode.read_only, name, 0, NULL);
 	}
 	cJSON_Delete(server);
+	cJSON_Delete(ro);
 }
 
 /* The servers' tools, after mc-tool's in the session's list (where those
@@ -170,13 +175,21 @@ mcp_has(const struct driver *d, const char *name)
 int
 mcp_guarded(const struct driver *d, const char *name)
 {
-	const struct mc_strset_slot *p = mc_strset_find(&d->mcp.names, name);
-	const char *server = p != NULL ? d->mcp.servers[p->val] : NULL;
+	const char *server = mcp_server_of(d, name);
 
 	if (server == NULL)
 		return 1;
 	return !cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(mc_json_obj(
 	    mc_settings_get(&d->c.set, "mcp_servers"), server), "approve"));
+}
+
+/* The server of an MCP tool, as the settings name it; NULL for any other tool. */
+const char *
+mcp_server_of(const struct driver *d, const char *name)
+{
+	const struct mc_strset_slot *p = mc_strset_find(&d->mcp.names, name);
+
+	return p != NULL ? d->mcp.servers[p->val] : NULL;
 }
 
 /* One call through mc-mcp: its output item, or NULL. */

@@ -25,6 +25,8 @@ static const char help_text[] =
     "  /compact [FOCUS]\n"
     "                summarize the older conversation (FOCUS: what matters most)\n"
     "  /new          start a new session\n"
+    "  /mode [MODE]  show or change the mode: default, accept-edits, plan or yes\n"
+    "  /go [TEXT]    leave plan mode and carry the plan out\n"
     "  /exit         leave (or Ctrl-D)\n"
     "End a line with \\ to continue it; a line \"\"\" opens and closes a block.\n"
     "Ctrl-C cancels the answer in flight.\n";
@@ -311,9 +313,10 @@ new_session(struct driver *d)
 	note(d, "new session");
 }
 
-/* A slash command. Returns 1 to leave the session. */
+/* A slash command. Returns 1 to leave the session; *send is a message to
+ * send as if typed (/go), or NULL. */
 static int
-command(struct driver *d, const char *line)
+command(struct driver *d, const char *line, char **send)
 {
 	const char *argp = line + strcspn(line, " \t");
 	size_t n = (size_t)(argp - line);
@@ -340,6 +343,10 @@ command(struct driver *d, const char *line)
 		interrupted = 0;
 	} else if (IS("/new")) {
 		new_session(d);
+	} else if (IS("/mode")) {	/* modes.c */
+		mode_slash(d, argp);
+	} else if (IS("/go")) {
+		*send = mode_go(d, argp);
 	} else {
 		mc_err("unknown command %.*s; /help lists them", (int)n, line);
 	}
@@ -378,7 +385,7 @@ interactive(struct driver *d)
 	EditLine *el;
 	History *h;
 	HistEvent ev;
-	char *line, *path;
+	char *line, *path, *send;
 	const char *term;
 	int r, bracketed;
 
@@ -412,11 +419,13 @@ interactive(struct driver *d)
 		history(h, &ev, H_ENTER, line);
 		history_save(d, h);
 		if (line[0] == '/' && line[1] != '/') {
-			r = command(d, line);
+			send = NULL;
+			r = command(d, line, &send);
 			free(line);
 			if (r)
 				break;
-			continue;
+			if ((line = send) == NULL)
+				continue;
 		}
 		interrupted = 0;
 		/* Keys typed while the answer streams are not echoed into it;

@@ -173,13 +173,6 @@ reset(struct driver *d, const cJSON *header)
 	    (header != NULL && control(b, cJSON_Duplicate(header, 1)) == -1) ? -1 : 0;
 }
 
-/* Whether two buffers hold the same bytes. */
-static int
-same(const struct mc_buf *a, const struct mc_buf *b)
-{
-	return a->len == b->len && (a->len == 0 || memcmp(a->data, b->data, a->len) == 0);
-}
-
 /* What changed since the last request, written: a new session, the
  * prompt, the tools, the lines added; then the request. 0, or -1 with
  * errno (mc-request went away, or a signal came). */
@@ -187,7 +180,7 @@ static int
 feed(struct driver *d)
 {
 	struct builder *b = &d->build;
-	const struct mc_buf *lines = &d->s.file.lines;
+	const struct mc_buf *lines = &d->s.file.lines, *tools = mode_tools(d);
 	cJSON *m, *t;
 	char err[256];
 
@@ -201,7 +194,7 @@ feed(struct driver *d)
 		b->fed = 0;
 	}
 	b->preloading = 0;
-	if (!b->told || !same(&b->prompt, &d->s.prompt)) {
+	if (!b->told || !mc_buf_same(&b->prompt, &d->s.prompt)) {
 		m = mc_json_new_obj();
 		mc_json_add_str(m, "type", "system");
 		mc_json_add_str(m, "text", d->s.prompt.data ? d->s.prompt.data : "");
@@ -210,11 +203,12 @@ feed(struct driver *d)
 		b->prompt.len = 0;
 		mc_buf_add(&b->prompt, d->s.prompt.data, d->s.prompt.len);
 	}
-	if ((!b->told && d->s.tools.len > 0) || !same(&b->tools, &d->s.tools)) {
+	/* modes.c: what the mode offers of the session's tools */
+	if ((!b->told && tools->len > 0) || !mc_buf_same(&b->tools, tools)) {
 		/* The list as one line, whatever its white space (tools_put
 		 * keeps it JSON: an empty list otherwise). */
-		if (d->s.tools.len == 0 ||
-		    (t = mc_json_parse(d->s.tools.data, d->s.tools.len, err, sizeof err)) == NULL)
+		if (tools->len == 0 ||
+		    (t = mc_json_parse(tools->data, tools->len, err, sizeof err)) == NULL)
 			t = mc_json_new_arr();
 		m = mc_json_new_obj();
 		mc_json_add_str(m, "type", "tools");
@@ -222,7 +216,7 @@ feed(struct driver *d)
 		if (control(b, m) == -1)
 			return -1;
 		b->tools.len = 0;
-		mc_buf_add(&b->tools, d->s.tools.data, d->s.tools.len);
+		mc_buf_add(&b->tools, tools->data, tools->len);
 	}
 	b->told = 1;
 	if (lines->len < b->fed)
@@ -331,7 +325,7 @@ build_request(struct driver *d, size_t *len)
 
 	for (attempt = 0; attempt < 2; attempt++) {
 		build_args(d, &now, NULL);
-		if (b->pid > 0 && !same(&now, &b->args))
+		if (b->pid > 0 && !mc_buf_same(&now, &b->args))
 			build_end(d, 1);
 		if (b->pid <= 0 && build_start(d) == -1)
 			break;

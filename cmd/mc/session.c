@@ -328,6 +328,7 @@ session_forget(struct driver *d)
 	d->s.nguides = 0;
 	cJSON_Delete(d->s.always);
 	d->s.always = NULL;
+	perms_forget(d);	/* "always for PREFIX" too */
 	memset(&d->s.used, 0, sizeof d->s.used);
 	cJSON_Delete(d->s.recorded);
 	d->s.recorded = NULL;

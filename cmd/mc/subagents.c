@@ -428,7 +428,7 @@ child_argv(const struct driver *d, const struct task *t, char *steps, size_t ste
 		push(&v, &n, "--parent");
 		push(&v, &n, d->s.file.id);
 	}
-	if (d->c.yes)
+	if (d->mode.now == MODE_YES)	/* modes.c: the mode the parent is in now */
 		push(&v, &n, "--yes");
 	for (i = 0; i < d->c.nadd_dir; i++) {
 		push(&v, &n, "--add-dir");

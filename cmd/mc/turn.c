@@ -432,7 +432,8 @@ turn(struct driver *d, const char *text)
 	int st;
 
 	/* hooks.c: a new session's session_start hooks, before its first message */
-	if (session_begin(d) == -1 || hooks_session_start(d) == -1 ||
+	/* modes.c: plan mode's fragment before the message */
+	if (session_begin(d) == -1 || hooks_session_start(d) == -1 || mode_turn(d) == -1 ||
 	    session_add(d, mc_item_message("user", text)) == -1)
 		return OUT_ERROR;
 	calls = mc_json_new_arr();
