@@ -174,6 +174,8 @@ http_head(struct http_xfer *x)
 	memcpy(res->reason, x->h1.reason, sizeof res->reason);
 	memcpy(res->retry_after, x->h1.retry_after, sizeof res->retry_after);
 	memcpy(res->retry_after_ms, x->h1.retry_after_ms, sizeof res->retry_after_ms);
+	memcpy(res->content_type, x->h1.content_type, sizeof res->content_type);
+	memcpy(res->mcp_session, x->h1.mcp_session, sizeof res->mcp_session);
 }
 
 int

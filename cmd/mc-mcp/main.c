@@ -108,10 +108,12 @@ load_servers(struct mcp *m, const struct mc_settings *s)
 	cJSON_ArrayForEach(e, all) {
 		if (cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(e, "enabled")))
 			continue;
-		if ((cmd = mc_json_str(e, "command")) == NULL || *cmd == '\0') {
+		if (mc_json_str(e, "url") != NULL && *mc_json_str(e, "url") != '\0')
+			;	/* remote: spoken to by mc-mcp bridge */
+		else if ((cmd = mc_json_str(e, "command")) == NULL || *cmd == '\0') {
 			mc_err("%s: mcp_servers.%s.command: %s", s->path, e->string,
 			    cmd ? "expected the program to run, not an empty string" :
-			    "missing: the program that runs the server");
+			    "missing: the program that runs the server (or \"url\" for a remote one)");
 			return -1;
 		}
 		sv = &m->sv[m->n++];
@@ -271,6 +273,9 @@ main(int argc, char *argv[])
 	if (argc == 0)
 		return mc_usage_error("missing command: list, call or serve");
 	sub = argv[0];
+	/* Started by mc-mcp itself for a remote server (remote.c). */
+	if (strcmp(sub, "bridge") == 0 && argc == 1)
+		return mc_finish(mcp_bridge());
 	if (strcmp(sub, "list") != 0 && strcmp(sub, "call") != 0 && strcmp(sub, "serve") != 0)
 		return mc_usage_error("unknown command: %s", sub);
 	if (argc > 1)

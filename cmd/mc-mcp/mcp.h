@@ -139,6 +139,14 @@ char *mcp_failed_output(const struct server *sv);
  * was cancelled and *out is not set. */
 int mcp_run_call(struct mcp *m, struct server *sv, const char *tool, cJSON *args, char **out);
 
+/* remote.c: a server with a "url" */
+/* The first line for mc-mcp bridge (the URL, the headers with their
+ * ${NAME}s expanded); NULL with why (no secret in it) when it cannot be. */
+char *mcp_remote_config(const struct server *sv, char *why, size_t whysz);
+
+/* http.c: mc-mcp bridge, the HTTP transports */
+int mcp_bridge(void);
+
 /* serve.c */
 int mcp_serve(struct mcp *m);
 
