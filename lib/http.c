@@ -186,6 +186,9 @@ http_piece(const char *p, size_t n, void *arg)
 	size_t keep;
 	int r;
 
+	/* The head is in res before on_body sees the body (the two may
+	 * come in one read). */
+	http_head(x);
 	http_touch(x);
 	if (http_interrupted(x))
 		return 1;

@@ -171,21 +171,67 @@ cmd_list(struct mcp *m, int pretty)
 	return m->n > 0 && ok == 0 ? MC_EXIT_FAIL : MC_EXIT_OK;
 }
 
-int
-mcp_run_call(struct mcp *m, struct server *sv, const char *tool, cJSON *args, char **out)
+/* Progress of sv's call, as a line for the driver's status line. */
+static void
+progress_line(struct server *sv)
 {
-	mcp_call(sv, tool, args);
+	const cJSON *p = sv->progress;
+	cJSON *line = mc_json_new_obj();
+	const cJSON *v;
+
+	mc_json_add_str(line, "type", "progress");
+	mc_json_add_str(line, "server", sv->name);
+	if (cJSON_IsNumber(v = cJSON_GetObjectItemCaseSensitive(p, "progress")))
+		mc_json_add_num(line, "progress", v->valuedouble);
+	if (cJSON_IsNumber(v = cJSON_GetObjectItemCaseSensitive(p, "total")))
+		mc_json_add_num(line, "total", v->valuedouble);
+	if (mc_json_str(p, "message") != NULL)
+		mc_json_add_str(line, "message", mc_json_str(p, "message"));
+	mc_json_write(stdout, line, 0);
+	fflush(stdout);
+	cJSON_Delete(line);
+}
+
+/* Wait for the answer to sv's request in flight. -1 when a signal came first. */
+static int
+await(struct mcp *m, struct server *sv)
+{
 	while (sv->st == SV_CALL) {
 		if (mcp_got_int || mcp_got_stop) {
 			mcp_cancel(sv, mcp_got_stop ? "the client is stopping" : "cancelled by the user");
 			return -1;
 		}
 		mcp_pump(m, -1, -1);
+		if (sv->progress != NULL) {
+			if (m->progress_lines)
+				progress_line(sv);
+			cJSON_Delete(sv->progress);
+			sv->progress = NULL;
+		}
 	}
 	/* A server that failed has its exit status still to say. */
 	while (sv->st == SV_STOPPING)
 		mcp_pump(m, -1, -1);
+	return 0;
+}
+
+int
+mcp_run_call(struct mcp *m, struct server *sv, const char *tool, cJSON *args, int as_task, char **out)
+{
+	mcp_call(sv, tool, args, as_task);
+	if (await(m, sv) == -1)
+		return -1;
 	*out = sv->answer != NULL ? mcp_answer_text(sv->answer) : mcp_failed_output(sv);
+	return 0;
+}
+
+int
+mcp_run_ask(struct mcp *m, struct server *sv, const char *method, cJSON *params, char **out)
+{
+	mcp_ask(sv, method, params);
+	if (await(m, sv) == -1)
+		return -1;
+	*out = sv->answer != NULL ? mcp_other_text(sv, sv->answer, method) : mcp_failed_output(sv);
 	return 0;
 }
 
@@ -219,7 +265,7 @@ cmd_call(struct mcp *m)
 			out = mcp_unknown(m, name);
 			status = MC_EXIT_FAIL;
 		} else if ((args = mcp_call_args(item, &out)) != NULL)
-			intr = mcp_run_call(m, ref->sv, ref->tool, args, &out) == -1;
+			intr = mcp_run_call(m, ref->sv, ref->tool, args, ref->task, &out) == -1;
 	}
 	if (intr) {
 		out = mc_strdup("error: cancelled by the user");

@@ -521,6 +521,11 @@ mcp_free(struct mcp *m)
 		mc_buf_free(&m->sv[i].line);
 		mc_buf_free(&m->sv[i].eline);
 		cJSON_Delete(m->sv[i].tools);
+		cJSON_Delete(m->sv[i].resources);
+		cJSON_Delete(m->sv[i].templates);
+		cJSON_Delete(m->sv[i].prompts);
+		cJSON_Delete(m->sv[i].caps);
+		cJSON_Delete(m->sv[i].progress);
 		cJSON_Delete(m->sv[i].answer);
 		free(m->sv[i].cursor);
 		free(m->sv[i].why);
