@@ -221,7 +221,8 @@ class Handler(BaseHTTPRequestHandler):
         self.close_connection = True
 
     def event(self, msg, name=None):
-        s = ("event: %s\n" % name if name else "") + "data: " + json.dumps(msg) + "\n\n"
+        data = msg if isinstance(msg, str) else json.dumps(msg)
+        s = ("event: %s\n" % name if name else "") + "data: " + data + "\n\n"
         self.wfile.write(s.encode())
         self.wfile.flush()
 

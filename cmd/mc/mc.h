@@ -172,6 +172,9 @@ struct mcp {
 				 * index in servers */
 	char **servers;		/* the server of each tool, or NULL */
 	size_t at;		/* where its tools begin in the session's list */
+	cJSON *extras;		/* its servers' resources and prompts (mc-mcp's
+				 * mcp_resource, mcp_template, mcp_prompt entries) */
+	int status;		/* a progress line is on the terminal */
 };
 
 /* `mc-tool sandbox`, asked once a session. */
@@ -243,6 +246,8 @@ cJSON *mcp_call(struct driver *d, const cJSON *call);
 void mcp_stop(struct driver *d);
 int mcp_restart(struct driver *d);
 void mcp_forget(struct driver *d);
+int mcp_routes(const struct driver *d, const char *name, const cJSON *call);
+int mcp_prompt(struct driver *d, const char *line, char **text);
 
 /* turn.c: how a turn ended (the done event's reason) */
 enum outcome { OUT_STOP, OUT_MAX_STEPS, OUT_LENGTH, OUT_REFUSAL, OUT_ERROR, OUT_CANCELLED,

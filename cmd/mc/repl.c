@@ -366,7 +366,7 @@ interactive(struct driver *d)
 	EditLine *el;
 	History *h;
 	HistEvent ev;
-	char *line, *path;
+	char *line, *path, *text;
 	const char *term;
 	int r, bracketed;
 
@@ -399,7 +399,13 @@ interactive(struct driver *d)
 		}
 		history(h, &ev, H_ENTER, line);
 		history_save(d, h);
-		if (line[0] == '/' && line[1] != '/') {
+		/* mcp.c: /SERVER:NAME ARGS sends a server's prompt. */
+		if (line[0] == '/' && line[1] != '/' && (r = mcp_prompt(d, line, &text)) != 0) {
+			free(line);
+			if (r == -1)
+				continue;
+			line = text;
+		} else if (line[0] == '/' && line[1] != '/') {
 			r = command(d, line);
 			free(line);
 			if (r)

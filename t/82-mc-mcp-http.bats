@@ -1,0 +1,241 @@
+#!/usr/bin/env bats
+# mc-mcp, round two (SPEC §24): remote servers over Streamable HTTP and
+# HTTP+SSE, versions, roots, logging, progress, list changes, tasks,
+# resources, prompts and every content type, against t/fake-mcp-http.py.
+
+load helper
+load fake
+load mc
+
+FAKE_HTTP="$BATS_TEST_DIRNAME/fake-mcp-http.py"
+
+# http_start [OPTION...]: the fake HTTP MCP server; its port in $HP, its log in $HLOG
+http_start() {
+	HLOG="$BATS_TEST_TMPDIR/http.log"
+	local pf="$BATS_TEST_TMPDIR/http.port" i
+	rm -f "$pf"
+	python3 "$FAKE_HTTP" --port-file "$pf" --log "$HLOG" "$@" 3>&- &
+	HPID=$!
+	for ((i = 0; i < 200; i++)); do
+		[ -s "$pf" ] && break
+		sleep 0.05
+	done
+	HP=$(cat "$pf")
+	touch "$HLOG"
+}
+
+teardown() {
+	[ -n "${HPID:-}" ] && kill "$HPID" 2>/dev/null
+	return 0
+}
+
+# remote [EXTRA-JSON]: settings with one server "web" at the fake's URL
+remote() {
+	settings "$(jq -nc --arg u "http://127.0.0.1:$HP/mcp" --argjson x "${1:-{\}}" \
+		'{mcp_servers: {web: ({url: $u, timeout_s: 10} + $x)}}')"
+}
+
+item() {
+	jq -cn --arg i "$1" --arg n "$2" --arg a "${3:-{\}}" '{type:"function_call",call_id:$i,name:$n,arguments:$a}'
+}
+
+# serve LINE...: mc-mcp serve fed these lines; stdout in $output
+serve() {
+	run --separate-stderr mc-mcp serve < <(printf '%s\n' "$@")
+}
+
+# out ID: the output of call ID in $output
+out() {
+	printf '%s\n' "$output" | jq -rs --arg i "$1" '.[] | select(.call_id? == $i) | .output'
+}
+
+@test "http: tools over Streamable HTTP; session id, version and headers kept; DELETE at the end" {
+	http_start
+	export MY_TOKEN=s3cret
+	remote '{"headers": {"Authorization": "Bearer ${MY_TOKEN}", "X-Plain": "yes"}}'
+	serve "$(item c1 web__echo '{"text":"hi"}')"
+	assert_success
+	assert_equal "$(printf '%s\n' "$output" | head -1 | jq -c '[.[] | select(.type == null) | .name] | .[:2]')" \
+		'["web__echo","web__rich"]'
+	assert_equal "$(out c1)" hi
+	# initialize has no session yet; each request after it carries both
+	assert_equal "$(jq -rs '[.[] | select(.http == "POST")][0] | [.session, .version, .auth] | @tsv' "$HLOG")" \
+		$'\t\tBearer s3cret'
+	assert_equal "$(jq -rs '[.[] | select(.body.method? == "tools/call")][0] | [.session, .version, .accept] | @tsv' "$HLOG")" \
+		$'s1\t2025-11-25\tapplication/json, text/event-stream'
+	assert_equal "$(jq -rs '.[-1] | [.http, .session] | @tsv' "$HLOG")" $'DELETE\ts1'
+	# the secret went nowhere but the wire
+	! grep -rq s3cret "$MC_HOME" <(printf '%s' "$stderr")
+}
+
+@test "http: an unset header variable is one line naming it and the server, before connecting" {
+	http_start
+	unset NO_SUCH_VAR
+	remote '{"headers": {"Authorization": "Bearer ${NO_SUCH_VAR}"}}'
+	run --separate-stderr mc-mcp list
+	assert_failure 1
+	assert_equal "$output" "[]"
+	assert_equal "$stderr" 'mc-mcp: server "web": headers.Authorization: the variable NO_SUCH_VAR is not set'
+	assert_equal "$(wc -c <"$HLOG")" 0
+}
+
+@test "http: answers as event streams; a forgotten session (404) is renewed once" {
+	http_start --sse-all --forget
+	remote
+	serve "$(item c1 web__echo '{"text":"one"}')" "$(item c2 web__echo '{"text":"two"}')"
+	assert_success
+	assert_equal "$(out c1)" one
+	assert_equal "$(out c2)" two
+	[[ $stderr == *'web: the server forgot session s1 (HTTP 404); starting a new one'* ]]
+	assert_equal "$(jq -rs '[.[] | select(.body.method? == "initialize")] | length' "$HLOG")" 2
+	assert_equal "$(jq -rs '[.[] | select(.body.method? == "tools/call")][-1].session' "$HLOG")" s2
+}
+
+@test "http: a server that refuses the POST with 4xx is spoken to by the older HTTP+SSE transport" {
+	http_start --mode legacy
+	remote
+	serve "$(item c1 web__echo '{"text":"old"}')" "$(item c2 web__roots)"
+	assert_success
+	assert_equal "$(out c1)" old
+	assert_equal "$(out c2 | jq -r '.roots[0].uri')" "file://$PWD"
+	assert_equal "$(jq -rs '[.[] | select(.http == "POST")][1].path' "$HLOG")" '/messages?s=L1'
+}
+
+@test "http: a URL that refuses, times out, answers HTML or non-JSON-RPC is one line naming the server" {
+	run python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
+	dead=$output
+	http_start --html
+	html=$HP
+	HPID1=$HPID
+	http_start --not-rpc
+	notrpc=$HP
+	HPID2=$HPID
+	http_start --hang
+	settings "$(jq -nc --arg a "http://127.0.0.1:$dead/mcp" --arg b "http://127.0.0.1:$html/mcp" \
+		--arg c "http://127.0.0.1:$notrpc/mcp" --arg d "http://127.0.0.1:$HP/mcp" '{mcp_servers: {
+		  refused: {url: $a}, html: {url: $b}, notrpc: {url: $c}, hang: {url: $d, timeout_s: 1}}}')"
+	run --separate-stderr mc-mcp list
+	kill "$HPID1" "$HPID2"
+	assert_failure 1
+	assert_equal "$output" "[]"
+	[[ $stderr == *"mc-mcp: server \"refused\": answered initialize with error -32000: cannot connect to http://127.0.0.1:$dead/mcp: connection refused"* ]]
+	[[ $stderr == *"mc-mcp: server \"html\": answered initialize with error -32000: http://127.0.0.1:$html/mcp answered with text/html, not JSON-RPC: \"<!DOCTYPE html> <html><body>Login</body></html> \""* ]]
+	[[ $stderr == *'mc-mcp: server "notrpc": sent a message with neither a method nor an id'* ]]
+	[[ $stderr == *'mc-mcp: server "hang": did not answer initialize within 1 s'* ]]
+	assert_equal "$(printf '%s\n' "$stderr" | wc -l)" 4
+}
+
+@test "http: a failed server leaves the others: the session goes on without it" {
+	http_start
+	settings "$(jq -nc --arg u "http://127.0.0.1:$HP/mcp" '{mcp_servers: {
+	  web: {url: $u}, gone: {url: "http://127.0.0.1:9/mcp", headers: {"X": "${UNSET_HERE}"}}}}')"
+	serve "$(item c1 web__echo '{"text":"still"}')" "$(item c2 gone__x)"
+	assert_success
+	assert_equal "$(out c1)" still
+	[[ $(out c2) == 'error: the MCP server "gone" of this tool is not running: headers.X: the variable UNSET_HERE is not set' ]]
+}
+
+@test "versions: 2025-11-25 asked, 2025-06-18 and 2025-03-26 taken, roots offered" {
+	http_start --version 2025-03-26
+	remote
+	serve "$(item c1 web__echo '{"text":"v"}')"
+	assert_equal "$(out c1)" v
+	assert_equal "$(jq -rs 'map(select(.initialize))[0].initialize | [.protocolVersion, (.capabilities.roots | has("listChanged"))] | @tsv' "$HLOG")" \
+		$'2025-11-25\ttrue'
+	assert_equal "$(jq -rs '[.[] | select(.body.method? == "tools/call")][0].version' "$HLOG")" 2025-03-26
+	kill "$HPID"
+	http_start --version 2024-11-05
+	remote
+	run --separate-stderr mc-mcp list
+	assert_equal "$stderr" 'mc-mcp: server "web": answered initialize with protocol version "2024-11-05", not one of 2025-11-25, 2025-06-18, 2025-03-26'
+}
+
+@test "roots: the working directory, asked for in a call's event stream" {
+	http_start
+	remote
+	mkdir "sub dir"
+	cd "sub dir"
+	serve "$(item c1 web__roots)"
+	assert_equal "$(out c1 | jq -c .roots)" "[{\"uri\":\"file://${PWD// /%20}\",\"name\":\"sub dir\"}]"
+}
+
+@test "progress goes out as lines before the output; logging from warning up on stderr, with -q too" {
+	http_start
+	remote
+	run --separate-stderr mc-mcp -q serve < <(item c1 web__progress)
+	# the latest progress counts: two that come at once may be one line
+	assert_equal "$(printf '%s\n' "$output" | sed '1d;$d' | jq -c '[.type, .server, .progress, .total, .message]' | tail -1)" \
+		'["progress","web",2,2,"step 2"]'
+	assert_equal "$(printf '%s\n' "$output" | sed '1d;$d' | jq -r .type | sort -u)" progress
+	assert_equal "$(out c1)" done
+	assert_equal "$stderr" 'mc-mcp: web: warning fake: careful now'
+	assert_equal "$(jq -rs '[.[] | select(.body.method? == "tools/call")][0].body.params._meta.progressToken | type' "$HLOG")" string
+}
+
+@test "tools/list_changed: the new list goes out before the next output" {
+	http_start
+	remote
+	serve "$(item c1 web__change)" "$(item c2 web__added)"
+	assert_equal "$(printf '%s\n' "$output" | sed -n 2p | jq -c '[.[] | .name | select(. == "web__added")]')" '["web__added"]'
+	assert_equal "$(printf '%s\n' "$output" | sed -n 3p | jq -r .output)" changed
+	assert_equal "$(out c2)" 'added works'
+}
+
+@test "tasks: a task-only tool is offered, called as a task and its result awaited" {
+	http_start
+	remote
+	serve "$(item c1 web__slowtask)"
+	assert_equal "$(printf '%s\n' "$output" | head -1 | jq -r '.[] | select(.name == "web__slowtask") | .name')" web__slowtask
+	assert_equal "$(out c1)" 'task done (t-1)'
+	assert_equal "$(jq -rs '[.[] | select(.body.method? == "tools/call")][0].body.params.task | has("ttl")' "$HLOG")" true
+	assert_equal "$(jq -rs '[.[] | select(.body.method? == "tasks/result")][0].body.params.taskId' "$HLOG")" t-1
+}
+
+@test "results keep every content type: text, image and audio markers, resources, links, structured" {
+	http_start
+	remote
+	serve "$(item c1 web__rich)" "$(item c2 web__structured)"
+	assert_equal "$(out c1)" 'hello
+[image/png, 70 bytes]
+[audio/wav, 3 bytes]
+[resource mem://a]
+inside
+[resource mem://b, application/octet-stream, 4 bytes]
+[resource link file:///x/y.txt: y.txt]'
+	assert_equal "$(out c2)" '{"answer":42}'
+}
+
+@test "resources: listed with templates; read of mcp://SERVER/URI; a resource that is not text is an error" {
+	http_start
+	remote
+	serve "$(item c1 read '{"path":"mcp://web/mem://a"}')" "$(item c2 read '{"path":"mcp://web/mem://b"}')" \
+		"$(item c3 read '{"path":"mcp://nope/x"}')"
+	assert_equal "$(printf '%s\n' "$output" | head -1 | jq -c '[.[] | select(.type != null) | [.type, .uri // .name]]')" \
+		'[["mcp_resource","mem://a"],["mcp_resource","mem://b"],["mcp_template","mem://{name}"],["mcp_prompt","web:greet"]]'
+	assert_equal "$(out c1)" 'contents of mem://a'
+	assert_equal "$(out c2)" 'error: the resource mem://b of the MCP server "web" is not text (application/octet-stream, 4 bytes)'
+	assert_equal "$stderr" 'mc-mcp: server "web": resource mem://b is not text'
+	assert_equal "$(out c3)" 'error: no MCP server "nope" is running'
+}
+
+@test "prompts: a prompt line gets the messages, its words given to the arguments in order" {
+	http_start
+	remote
+	serve '{"type":"prompt","call_id":"p1","name":"web:greet","arguments":"Ann very warmly"}' \
+		'{"type":"prompt","call_id":"p2","name":"web:nope","arguments":""}'
+	assert_equal "$(out p1)" 'Say hello to Ann, very warmly.'
+	assert_equal "$(out p2)" 'error: the MCP server "web" has no prompt "nope"'
+}
+
+@test "mc: the model reads mcp://SERVER/URI with read; resources are named in read's description" {
+	http_start
+	fake_start "[$(calls "$(call c1 read '{"path":"mcp://web/mem://a"}')"), $(text done)]"
+	jq -nc --arg url "$FAKE_URL" --arg u "http://127.0.0.1:$HP/mcp" '{provider: "fake", model: "fake-model",
+	  providers: {fake: {base_url: $url, api: "chat", api_key_env: null}},
+	  mcp_servers: {web: {url: $u, approve: false}}}' > "$MC_HOME/settings.json"
+	run --separate-stderr mc 'read it' </dev/null
+	assert_success
+	assert_output done
+	[[ $(fake_request 1 '.body.tools[].function | select(.name == "read") | .description') == *'MCP resources, read with path mcp://SERVER/URI: mcp://web/mem://a (a) mcp://web/mem://b (b) mcp://web/mem://{name} (any)'* ]]
+	assert_equal "$(fake_request 2 '.body.messages[-1].content')" 'contents of mem://a'
+}
