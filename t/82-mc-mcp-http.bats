@@ -26,7 +26,8 @@ http_start() {
 
 teardown() {
 	[ -n "${HPID:-}" ] && kill "$HPID" 2>/dev/null
-	return 0
+	teardown_local
+	fake_stop
 }
 
 # remote [EXTRA-JSON]: settings with one server "web" at the fake's URL
@@ -227,15 +228,52 @@ inside
 	assert_equal "$(out p2)" 'error: the MCP server "web" has no prompt "nope"'
 }
 
-@test "mc: the model reads mcp://SERVER/URI with read; resources are named in read's description" {
-	http_start
-	fake_start "[$(calls "$(call c1 read '{"path":"mcp://web/mem://a"}')"), $(text done)]"
+# use_remote: settings for the fake provider and the fake HTTP server as "web"
+use_remote() {
 	jq -nc --arg url "$FAKE_URL" --arg u "http://127.0.0.1:$HP/mcp" '{provider: "fake", model: "fake-model",
 	  providers: {fake: {base_url: $url, api: "chat", api_key_env: null}},
 	  mcp_servers: {web: {url: $u, approve: false}}}' > "$MC_HOME/settings.json"
+}
+
+@test "mc: the model reads mcp://SERVER/URI with read; resources are named in read's description" {
+	http_start
+	fake_start "[$(calls "$(call c1 read '{"path":"mcp://web/mem://a"}')"), $(text done)]"
+	use_remote
 	run --separate-stderr mc 'read it' </dev/null
 	assert_success
 	assert_output done
 	[[ $(fake_request 1 '.body.tools[].function | select(.name == "read") | .description') == *'MCP resources, read with path mcp://SERVER/URI: mcp://web/mem://a (a) mcp://web/mem://b (b) mcp://web/mem://{name} (any)'* ]]
 	assert_equal "$(fake_request 2 '.body.messages[-1].content')" 'contents of mem://a'
+}
+
+@test "mc: a server's changed tool list is offered at the next step" {
+	http_start
+	fake_start "[$(calls "$(call c1 web__change '{}')"), $(calls "$(call c2 web__added '{}')"), $(text done)]"
+	use_remote
+	run --separate-stderr mc 'change' </dev/null
+	assert_success
+	assert_output done
+	assert_equal "$(fake_request 1 '[.body.tools[].function.name | select(. == "web__added")] | length')" 0
+	assert_equal "$(fake_request 2 '[.body.tools[].function.name | select(startswith("web__"))] | sort | join(",")')" \
+		'web__added,web__change,web__echo,web__progress,web__rich,web__roots,web__slowtask,web__structured'
+	assert_equal "$(fake_request 3 '.body.messages[-1].content')" 'added works'
+}
+
+@test "mc on a terminal: /SERVER:NAME ARGS sends the prompt; progress shows on the status line" {
+	http_start
+	fake_start "[$(text first), $(calls "$(call c1 web__progress '{}')"), $(text 'all done')]"
+	use_remote
+	on_tty mc
+	wait_for 'mc>'
+	tmux -S "$TMUX_SOCK" pipe-pane -t 0 "cat >> '$BATS_TEST_TMPDIR/raw'"
+	keys '/web:greet Bob loudly' Enter
+	wait_for first
+	assert_equal "$(fake_request 1 '.body.messages[-1].content')" 'Say hello to Bob, loudly.'
+	keys 'go on' Enter
+	wait_for 'all done'
+	keys C-d
+	assert_equal "$(wait_status)" 0
+	grep -aq 'web: step 2 (100%)' "$BATS_TEST_TMPDIR/raw"
+	# the status line was cleared before the answer went on
+	[[ $(pane) != *'web: step'* ]]
 }
