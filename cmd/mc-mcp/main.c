@@ -1,4 +1,4 @@
-/* mc-mcp: the tools of MCP servers (stdio): listing them, calling one, and serving them for a session. */
+/* mc-mcp: the tools of MCP servers (stdio or HTTP): listing them, calling one, and serving them, their resources and prompts for a session. */
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>

@@ -25,6 +25,8 @@ static const char help_text[] =
     "  /compact [FOCUS]\n"
     "                summarize the older conversation (FOCUS: what matters most)\n"
     "  /new          start a new session\n"
+    "  /SERVER:NAME [ARGS]\n"
+    "                send an MCP server's prompt\n"
     "  /exit         leave (or Ctrl-D)\n"
     "End a line with \\ to continue it; a line \"\"\" opens and closes a block.\n"
     "Ctrl-C cancels the answer in flight.\n";
