@@ -160,15 +160,19 @@ out() {
 	assert_equal "$(out c1 | jq -c .roots)" "[{\"uri\":\"file://${PWD// /%20}\",\"name\":\"sub dir\"}]"
 }
 
-@test "progress goes out as lines before the output; logging from warning up on stderr, with -q too" {
+@test "progress and a call's log lines go out as lines before the output; elsewhere logging from warning up is on stderr, with -q too" {
 	http_start
 	remote
 	run --separate-stderr mc-mcp -q serve < <(item c1 web__progress)
 	# the latest progress counts: two that come at once may be one line
-	assert_equal "$(printf '%s\n' "$output" | sed '1d;$d' | jq -c '[.type, .server, .progress, .total, .message]' | tail -1)" \
+	assert_equal "$(printf '%s\n' "$output" | sed '1d;$d' | jq -c 'select(.type == "progress") | [.type, .server, .progress, .total, .message]' | tail -1)" \
 		'["progress","web",2,2,"step 2"]'
-	assert_equal "$(printf '%s\n' "$output" | sed '1d;$d' | jq -r .type | sort -u)" progress
+	assert_equal "$(printf '%s\n' "$output" | sed '1d;$d' | jq -c 'select(.type != "progress")')" \
+		'{"type":"log","text":"web: warning fake: careful now"}'
 	assert_equal "$(out c1)" done
+	assert_equal "$stderr" ''
+	run --separate-stderr mc-mcp -q call < <(item c1 web__progress)
+	assert_equal "$(jq -r .output <<<"$output")" done
 	assert_equal "$stderr" 'mc-mcp: web: warning fake: careful now'
 	assert_equal "$(jq -rs '[.[] | select(.body.method? == "tools/call")][0].body.params._meta.progressToken | type' "$HLOG")" string
 }
@@ -259,7 +263,7 @@ use_remote() {
 	assert_equal "$(fake_request 3 '.body.messages[-1].content')" 'added works'
 }
 
-@test "mc on a terminal: /SERVER:NAME ARGS sends the prompt; progress shows on the status line" {
+@test "mc on a terminal: /SERVER:NAME ARGS sends the prompt; progress shows on the status line, a server's warning on a line of its own" {
 	http_start
 	fake_start "[$(text first), $(calls "$(call c1 web__progress '{}')"), $(text 'all done')]"
 	use_remote
@@ -274,6 +278,7 @@ use_remote() {
 	keys C-d
 	assert_equal "$(wait_status)" 0
 	grep -aq 'web: step 2 (100%)' "$BATS_TEST_TMPDIR/raw"
-	# the status line was cleared before the answer went on
+	# the status line was cleared before the server's warning and the answer
 	[[ $(pane) != *'web: step'* ]]
+	pane | grep -qx 'mc: mc-mcp: web: warning fake: careful now'
 }

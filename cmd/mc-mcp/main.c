@@ -192,6 +192,43 @@ progress_line(struct server *sv)
 	cJSON_Delete(line);
 }
 
+/* The log lines that came during sv's call: said, or (serve) written as
+ * {"type":"log","text"} lines for the driver to say. */
+static void
+log_lines(const struct mcp *m, struct server *sv)
+{
+	const char *p, *end = sv->logs.data + sv->logs.len;
+	cJSON *line;
+
+	for (p = sv->logs.data; p != NULL && p < end; p += strlen(p) + 1) {
+		if (!m->progress_lines) {
+			mc_err("%s", p);
+			continue;
+		}
+		line = mc_json_new_obj();
+		mc_json_add_str(line, "type", "log");
+		mc_json_add_str(line, "text", p);
+		mc_json_write(stdout, line, 0);
+		cJSON_Delete(line);
+	}
+	fflush(stdout);
+	sv->logs.len = 0;
+}
+
+/* What came meanwhile of sv's call: its latest progress, its log lines. */
+static void
+call_news(const struct mcp *m, struct server *sv)
+{
+	if (sv->progress != NULL) {
+		if (m->progress_lines)
+			progress_line(sv);
+		cJSON_Delete(sv->progress);
+		sv->progress = NULL;
+	}
+	if (sv->logs.len > 0)
+		log_lines(m, sv);
+}
+
 /* Wait for the answer to sv's request in flight. -1 when a signal came first. */
 static int
 await(struct mcp *m, struct server *sv)
@@ -199,19 +236,16 @@ await(struct mcp *m, struct server *sv)
 	while (sv->st == SV_CALL) {
 		if (mcp_got_int || mcp_got_stop) {
 			mcp_cancel(sv, mcp_got_stop ? "the client is stopping" : "cancelled by the user");
+			call_news(m, sv);
 			return -1;
 		}
 		mcp_pump(m, -1, -1);
-		if (sv->progress != NULL) {
-			if (m->progress_lines)
-				progress_line(sv);
-			cJSON_Delete(sv->progress);
-			sv->progress = NULL;
-		}
+		call_news(m, sv);
 	}
 	/* A server that failed has its exit status still to say. */
 	while (sv->st == SV_STOPPING)
 		mcp_pump(m, -1, -1);
+	call_news(m, sv);
 	return 0;
 }
 

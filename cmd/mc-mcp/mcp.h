@@ -59,6 +59,7 @@ struct server {
 	int as_task;		/* the call in flight is a task's */
 	long long call_deadline;	/* the call's, kept across its task's requests */
 	cJSON *progress;	/* the last notifications/progress not yet passed on */
+	struct mc_buf logs;	/* log lines that came during a call, for its caller */
 	cJSON *answer;		/* a tools/call's response, holding "result" or "error" */
 	int timed_out;		/* the tools/call was not answered in time */
 	char *why;		/* why it failed, once said (NULL: it did not) */
@@ -83,7 +84,7 @@ struct mcp {
 	struct toolref *refs;	/* one per element of list */
 	size_t nrefs;
 	struct mc_strset names;	/* the refs' names, each to its index */
-	int progress_lines;	/* serve: progress goes out as lines */
+	int progress_lines;	/* serve: progress and a call's log lines go out as lines */
 };
 
 /* The signals that reached us since they were last looked at; the

@@ -430,8 +430,9 @@ loud(const char *level)
 }
 
 /* A notification: a log message from warning up goes to stderr (even
- * with -q: the server thought it worth saying), progress of the call in
- * flight is kept for the caller, a changed tool list noted. */
+ * with -q: the server thought it worth saying; one during a call is kept
+ * for the caller), progress of the call in flight is kept for the
+ * caller, a changed tool list noted. */
 static void
 notification(struct server *sv, const char *method, const cJSON *params)
 {
@@ -441,7 +442,13 @@ notification(struct server *sv, const char *method, const cJSON *params)
 
 	if (strcmp(method, "notifications/message") == 0 && loud(level)) {
 		s = cJSON_IsString(data) ? mc_strdup(data->valuestring) : mc_json_compact(data, NULL);
-		mc_err("%s: %s%s%s: %s", sv->name, level, logger ? " " : "", logger ? logger : "", s);
+		/* During a call its caller says it, in order with the call's
+		 * progress (serve: on the driver's status line's terms). */
+		if (sv->st == SV_CALL)
+			mc_buf_printf(&sv->logs, "%s: %s%s%s: %s%c", sv->name, level, logger ? " " : "",
+			    logger ? logger : "", s, '\0');
+		else
+			mc_err("%s: %s%s%s: %s", sv->name, level, logger ? " " : "", logger ? logger : "", s);
 		free(s);
 	} else if (strcmp(method, "notifications/progress") == 0 && sv->st == SV_CALL) {
 		cJSON_Delete(sv->progress);

@@ -526,6 +526,7 @@ mcp_free(struct mcp *m)
 		cJSON_Delete(m->sv[i].prompts);
 		cJSON_Delete(m->sv[i].caps);
 		cJSON_Delete(m->sv[i].progress);
+		mc_buf_free(&m->sv[i].logs);
 		cJSON_Delete(m->sv[i].answer);
 		free(m->sv[i].cursor);
 		free(m->sv[i].why);

@@ -72,29 +72,43 @@ progress(struct driver *d, const cJSON *p)
 	d->mcp.status = 1;
 }
 
-/* The next line that is not a new tool list (taken into the session's
- * list at once: the next step offers it) nor progress. */
-static cJSON *
-next(struct driver *d)
+/* The status line, if shown, cleared. */
+static void
+status_clear(struct driver *d)
 {
-	cJSON *j;
-
-	for (;;) {
-		if ((j = next_line(d)) == NULL || (!cJSON_IsArray(j) &&
-		    strcmp(mc_json_str(j, "type") ? mc_json_str(j, "type") : "", "progress") != 0))
-			break;
-		if (cJSON_IsArray(j)) {
-			if (apply_list(d, j) == -1)
-				return NULL;
-		} else {
-			progress(d, j);
-			cJSON_Delete(j);
-		}
-	}
 	if (d->mcp.status) {
 		fputs("\r\033[K", stderr);
 		d->mcp.status = 0;
 	}
+}
+
+/* The next line that is not a new tool list (taken into the session's
+ * list at once: the next step offers it), progress or a server's log
+ * line (said on a line of its own). */
+static cJSON *
+next(struct driver *d)
+{
+	const char *type;
+	cJSON *j;
+
+	for (;;) {
+		if ((j = next_line(d)) == NULL)
+			break;
+		type = mc_json_str(j, "type") ? mc_json_str(j, "type") : "";
+		if (cJSON_IsArray(j)) {
+			if (apply_list(d, j) == -1)
+				return NULL;
+		} else if (strcmp(type, "progress") == 0) {
+			progress(d, j);
+			cJSON_Delete(j);
+		} else if (strcmp(type, "log") == 0) {
+			status_clear(d);
+			mc_err("mc-mcp: %s", mc_json_str(j, "text") ? mc_json_str(j, "text") : "");
+			cJSON_Delete(j);
+		} else
+			break;
+	}
+	status_clear(d);
 	return j;
 }
 
@@ -203,6 +217,20 @@ describe_resources(struct driver *d, cJSON *all)
 	cJSON_ReplaceItemInObjectCaseSensitive(t, "description", mc_json_new_owned(mc_buf_steal(&b)));
 }
 
+/* Take the tools of mc-mcp's last list out of all, by name: a filter of
+ * the session's list may have moved them. */
+static void
+drop_tools(struct driver *d, cJSON *all)
+{
+	cJSON *t, *next_t;
+
+	for (t = all->child; t != NULL && d->mcp.names.n > 0; t = next_t) {
+		next_t = t->next;
+		if (mcp_has(d, mc_json_str(t, "name") ? mc_json_str(t, "name") : ""))
+			cJSON_Delete(cJSON_DetachItemViaPointer(all, t));
+	}
+}
+
 /* A tool list from mc-mcp (its first line, or a new one after a
  * server's tools changed) into the session's: after mc-tool's, where
  * those of an earlier list were; its resources and prompts kept apart.
@@ -212,12 +240,13 @@ apply_list(struct driver *d, cJSON *mine)
 {
 	cJSON *all, *out, *t;
 	const char *type;
-	size_t i, old = d->mcp.names.n;
+	size_t i;
 
 	if ((all = tools_get(d)) == NULL) {
 		cJSON_Delete(mine);
 		return -1;
 	}
+	drop_tools(d, all);
 	if (!d->mcp.listed)
 		d->mcp.at = (size_t)cJSON_GetArraySize(all);
 	d->mcp.listed = 1;
@@ -228,9 +257,6 @@ apply_list(struct driver *d, cJSON *mine)
 	out = mc_json_new_arr();
 	for (i = 0; i < d->mcp.at && (t = cJSON_DetachItemFromArray(all, 0)) != NULL; i++)
 		mc_json_push(out, t);
-	/* The last list's tools leave. */
-	for (i = 0; i < old && (t = cJSON_DetachItemFromArray(all, 0)) != NULL; i++)
-		cJSON_Delete(t);
 	while ((t = cJSON_DetachItemFromArray(mine, 0)) != NULL) {
 		type = mc_json_str(t, "type");
 		if (type != NULL && strncmp(type, "mcp_", 4) == 0) {
@@ -376,17 +402,13 @@ mcp_call(struct driver *d, const cJSON *call)
 int
 mcp_restart(struct driver *d)
 {
-	cJSON *all, *t, *next_t;
+	cJSON *all;
 
 	if (!d->mcp.listed)
 		return 0;	/* none started this run */
 	if ((all = tools_get(d)) == NULL)
 		return -1;
-	for (t = all->child; t != NULL; t = next_t) {
-		next_t = t->next;
-		if (mcp_has(d, mc_json_str(t, "name") ? mc_json_str(t, "name") : ""))
-			cJSON_Delete(cJSON_DetachItemViaPointer(all, t));
-	}
+	drop_tools(d, all);
 	tools_put(d, all);
 	mcp_forget(d);
 	mcp_stop(d);
