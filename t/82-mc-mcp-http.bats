@@ -282,3 +282,33 @@ use_remote() {
 	[[ $(pane) != *'web: step'* ]]
 	pane | grep -qx 'mc: mc-mcp: web: warning fake: careful now'
 }
+
+@test "tools/list_changed between calls: serve sends the new list unasked; mc takes it before its next step" {
+	http_start --stream-change --mark "$BATS_TEST_TMPDIR/relisted"
+	remote
+	serve_fifo="$BATS_TEST_TMPDIR/in"
+	mkfifo "$serve_fifo"
+	mc-mcp serve <"$serve_fifo" >"$BATS_TEST_TMPDIR/serve.out" 2>"$BATS_TEST_TMPDIR/serve.err" 3>&- &
+	spid=$!
+	exec 8>"$serve_fifo"
+	for ((i = 0; i < 300; i++)); do
+		[ "$(wc -l <"$BATS_TEST_TMPDIR/serve.out")" -ge 2 ] && break
+		sleep 0.05
+	done
+	exec 8>&-
+	wait "$spid"
+	assert_equal "$(sed -n 1p "$BATS_TEST_TMPDIR/serve.out" | jq '[.[] | select(.name == "web__added")] | length')" 0
+	assert_equal "$(sed -n 2p "$BATS_TEST_TMPDIR/serve.out" | jq -r '.[] | select(.name == "web__added") | .name')" web__added
+	kill "$HPID"
+	rm -f "$BATS_TEST_TMPDIR/relisted"
+	http_start --stream-change --mark "$BATS_TEST_TMPDIR/relisted"
+	echo text >notes.txt
+	# the first answer waits until the server was asked for its new tools
+	fake_start "[$(calls "$(call c1 read '{"path":"notes.txt"}')" | jq -c --arg f "$BATS_TEST_TMPDIR/relisted" '. + {wait_file: $f}'),
+	  $(text done)]"
+	use_remote
+	run --separate-stderr mc 'look' </dev/null
+	assert_success
+	assert_output done
+	assert_equal "$(fake_request 2 '[.body.tools[].function.name | select(. == "web__added")] | length')" 1
+}

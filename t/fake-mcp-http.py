@@ -18,6 +18,10 @@ request: {"http": METHOD, "path", "session", "version", "auth",
   --not-rpc       answer every POST with JSON that is not JSON-RPC
   --hang          take POSTs and never answer
   --version V     the protocolVersion answered (default: the one asked for)
+  --stream-change on the session's GET stream (streamable), once the first
+                  tools/list was answered: the tools change and
+                  notifications/tools/list_changed is sent
+  --mark FILE     create FILE when tools/list is asked after a change
 
 The session id is "s1" (then "s2" after --forget); a request after
 initialize without it, or without MCP-Protocol-Version, is answered 400.
@@ -49,10 +53,13 @@ ap.add_argument("--html", action="store_true")
 ap.add_argument("--not-rpc", action="store_true")
 ap.add_argument("--hang", action="store_true")
 ap.add_argument("--version")
+ap.add_argument("--stream-change", action="store_true")
+ap.add_argument("--mark")
 A = ap.parse_args()
 
 LOCK = threading.Lock()
 STATE = {"session": None, "n": 0, "changed": False, "calls": 0}
+LISTED = threading.Event()  # the first tools/list was answered
 WAITING = {}            # id of a request we sent -> queue for its answer
 STREAMS = {}            # legacy session -> queue of messages for its stream
 PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
@@ -156,7 +163,11 @@ def answer(msg, send, ask):
                          "capabilities": {"tools": {"listChanged": True}, "resources": {},
                                           "prompts": {}, "logging": {}, "tasks": {}}})
     if method == "tools/list":
-        return rpc(mid, {"tools": tools()})
+        if STATE["changed"] and A.mark:
+            open(A.mark, "w").close()
+        r = rpc(mid, {"tools": tools()})
+        LISTED.set()
+        return r
     if method == "tools/call":
         r = call(msg, send, ask)
         if r is None:
@@ -234,6 +245,12 @@ class Handler(BaseHTTPRequestHandler):
 
     def do_GET(self):
         self.record(None)
+        if A.mode != "legacy" and A.stream_change and self.path == "/mcp":
+            self.stream_start()
+            LISTED.wait()
+            STATE["changed"] = True
+            self.event(note("notifications/tools/list_changed", {}))
+            threading.Event().wait()
         if A.mode != "legacy" or self.path != "/mcp":
             self.reply(405, "text/plain", b"no stream here")
             return

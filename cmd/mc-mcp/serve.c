@@ -109,20 +109,20 @@ offer(struct mcp *m)
 }
 
 /* Servers whose tools changed (notifications/tools/list_changed) and
- * that are free are asked again; once they answered, the new list goes
- * out, before the next output, so the driver offers it at the next
- * step. -1 when stdout failed. */
+ * that are free are asked again; once they (and any asked before)
+ * answered, the new list goes out, before the next output, so the driver
+ * offers it at the next step. -1 when stdout failed. */
 static int
 refresh(struct mcp *m)
 {
 	size_t i;
 	int asked = 0, busy;
 
-	for (i = 0; i < m->n; i++)
-		if (m->sv[i].list_changed && m->sv[i].st == SV_READY) {
+	for (i = 0; i < m->n; i++) {
+		if (m->sv[i].list_changed && m->sv[i].st == SV_READY)
 			mcp_relist(&m->sv[i]);
-			asked = 1;
-		}
+		asked |= m->sv[i].st == SV_LIST || m->sv[i].relisted;
+	}
 	if (!asked)
 		return 0;
 	for (;;) {
@@ -270,6 +270,8 @@ serve_line(struct mcp *m, char *line, size_t len, int *status)
 	name = mc_json_str(item, "name");
 	if (strcmp(mc_json_str(item, "type") ? mc_json_str(item, "type") : "", "prompt") == 0)
 		intr = get_prompt(m, item, &out) == -1;
+	else if (strcmp(mc_json_str(item, "type") ? mc_json_str(item, "type") : "", "sync") == 0)
+		out = mc_strdup("");	/* the driver's step begins: a changed list first */
 	else if (mc_item_call_check(item, err, sizeof err) == -1) {
 		mc_err("stdin: %s", err);
 		if (asprintf(&out, "error: mc-mcp could not read this call: %s", err) == -1)

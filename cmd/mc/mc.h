@@ -247,6 +247,7 @@ void mcp_stop(struct driver *d);
 int mcp_restart(struct driver *d);
 void mcp_forget(struct driver *d);
 int mcp_routes(const struct driver *d, const char *name, const cJSON *call);
+void mcp_sync(struct driver *d);
 int mcp_prompt(struct driver *d, const char *line, char **text);
 
 /* turn.c: how a turn ended (the done event's reason) */

@@ -295,6 +295,27 @@ mcp_tools(struct driver *d)
 	return apply_list(d, mine);
 }
 
+/*
+ * A step begins: mc-mcp is asked for what changed meanwhile (a server's
+ * tools, after notifications/tools/list_changed), which comes before its
+ * answer to the question and so is in the session's list for the step.
+ * A pipe's round trip, nothing more, when nothing did.
+ */
+void
+mcp_sync(struct driver *d)
+{
+	static const char sync[] = "{\"type\":\"sync\",\"call_id\":\"sync\"}\n";
+
+	if (d->mcp.pid <= 0 || !d->mcp.listed)
+		return;
+	if (mc_write_all(d->mcp.wr, sync, sizeof sync - 1) == -1) {
+		mc_err("mc-mcp: stopped taking calls: %s", strerror(errno));
+		mcp_stop(d);
+		return;
+	}
+	cJSON_Delete(next(d));
+}
+
 /* A read of an mcp:// path is mc-mcp's: resources/read. */
 int
 mcp_routes(const struct driver *d, const char *name, const cJSON *call)

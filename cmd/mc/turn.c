@@ -274,6 +274,7 @@ step(struct driver *d, cJSON *calls)
 	size_t len;
 	int st;
 
+	mcp_sync(d);	/* mcp.c: a server's changed tools first */
 	if (build_request(d, &len) == -1)
 		return interrupted ? OUT_CANCELLED : OUT_ERROR;
 	if (d->c.dry) {
