@@ -126,6 +126,14 @@ out() {
 	assert_equal "$(printf '%s\n' "$stderr" | wc -l)" 4
 }
 
+@test "http: a server that refuses both transports is one line saying how each was refused" {
+	http_start --refuse 401
+	remote
+	run --separate-stderr mc-mcp list
+	assert_failure 1
+	assert_equal "$stderr" "mc-mcp: server \"web\": answered initialize with error -32000: http://127.0.0.1:$HP/mcp answered the POST with HTTP 401 Unauthorized (\"bad token\"), and the GET of the older HTTP+SSE transport with HTTP 401 Unauthorized"
+}
+
 @test "http: a failed server leaves the others: the session goes on without it" {
 	http_start
 	settings "$(jq -nc --arg u "http://127.0.0.1:$HP/mcp" '{mcp_servers: {

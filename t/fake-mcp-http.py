@@ -17,6 +17,7 @@ request: {"http": METHOD, "path", "session", "version", "auth",
   --html          answer every POST with a web page (text/html)
   --not-rpc       answer every POST with JSON that is not JSON-RPC
   --hang          take POSTs and never answer
+  --refuse N      answer every request with status N and the body "bad token"
   --version V     the protocolVersion answered (default: the one asked for)
   --stream-change on the session's GET stream (streamable), once the first
                   tools/list was answered: the tools change and
@@ -52,6 +53,7 @@ ap.add_argument("--forget", action="store_true")
 ap.add_argument("--html", action="store_true")
 ap.add_argument("--not-rpc", action="store_true")
 ap.add_argument("--hang", action="store_true")
+ap.add_argument("--refuse", type=int)
 ap.add_argument("--version")
 ap.add_argument("--stream-change", action="store_true")
 ap.add_argument("--mark")
@@ -237,6 +239,11 @@ class Handler(BaseHTTPRequestHandler):
         self.wfile.write(s.encode())
         self.wfile.flush()
 
+    def refused(self):
+        if A.refuse:
+            self.reply(A.refuse, "text/plain", b"bad token")
+        return A.refuse
+
     def do_DELETE(self):
         self.record(None)
         with LOCK:
@@ -245,6 +252,8 @@ class Handler(BaseHTTPRequestHandler):
 
     def do_GET(self):
         self.record(None)
+        if self.refused():
+            return
         if A.mode != "legacy" and A.stream_change and self.path == "/mcp":
             self.stream_start()
             LISTED.wait()
@@ -277,6 +286,8 @@ class Handler(BaseHTTPRequestHandler):
         except ValueError:
             msg = None
         self.record(msg)
+        if self.refused():
+            return
         if A.hang:
             threading.Event().wait()
         if A.html:

@@ -44,6 +44,8 @@ static struct {
 	int legacy;		/* the HTTP+SSE transport */
 	char *endpoint;		/* its POST URL, once the stream named it */
 	int stream_over;	/* its stream ended (or failed) */
+	char refused[320];	/* how the first POST was refused (the older transport's cue) */
+	char stream_why[512];	/* why its stream ended before it named an endpoint */
 	char *init, *inited;	/* initialize and notifications/initialized, for a new session */
 	int renewed;		/* a new session was made once */
 	pthread_mutex_t renew;
@@ -399,6 +401,10 @@ again:
 		mc_http_res_free(&res);
 		goto again;
 	} else if (res.status >= 400 && res.status < 500 && may_fall_back) {
+		show_body(shown, sizeof shown, res.errbody.data ? res.errbody.data : "", res.errbody.len);
+		snprintf(B.refused, sizeof B.refused, "HTTP %ld%s%s%s%s%s", res.status,
+		    res.reason[0] ? " " : "", res.reason, shown[0] ? " (\"" : "", shown,
+		    shown[0] ? "\")" : "");
 		rc = 1;
 	} else if (res.status < 200 || res.status > 299) {
 		show_body(shown, sizeof shown, res.errbody.data ? res.errbody.data : "", res.errbody.len);
@@ -455,18 +461,21 @@ stream_thread(void *arg)
 
 	(void)arg;
 	rc = transfer("GET", B.url, NULL, &a, &res);
+	if ((t = trouble(rc, &res, why, sizeof why)) == NULL && res.status / 100 != 2) {
+		snprintf(why, sizeof why, "HTTP %ld%s%s", res.status, res.reason[0] ? " " : "",
+		    res.reason);
+		t = why;
+	}
 	pthread_mutex_lock(&B.mu);
 	B.stream_over = 1;
+	snprintf(B.stream_why, sizeof B.stream_why, "%s",
+	    t != NULL ? t : "a stream that ended without naming an endpoint");
 	pthread_cond_broadcast(&B.cv);
 	pthread_mutex_unlock(&B.mu);
-	if (B.legacy) {
-		if ((t = trouble(rc, &res, why, sizeof why)) != NULL)
-			mc_err("%s: the event stream: %s", B.name, t);
-		else if (res.status / 100 != 2)
-			mc_err("%s: the event stream: %s answered HTTP %ld", B.name, B.url, res.status);
-		else
-			mc_err("%s: the event stream ended", B.name);
-		/* Nothing more can come: mc-mcp sees the server end. */
+	if (B.legacy && B.endpoint != NULL) {
+		/* The older transport's one channel from the server is gone:
+		 * nothing more can come, which mc-mcp sees as the server's end. */
+		mc_err("%s: the event stream ended: %s", B.name, t != NULL ? t : "the server closed it");
 		fflush(stdout);
 		_exit(1);
 	}
@@ -493,6 +502,8 @@ static int
 legacy(const char *id)
 {
 	struct timespec until;
+	char why[sizeof B.stream_why];
+	int over;
 
 	B.legacy = 1;
 	start_thread(stream_thread, NULL);
@@ -504,8 +515,18 @@ legacy(const char *id)
 			break;
 	pthread_mutex_unlock(&B.mu);
 	if (B.endpoint == NULL) {
-		fail(id, "%s refused the POST (HTTP 4xx), and its event stream named no endpoint",
-		    B.url);
+		/* Neither transport: how each was refused (emit takes B.mu). */
+		pthread_mutex_lock(&B.mu);
+		over = B.stream_over;
+		snprintf(why, sizeof why, "%s", B.stream_why);
+		pthread_mutex_unlock(&B.mu);
+		if (over)
+			fail(id, "%s answered the POST with %s, and the GET of the older HTTP+SSE "
+			    "transport with %s", B.url, B.refused, why);
+		else
+			fail(id, "%s answered the POST with %s, and its event stream (the older "
+			    "HTTP+SSE transport) named no endpoint within %ld s", B.url, B.refused,
+			    B.timeout_s);
 		return -1;
 	}
 	return 0;
@@ -577,9 +598,14 @@ mcp_bridge(void)
 			 * found by it. */
 			first = 0;
 			B.init = mc_strdup(line);
-			if (post(line, 1) == 1 && legacy(id) == 0)
+			if (post(line, 1) == 1) {
+				if (legacy(id) == -1) {
+					free(copy);
+					free(id);
+					break;	/* said: nothing more can be sent */
+				}
 				post(line, 0);
-			else if (!B.legacy && B.session[0] != '\0')
+			} else if (!B.legacy && B.session[0] != '\0')
 				start_thread(stream_thread, NULL);
 			free(copy);
 		} else if (id == NULL) {
