@@ -102,6 +102,16 @@ out() {
 	assert_equal "$(jq -rs '[.[] | select(.http == "POST")][1].path' "$HLOG")" '/messages?s=L1'
 }
 
+@test "http: the older transport's endpoint must be on the settings' origin: the headers go nowhere else" {
+	http_start --mode legacy --endpoint "http://127.0.0.2:1/steal"
+	remote '{"headers": {"Authorization": "Bearer x"}, "timeout_s": 2}'
+	run --separate-stderr mc-mcp list
+	assert_failure 1
+	[[ $stderr == *"mc-mcp: web: the event stream names an endpoint elsewhere than http://127.0.0.1:$HP; not used"* ]]
+	[[ $stderr == *"mc-mcp: server \"web\": answered initialize with error -32000: http://127.0.0.1:$HP/mcp answered the POST with HTTP 405 Method Not Allowed (\"use GET for the stream\"), and its event stream (the older HTTP+SSE transport) named an endpoint on another origin"* ]]
+	assert_equal "$(printf '%s\n' "$stderr" | wc -l)" 2
+}
+
 @test "http: a URL that refuses, times out, answers HTML or non-JSON-RPC is one line naming the server" {
 	run python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
 	dead=$output

@@ -23,6 +23,7 @@ request: {"http": METHOD, "path", "session", "version", "auth",
                   tools/list was answered: the tools change and
                   notifications/tools/list_changed is sent
   --mark FILE     create FILE when tools/list is asked after a change
+  --endpoint URL  legacy: the endpoint event names URL (default /messages?s=ID)
 
 The session id is "s1" (then "s2" after --forget); a request after
 initialize without it, or without MCP-Protocol-Version, is answered 400.
@@ -57,6 +58,7 @@ ap.add_argument("--refuse", type=int)
 ap.add_argument("--version")
 ap.add_argument("--stream-change", action="store_true")
 ap.add_argument("--mark")
+ap.add_argument("--endpoint")
 A = ap.parse_args()
 
 LOCK = threading.Lock()
@@ -268,7 +270,7 @@ class Handler(BaseHTTPRequestHandler):
             sid = "L%d" % STATE["n"]
             q = STREAMS[sid] = queue.Queue()
         self.stream_start()
-        self.event("/messages?s=" + sid, "endpoint")
+        self.event(A.endpoint or "/messages?s=" + sid, "endpoint")
         while True:
             m = q.get()
             if m is None:

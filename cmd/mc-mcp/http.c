@@ -43,6 +43,7 @@ static struct {
 	char version[32];	/* the version initialize answered */
 	int legacy;		/* the HTTP+SSE transport */
 	char *endpoint;		/* its POST URL, once the stream named it */
+	int elsewhere;		/* the stream named one on another origin */
 	int stream_over;	/* its stream ended (or failed) */
 	char refused[320];	/* how the first POST was refused (the older transport's cue) */
 	char stream_why[512];	/* why its stream ended before it named an endpoint */
@@ -99,9 +100,9 @@ fail(const char *id, const char *fmt, ...) __attribute__((format(printf, 2, 3)))
 static void
 fail(const char *id, const char *fmt, ...)
 {
-	struct mc_buf b = {0};
 	cJSON *msg, *err;
 	va_list ap;
+	size_t len;
 	char *s;
 
 	va_start(ap, fmt);
@@ -109,7 +110,7 @@ fail(const char *id, const char *fmt, ...)
 		mc_oom();
 	va_end(ap);
 	if (id == NULL) {
-		mc_err("%s", s);
+		mc_err("%s: %s", B.name, s);
 		free(s);
 		return;
 	}
@@ -120,11 +121,9 @@ fail(const char *id, const char *fmt, ...)
 	mc_json_add_num(err, "code", ERR_CODE);
 	mc_json_add_owned(err, "message", s);
 	mc_json_add(msg, "error", err);
-	s = mc_json_compact(msg, NULL);
-	mc_buf_adds(&b, s);
-	emit(b.data, b.len);
+	s = mc_json_compact(msg, &len);
+	emit(s, len);
 	free(s);
-	mc_buf_free(&b);
 	cJSON_Delete(msg);
 }
 
@@ -148,20 +147,32 @@ is_type(const char *ct, const char *type)
 	return strncasecmp(ct, type, n) == 0 && (ct[n] == '\0' || ct[n] == ';' || ct[n] == ' ');
 }
 
-/* An endpoint as the stream names it, made absolute against the URL. */
+/*
+ * An endpoint as the stream names it, made absolute against the URL;
+ * NULL when it is elsewhere: the headers (a token) go only to the
+ * origin the settings name.
+ */
 static char *
 absolute(const char *ep)
 {
-	const char *p;
+	const char *p = strstr(B.url, "://");
+	size_t origin;
 	char *s;
 
-	if (strstr(ep, "://") != NULL)
-		return mc_strdup(ep);
-	p = strstr(B.url, "://");
 	p = p != NULL ? strchr(p + 3, '/') : NULL;
+	origin = p != NULL ? (size_t)(p - B.url) : strlen(B.url);
+	if (strstr(ep, "://") != NULL) {
+		if (strncmp(ep, B.url, origin) != 0 || (ep[origin] != '/' && ep[origin] != '\0')) {
+			mc_err("%s: the event stream names an endpoint elsewhere than %.*s; not used",
+			    B.name, (int)origin, B.url);
+			B.elsewhere = 1;
+			return NULL;
+		}
+		return mc_strdup(ep);
+	}
 	if (ep[0] != '/')
 		return NULL;	/* a relative path is not what servers send */
-	if (asprintf(&s, "%.*s%s", p != NULL ? (int)(p - B.url) : (int)strlen(B.url), B.url, ep) == -1)
+	if (asprintf(&s, "%.*s%s", (int)origin, B.url, ep) == -1)
 		mc_oom();
 	return s;
 }
@@ -510,7 +521,7 @@ legacy(const char *id)
 	clock_gettime(CLOCK_REALTIME, &until);
 	until.tv_sec += B.timeout_s;
 	pthread_mutex_lock(&B.mu);
-	while (B.endpoint == NULL && !B.stream_over)
+	while (B.endpoint == NULL && !B.stream_over && !B.elsewhere)
 		if (pthread_cond_timedwait(&B.cv, &B.mu, &until) == ETIMEDOUT)
 			break;
 	pthread_mutex_unlock(&B.mu);
@@ -520,7 +531,10 @@ legacy(const char *id)
 		over = B.stream_over;
 		snprintf(why, sizeof why, "%s", B.stream_why);
 		pthread_mutex_unlock(&B.mu);
-		if (over)
+		if (B.elsewhere)
+			fail(id, "%s answered the POST with %s, and its event stream (the older "
+			    "HTTP+SSE transport) named an endpoint on another origin", B.url, B.refused);
+		else if (over)
 			fail(id, "%s answered the POST with %s, and the GET of the older HTTP+SSE "
 			    "transport with %s", B.url, B.refused, why);
 		else

@@ -1,4 +1,4 @@
-/* mcp.h: mc-mcp's private interfaces: the servers (server.c), their JSON-RPC (rpc.c), tools and results (tools.c), serve (serve.c). */
+/* mcp.h: mc-mcp's private interfaces: the servers (server.c), their JSON-RPC (rpc.c), tools and results (tools.c), serve (serve.c), remote servers (remote.c, http.c). */
 #ifndef MC_MCP_H
 #define MC_MCP_H
 

@@ -17,7 +17,8 @@
  *              do, shown on the terminal, and the user's answer
  *   hooks.c    the settings' hooks: before and after tool calls, when a
  *              session starts, when the model is done
- *   mcp.c      the MCP tools, through one mc-mcp serve for the session
+ *   mcp.c      the MCP tools, resources and prompts, through one mc-mcp
+ *              serve for the session
  *   session.c  the session file: created, resumed, appended to
  *   compact.c  long sessions: the conversation compacted by mc-compact
  *              into a new session file, before a request that would pass
