@@ -330,3 +330,15 @@ use_remote() {
 	assert_output done
 	assert_equal "$(fake_request 2 '[.body.tools[].function.name | select(. == "web__added")] | length')" 1
 }
+
+@test "http: through libcurl (here by a proxy) alike: POST, the event-stream answer, DELETE" {
+	http_start
+	settings '{"mcp_servers": {"web": {"url": "http://mcp.invalid/mcp", "timeout_s": 10}}}'
+	http_proxy="http://127.0.0.1:$HP" no_proxy= NO_PROXY= serve "$(item c1 web__echo '{"text":"curl"}')" "$(item c2 web__progress)"
+	assert_success
+	assert_equal "$(out c1)" curl
+	assert_equal "$(out c2)" done
+	assert_equal "$(jq -rs '[.[] | select(.body.method? == "tools/call")][0] | [.path, .session] | @tsv' "$HLOG")" \
+		$'http://mcp.invalid/mcp\ts1'
+	assert_equal "$(jq -rs '.[-1] | [.http, .session] | @tsv' "$HLOG")" $'DELETE\ts1'
+}
