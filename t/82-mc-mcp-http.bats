@@ -281,12 +281,16 @@ use_remote() {
 	assert_equal "$(fake_request 3 '.body.messages[-1].content')" 'added works'
 }
 
-@test "mc on a terminal: /SERVER:NAME ARGS sends the prompt; progress shows on the status line, a server's warning on a line of its own" {
+@test "mc on a terminal: /help lists the servers' prompts, /SERVER:NAME ARGS sends one; progress shows on the status line, a server's warning on a line of its own" {
 	http_start
 	fake_start "[$(text first), $(calls "$(call c1 web__progress '{}')"), $(text 'all done')]"
 	use_remote
 	on_tty mc
 	wait_for 'mc>'
+	keys '/help' Enter
+	wait_for 'MCP prompts:'
+	wait_for 'Greet someone.'
+	pane | grep -qx '  /web:greet name tone'
 	tmux -S "$TMUX_SOCK" pipe-pane -t 0 "cat >> '$BATS_TEST_TMPDIR/raw'"
 	keys '/web:greet Bob loudly' Enter
 	wait_for first

@@ -250,6 +250,7 @@ void mcp_forget(struct driver *d);
 int mcp_routes(const struct driver *d, const char *name, const cJSON *call);
 void mcp_sync(struct driver *d);
 int mcp_prompt(struct driver *d, const char *line, char **text);
+void mcp_help(const struct driver *d);
 
 /* turn.c: how a turn ended (the done event's reason) */
 enum outcome { OUT_STOP, OUT_MAX_STEPS, OUT_LENGTH, OUT_REFUSAL, OUT_ERROR, OUT_CANCELLED,

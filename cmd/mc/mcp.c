@@ -334,6 +334,30 @@ mcp_routes(const struct driver *d, const char *name, const cJSON *call)
 	return r;
 }
 
+/* /help's part: the servers' prompts, each with its arguments and
+ * description (sanitized: they come from the servers). */
+void
+mcp_help(const struct driver *d)
+{
+	const cJSON *e, *a;
+	char buf[512];
+	int any = 0;
+
+	cJSON_ArrayForEach(e, d->mcp.extras) {
+		if (strcmp(mc_json_str(e, "type"), "mcp_prompt") != 0 || mc_json_str(e, "name") == NULL)
+			continue;
+		if (!any++)
+			fputs("MCP prompts:\n", stdout);
+		printf("  /%s", mc_sanitize(buf, sizeof buf, mc_json_str(e, "name")));
+		cJSON_ArrayForEach(a, mc_json_arr(e, "arguments"))
+			if (cJSON_IsString(a))
+				printf(" %s", mc_sanitize(buf, sizeof buf, a->valuestring));
+		if (mc_json_str(e, "description") != NULL)
+			printf("\n                %s", mc_sanitize(buf, sizeof buf, mc_json_str(e, "description")));
+		putchar('\n');
+	}
+}
+
 /*
  * "/SERVER:NAME ARGS", a server's prompt: 1 with *text its messages (the
  * prompt to send), -1 when mc-mcp could not give it (said), 0 when line

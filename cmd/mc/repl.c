@@ -312,6 +312,7 @@ command(struct driver *d, const char *line)
 		return 1;
 	if (IS("/help")) {
 		fputs(help_text, stdout);
+		mcp_help(d);	/* mcp.c: the servers' prompts */
 	} else if (IS("/prompt")) {
 		show(d, d->s.prompt.data ? d->s.prompt.data : "", d->s.prompt.len);
 	} else if (IS("/skills")) {
