@@ -214,6 +214,26 @@ out() {
 	assert_equal "$(jq -rs '[.[] | select(.body.method? == "tasks/result")][0].body.params.taskId' "$HLOG")" t-1
 }
 
+@test "tasks: a task call that times out is cancelled with tasks/cancel" {
+	http_start
+	remote '{"timeout_s": 1}'
+	mkfifo "$BATS_TEST_TMPDIR/in"
+	mc-mcp serve <"$BATS_TEST_TMPDIR/in" >"$BATS_TEST_TMPDIR/out" 2>"$BATS_TEST_TMPDIR/err" 3>&- &
+	spid=$!
+	exec 8>"$BATS_TEST_TMPDIR/in"
+	item c1 web__stucktask >&8
+	for ((i = 0; i < 300; i++)); do
+		jq -e 'select(.body.method? == "tasks/cancel")' "$HLOG" >/dev/null 2>&1 && break
+		sleep 0.05
+	done
+	exec 8>&-
+	wait "$spid"
+	assert_equal "$(jq -rs '[.[] | select(.body.method? == "tasks/cancel")][0].body.params.taskId' "$HLOG")" t-stuck
+	assert_equal "$(jq -r 'select(.call_id? == "c1") | .output' "$BATS_TEST_TMPDIR/out")" \
+		'error: the MCP server "web" did not answer within 1 s; the call was cancelled'
+	assert_equal "$(cat "$BATS_TEST_TMPDIR/err")" 'mc-mcp: server "web": did not answer tools/call within 1 s; cancelled'
+}
+
 @test "results keep every content type: text, image and audio markers, resources, links, structured" {
 	http_start
 	remote
@@ -277,7 +297,7 @@ use_remote() {
 	assert_output done
 	assert_equal "$(fake_request 1 '[.body.tools[].function.name | select(. == "web__added")] | length')" 0
 	assert_equal "$(fake_request 2 '[.body.tools[].function.name | select(startswith("web__"))] | sort | join(",")')" \
-		'web__added,web__change,web__echo,web__progress,web__rich,web__roots,web__slowtask,web__structured'
+		'web__added,web__change,web__echo,web__progress,web__rich,web__roots,web__slowtask,web__structured,web__stucktask'
 	assert_equal "$(fake_request 3 '.body.messages[-1].content')" 'added works'
 }
 

@@ -35,7 +35,8 @@ message, then "done"); roots {} (asks roots/list in its event stream and
 answers with what came back); change {} (sends
 notifications/tools/list_changed; tools/list then also has "added");
 slowtask {} (execution.taskSupport "required": answered only as a task,
-whose tasks/result is "task done"). Resources: mem://a (text),
+whose tasks/result is "task done"); stucktask {} (the same, but its
+tasks/result comes only after tasks/cancel, as an error). Resources: mem://a (text),
 mem://b (a blob), template mem://{name}. Prompts: greet {name, tone}.
 """
 import argparse
@@ -63,6 +64,7 @@ A = ap.parse_args()
 
 LOCK = threading.Lock()
 STATE = {"session": None, "n": 0, "changed": False, "calls": 0}
+CANCELLED = threading.Event()  # tasks/cancel came
 LISTED = threading.Event()  # the first tools/list was answered
 WAITING = {}            # id of a request we sent -> queue for its answer
 STREAMS = {}            # legacy session -> queue of messages for its stream
@@ -85,6 +87,8 @@ def tools():
         {"name": "roots", "description": "Asks for roots.", "inputSchema": {"type": "object"}},
         {"name": "change", "description": "Changes the tool list.", "inputSchema": {"type": "object"}},
         {"name": "slowtask", "description": "Only as a task.", "inputSchema": {"type": "object"},
+         "execution": {"taskSupport": "required"}},
+        {"name": "stucktask", "description": "A task that never ends.", "inputSchema": {"type": "object"},
          "execution": {"taskSupport": "required"}},
     ]
     if STATE["changed"]:
@@ -145,6 +149,8 @@ def call(msg, send, ask):
         return text("changed")
     if name == "added":
         return text("added works")
+    if name == "stucktask" and "task" in p:
+        return {"task": {"taskId": "t-stuck", "status": "working"}}
     if name == "slowtask":
         if "task" not in p:
             return None  # an error: below
@@ -177,8 +183,14 @@ def answer(msg, send, ask):
         if r is None:
             return rpc(mid, error={"code": -32602, "message": "no such tool, or not as a task"})
         return rpc(mid, r)
+    if method == "tasks/result" and p.get("taskId") == "t-stuck":
+        CANCELLED.wait(30)
+        return rpc(mid, error={"code": -32603, "message": "cancelled"})
     if method == "tasks/result":
         return rpc(mid, text("task done (%s)" % p.get("taskId")))
+    if method == "tasks/cancel":
+        CANCELLED.set()
+        return rpc(mid, {"taskId": p.get("taskId"), "status": "cancelled"})
     if method == "tasks/get":
         return rpc(mid, {"taskId": p.get("taskId"), "status": "completed"})
     if method == "resources/list":

@@ -57,6 +57,7 @@ struct server {
 	char *cursor;		/* the next page's */
 	unsigned pages;
 	int as_task;		/* the call in flight is a task's */
+	char *task_id;		/* the task whose result it waits for, or NULL */
 	long long call_deadline;	/* the call's, kept across its task's requests */
 	cJSON *progress;	/* the last notifications/progress not yet passed on */
 	struct mc_buf logs;	/* log lines that came during a call, for its caller */

@@ -159,6 +159,8 @@ mcp_ask(struct server *sv, const char *method, cJSON *params)
 	sv->answer = NULL;
 	sv->timed_out = 0;
 	sv->as_task = 0;
+	free(sv->task_id);
+	sv->task_id = NULL;
 	mcp_send(sv, method, params);
 	sv->call_deadline = sv->deadline;
 	sv->st = SV_CALL;
@@ -185,6 +187,24 @@ mcp_call(struct server *sv, const char *tool, cJSON *args, int as_task)
 	sv->as_task = as_task;
 }
 
+/* tasks/cancel of the task the call in flight waits for; its answer is
+ * dropped. */
+static void
+cancel_task(struct server *sv)
+{
+	cJSON *msg = envelope(), *params = mc_json_new_obj();
+	long id = ++sv->next_id;
+
+	mc_json_add_num(msg, "id", (double)id);
+	mc_json_add_str(msg, "method", "tasks/cancel");
+	mc_json_add_str(params, "taskId", sv->task_id);
+	mc_json_add(msg, "params", params);
+	enqueue(sv, msg);
+	sv->ignored[sv->nignored++ % MCP_IGNORED] = id;
+	free(sv->task_id);
+	sv->task_id = NULL;
+}
+
 void
 mcp_cancel(struct server *sv, const char *reason)
 {
@@ -192,6 +212,8 @@ mcp_cancel(struct server *sv, const char *reason)
 
 	if (sv->id == 0)
 		return;
+	if (sv->task_id != NULL)
+		cancel_task(sv);
 	params = mc_json_new_obj();
 	mc_json_add_num(params, "requestId", (double)sv->id);
 	mc_json_add_str(params, "reason", reason);
@@ -341,6 +363,8 @@ task_made(struct server *sv, const cJSON *result)
 	params = mc_json_new_obj();
 	mc_json_add_str(params, "taskId", id);
 	sv->as_task = 0;
+	free(sv->task_id);
+	sv->task_id = mc_strdup(id);
 	mcp_send(sv, "tasks/result", params);
 	sv->deadline = sv->call_deadline;
 	return 1;

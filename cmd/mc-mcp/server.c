@@ -527,6 +527,7 @@ mcp_free(struct mcp *m)
 		cJSON_Delete(m->sv[i].caps);
 		cJSON_Delete(m->sv[i].progress);
 		mc_buf_free(&m->sv[i].logs);
+		free(m->sv[i].task_id);
 		cJSON_Delete(m->sv[i].answer);
 		free(m->sv[i].cursor);
 		free(m->sv[i].why);
