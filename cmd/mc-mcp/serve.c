@@ -132,11 +132,11 @@ refresh(struct mcp *m)
 			break;
 		mcp_pump(m, -1, -1);
 	}
-	for (i = 0, busy = 0; i < m->n; i++) {
-		busy |= m->sv[i].relisted;
+	/* Offered even when a server failed while it was asked: the list
+	 * (and the tools its names point into) is rebuilt either way. */
+	for (i = 0; i < m->n; i++)
 		m->sv[i].relisted = 0;
-	}
-	return busy ? offer(m) : 0;
+	return offer(m);
 }
 
 /* The server that a name ("SERVER" of mcp://SERVER/... or SERVER:NAME)
