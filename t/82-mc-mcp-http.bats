@@ -66,7 +66,7 @@ out() {
 		$'s1\t2025-11-25\tapplication/json, text/event-stream'
 	assert_equal "$(jq -rs '.[-1] | [.http, .session] | @tsv' "$HLOG")" $'DELETE\ts1'
 	# the secret went nowhere but the wire
-	! grep -rq s3cret "$MC_HOME" <(printf '%s' "$stderr")
+	run ! grep -rq s3cret "$MC_HOME" <(printf "%s" "$stderr") <(printf "%s" "$output")
 }
 
 @test "http: an unset header variable is one line naming it and the server, before connecting" {
