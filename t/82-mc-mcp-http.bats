@@ -274,7 +274,9 @@ inside
 use_remote() {
 	jq -nc --arg url "$FAKE_URL" --arg u "http://127.0.0.1:$HP/mcp" '{provider: "fake", model: "fake-model",
 	  providers: {fake: {base_url: $url, api: "chat", api_key_env: null}},
-	  mcp_servers: {web: {url: $u, approve: false}}}' > "$MC_HOME/settings.json"
+	  mcp_servers: {web: {url: $u, approve: false,
+	    headers: {"X-Api": "k-${WEB_SECRET}"}}}}' > "$MC_HOME/settings.json"
+	export WEB_SECRET=zq81secret
 }
 
 @test "mc: the model reads mcp://SERVER/URI with read; resources are named in read's description" {
@@ -286,6 +288,10 @@ use_remote() {
 	assert_output done
 	[[ $(fake_request 1 '.body.tools[].function | select(.name == "read") | .description') == *'MCP resources, read with path mcp://SERVER/URI: mcp://web/mem://a (a) mcp://web/mem://b (b) mcp://web/mem://{name} (any)'* ]]
 	assert_equal "$(fake_request 2 '.body.messages[-1].content')" 'contents of mem://a'
+	# the header's value reached the server, and neither the session nor the provider
+	assert_equal "$(jq -rs '[.[] | select(.xapi)][0].xapi' "$HLOG")" k-zq81secret
+	[ -n "$(session_files)" ]
+	run ! grep -rq zq81secret "$MC_HOME" "$FAKE_LOG" <(printf "%s" "$stderr")
 }
 
 @test "mc: a server's changed tool list is offered at the next step" {

@@ -6,7 +6,7 @@ usage: fake-mcp-http.py --port-file FILE --log FILE [option...]
 Binds a free port, writes it to --port-file (by rename, so a reader sees
 it whole) and serves until killed. --log gets one JSON line per HTTP
 request: {"http": METHOD, "path", "session", "version", "auth",
-"accept", "body"}.
+"accept", "xapi" (the X-Api header), "body"}.
 
   --mode M        streamable (default): POST /mcp answered as JSON, or as an
                   event stream for tools/call; legacy: POST /mcp is refused
@@ -226,7 +226,7 @@ class Handler(BaseHTTPRequestHandler):
     def record(self, body):
         log({"http": self.command, "path": self.path, "session": self.headers.get("Mcp-Session-Id"),
              "version": self.headers.get("MCP-Protocol-Version"), "auth": self.headers.get("Authorization"),
-             "accept": self.headers.get("Accept"), "body": body})
+             "accept": self.headers.get("Accept"), "xapi": self.headers.get("X-Api"), "body": body})
 
     def reply(self, code, ctype=None, body=b"", headers=None):
         self.send_response(code)
