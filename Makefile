@@ -148,7 +148,12 @@ uninstall:
 clean:
 	rm -rf build bin
 
-.PHONY: all check units asan valgrind bench demo diff-anthropic deps fuzz lint install uninstall clean
+# mc-mcp against @modelcontextprotocol/server-everything (npm, network):
+# outside make check.
+mcp-everything: all
+	scripts/mcp-everything
+
+.PHONY: all check units asan valgrind bench demo diff-anthropic deps fuzz lint install uninstall clean mcp-everything
 .SECONDARY:
 
 # mc-render: the bundled prompt fragments, compiled in (scripts/embed-prompts).

@@ -134,6 +134,10 @@ field(struct mc_h1 *h, const char *s, size_t n, int *alive)
 		keep_value(h->retry_after, sizeof h->retry_after, v, vn);
 	else if (k == 14 && strncasecmp(s, "retry-after-ms", k) == 0)
 		keep_value(h->retry_after_ms, sizeof h->retry_after_ms, v, vn);
+	else if (k == 12 && strncasecmp(s, "content-type", k) == 0)
+		keep_value(h->content_type, sizeof h->content_type, v, vn);
+	else if (k == 14 && strncasecmp(s, "mcp-session-id", k) == 0)
+		keep_value(h->mcp_session, sizeof h->mcp_session, v, vn);
 	return 0;
 }
 
@@ -163,6 +167,7 @@ head(struct mc_h1 *h)
 	h->http10 = v == 8 && s[7] == '0';
 	status = (s[v + 1] - '0') * 100 + (s[v + 2] - '0') * 10 + (s[v + 3] - '0');
 	h->reason[0] = h->retry_after[0] = h->retry_after_ms[0] = '\0';
+	h->content_type[0] = h->mcp_session[0] = '\0';
 	if (n > v + 5)
 		keep_value(h->reason, sizeof h->reason, s + v + 5,
 		    n - v - 5 < sizeof h->reason ? n - v - 5 : sizeof h->reason - 1);

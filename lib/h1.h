@@ -29,6 +29,8 @@ struct mc_h1 {
 	char reason[128];		/* the status line's reason phrase */
 	char retry_after[128];		/* Retry-After, "" when none */
 	char retry_after_ms[32];	/* retry-after-ms (OpenAI) */
+	char content_type[128];		/* Content-Type, "" when none */
+	char mcp_session[256];		/* Mcp-Session-Id (MCP's Streamable HTTP) */
 	char err[160];
 	/* private */
 	struct mc_buf line;		/* a head, or a chunk's size line, so far */

@@ -206,9 +206,14 @@ set_options(struct http_xfer *x, CURL *h, struct curl_slist *hl, char *errbuf)
 	curl_easy_reset(h);
 	curl_easy_setopt(h, CURLOPT_URL, req->url);
 	curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
-	curl_easy_setopt(h, CURLOPT_POST, 1L);
-	curl_easy_setopt(h, CURLOPT_POSTFIELDS, req->body);
-	curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)req->len);
+	if (req->method == NULL) {
+		curl_easy_setopt(h, CURLOPT_POST, 1L);
+		curl_easy_setopt(h, CURLOPT_POSTFIELDS, req->body);
+		curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)req->len);
+	} else if (strcmp(req->method, "GET") == 0)
+		curl_easy_setopt(h, CURLOPT_HTTPGET, 1L);
+	else
+		curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, req->method);
 	curl_easy_setopt(h, CURLOPT_HTTPHEADER, hl);
 	curl_easy_setopt(h, CURLOPT_USERAGENT, HTTP_AGENT);
 	curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT, req->connect_timeout);

@@ -201,7 +201,7 @@ request_head(struct mc_buf *b, const struct http_url *u, const struct mc_http_re
 	for (hp = req->headers; hp && *hp; hp++)
 		need += strlen(*hp) + 2;
 	mc_buf_grow(b, need);
-	mc_buf_add(b, "POST ", 5);
+	mc_buf_printf(b, "%s ", req->method != NULL ? req->method : "POST");
 	if (u->target_len == 0 || u->target[0] != '/')
 		mc_buf_addc(b, '/');
 	mc_buf_add(b, u->target, u->target_len);
@@ -212,7 +212,9 @@ request_head(struct mc_buf *b, const struct http_url *u, const struct mc_http_re
 		mc_buf_adds(b, *hp);
 		mc_buf_add(b, "\r\n", 2);
 	}
-	mc_buf_printf(b, "Content-Length: %zu\r\n\r\n", req->len);
+	if (req->method == NULL || req->len > 0)
+		mc_buf_printf(b, "Content-Length: %zu\r\n", req->len);
+	mc_buf_add(b, "\r\n", 2);
 	return 0;
 }
 

@@ -174,6 +174,8 @@ http_head(struct http_xfer *x)
 	memcpy(res->reason, x->h1.reason, sizeof res->reason);
 	memcpy(res->retry_after, x->h1.retry_after, sizeof res->retry_after);
 	memcpy(res->retry_after_ms, x->h1.retry_after_ms, sizeof res->retry_after_ms);
+	memcpy(res->content_type, x->h1.content_type, sizeof res->content_type);
+	memcpy(res->mcp_session, x->h1.mcp_session, sizeof res->mcp_session);
 }
 
 int
@@ -184,6 +186,9 @@ http_piece(const char *p, size_t n, void *arg)
 	size_t keep;
 	int r;
 
+	/* The head is in res before on_body sees the body (the two may
+	 * come in one read). */
+	http_head(x);
 	http_touch(x);
 	if (http_interrupted(x))
 		return 1;

@@ -12,6 +12,7 @@
 #define MC_HTTP_ERRBODY_MAX (1u << 20)	/* kept of an error status's body */
 
 struct mc_http_req {
+	const char *method;		/* "GET", "DELETE"; NULL: POST */
 	const char *url;
 	const char *body;
 	size_t len;
@@ -58,6 +59,8 @@ struct mc_http_res {
 	char reason[128];		/* the status line's reason phrase */
 	char retry_after[128];		/* Retry-After header, "" when none */
 	char retry_after_ms[32];	/* retry-after-ms header (OpenAI) */
+	char content_type[128];		/* Content-Type, "" when none */
+	char mcp_session[256];		/* Mcp-Session-Id (MCP), "" when none */
 	struct mc_buf errbody;		/* body of a non-2xx answer (bounded) */
 	int got_body;			/* on_body was called */
 	char err[320];			/* the reason for a failure */
@@ -83,7 +86,7 @@ int mc_http_libcurl(const char *url);
 /* Load libcurl now, not by the first POST that needs it (a failure is
  * said by that POST). */
 void mc_http_preload(struct mc_http *h);
-/* POST req->body to req->url. The result is in res (free with
+/* POST req->body to req->url (or req->method without a body). The result is in res (free with
  * mc_http_res_free). Returns -1, with the reason in res->err, only when
  * the request cannot be made at all, whatever a retry would do: libcurl
  * could not be loaded or set up, or a header would break its lines. */

@@ -108,6 +108,8 @@ static const struct field mcp_server_fields[] = {
 	{ "command", K_STR, NULL, NULL },
 	{ "args", K_STRS, NULL, NULL },
 	{ "env", K_STRMAP, NULL, NULL },
+	{ "url", K_STR, NULL, NULL },
+	{ "headers", K_STRMAP, NULL, NULL },
 	{ "timeout_s", K_UINT, NULL, NULL },
 	{ "enabled", K_BOOL, NULL, NULL },
 	{ "approve", K_BOOL, NULL, NULL },

@@ -146,7 +146,7 @@ teardown() {
 	assert_equal "$(jq -r '.method' "$BATS_TEST_TMPDIR/log" | paste -sd ' ')" \
 		"initialize notifications/initialized tools/list"
 	assert_equal "$(jq -c 'select(.method == "initialize") | [.jsonrpc, .id, .params.protocolVersion, .params.capabilities, .params.clientInfo.name]' "$BATS_TEST_TMPDIR/log")" \
-		'["2.0",1,"2025-06-18",{},"mc"]'
+		'["2.0",1,"2025-11-25",{"roots":{"listChanged":false}},"mc"]'
 	assert_regex "$(jq -r 'select(.method == "initialize") | .params.clientInfo.version' "$BATS_TEST_TMPDIR/log")" '^[0-9]+\.[0-9]+'
 	assert_equal "$(jq -c 'select(.method == "notifications/initialized") | has("id")' "$BATS_TEST_TMPDIR/log")" false
 }
@@ -185,7 +185,7 @@ teardown() {
 	assert_equal "$(jqo -c '[.[].name | split("__")[0]] | unique')" '["good"]'
 	assert_regex "$stderr" 'mc-mcp: server "junk": sent a line that is not JSON-RPC \(invalid JSON at line 1, column 1\): "Server starting\.\.\. this is not JSON"'
 	assert_regex "$stderr" 'mc-mcp: server "wrongid": sent an answer with id 101, not the id of the request in flight'
-	assert_regex "$stderr" 'mc-mcp: server "old": answered initialize with protocol version "1999-01-01", not one of 2025-06-18, 2025-03-26, 2024-11-05'
+	assert_regex "$stderr" 'mc-mcp: server "old": answered initialize with protocol version "1999-01-01", not one of 2025-11-25, 2025-06-18, 2025-03-26'
 	assert_equal "$(printf '%s\n' "$stderr" | wc -l)" 3
 }
 
@@ -210,13 +210,15 @@ teardown() {
 	assert_equal "$(jqo -c '[.[].name | split("__")[0]] | unique')" '["on"]'
 }
 
-@test "list: a tool that can only be run as a task is left out, with a warning" {
+@test "a tool that can only be run as a task is offered, and called as one (SPEC 24)" {
 	servers "$(fake a --task-tool)"
 	run --separate-stderr mc-mcp list
 	assert_success
-	assert_equal "$(jqo -c '[.[].name | select(startswith("a__t"))]')" '[]'
-	assert_equal "$(jqo length)" 9
-	assert_equal "$stderr" 'mc-mcp: warning: server "a": tool "task" is left out: it can only be run as a task'
+	assert_equal "$(jqo -c '[.[].name | select(startswith("a__t"))]')" '["a__task"]'
+	assert_equal "$stderr" ''
+	mcall a__task '{}'
+	assert_success
+	assert_equal "$out" 'task result'
 }
 
 @test "list: a server without the tools capability offers none, with a warning" {
@@ -269,7 +271,7 @@ teardown() {
 	assert_equal "${#lines[@]}" 1
 	assert_equal "$(jqo -c .)" '{"type":"function_call_output","call_id":"c1","output":"hello"}'
 	assert_equal "$(jq -c 'select(.method == "tools/call") | .params' "$BATS_TEST_TMPDIR/log")" \
-		'{"name":"echo","arguments":{"text":"hello"}}'
+		'{"name":"echo","arguments":{"text":"hello"},"_meta":{"progressToken":"mc-3"}}'
 	[ ! -e "$BATS_TEST_TMPDIR/b.pids" ]
 }
 
@@ -379,13 +381,14 @@ teardown() {
 	assert_equal "$stderr" "mc-mcp: stdin: a function_call needs string members call_id, name and arguments"
 }
 
-@test "the server's requests: ping is answered, others refused with -32601, notifications ignored" {
+@test "the server's requests: ping and roots/list are answered, others refused with -32601, notifications ignored" {
 	servers "$(fake a --ask --log "$BATS_TEST_TMPDIR/log")"
 	mcall a__echo '{"text":"x"}'
 	assert_success
 	assert_equal "$out" x
 	assert_equal "$(jq -c 'select(.id == "p1")' "$BATS_TEST_TMPDIR/log")" '{"jsonrpc":"2.0","id":"p1","result":{}}'
-	assert_equal "$(jq -c 'select(.id == "r1") | .error.code' "$BATS_TEST_TMPDIR/log")" -32601
+	assert_equal "$(jq -r 'select(.id == "r1") | .result.roots[0].uri' "$BATS_TEST_TMPDIR/log")" "file://$PWD"
+	assert_equal "$(jq -c 'select(.id == "s1") | .error.code' "$BATS_TEST_TMPDIR/log")" -32601
 }
 
 @test "the server's stderr is passed on line by line, named; -q keeps it back" {
@@ -564,7 +567,7 @@ teardown() {
 	settings '{"mcp_servers":{"a":{"args":[]}}}'
 	run --separate-stderr mc-mcp list
 	assert_failure 1
-	assert_equal "$stderr" "mc-mcp: $MC_HOME/settings.json: mcp_servers.a.command: missing: the program that runs the server"
+	assert_equal "$stderr" "mc-mcp: $MC_HOME/settings.json: mcp_servers.a.command: missing: the program that runs the server (or \"url\" for a remote one)"
 	settings '{"mcp_servers":{"a":{"command":"x","colour":1}}}'
 	run --separate-stderr mc-mcp -q list
 	assert_failure 1

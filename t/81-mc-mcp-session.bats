@@ -164,7 +164,8 @@ decisions() {
 	keys '/new' Enter
 	wait_for 'new session'
 	keys 'again' Enter
-	wait_prompt 3
+	# the prompt after the answer: "mc> again" is the third line matching
+	wait_prompt 4
 	keys C-d
 	assert_equal "$(wait_status)" 0
 	! pane | grep -q 'out of memory'

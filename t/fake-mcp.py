@@ -12,10 +12,13 @@ usage: fake-mcp.py [option...]
   --wrong-id       answer initialize with an id that was not asked
   --rpc-error      answer every tools/call with JSON-RPC error -32602
   --ask            before answering initialize, send a ping request (id "p1"),
-                   a roots/list request (id "r1") and a notifications/message
+                   a roots/list request (id "r1"), a sampling/createMessage
+                   request (id "s1") and a notifications/message
   --version V      the protocolVersion answered (default: the one asked for)
   --no-tools       no "tools" capability
-  --task-tool      one more tool, "task", that can only be run as a task
+  --task-tool      one more tool, "task", that can only be run as a task: a
+                   tools/call of it with "task" answers with task "tk1", whose
+                   tasks/result is "task result"; without "task", an error
   --read-only NAME mark tool NAME with annotations.readOnlyHint true (repeatable)
   --env-log FILE   write {"env": {...}, "cwd": "...", "parent": [...], "fds": [...]}
                    to FILE at start (parent: the parent's /proc/PID/environ,
@@ -218,6 +221,10 @@ def call(mid, params):
         sys.stderr.write(args.get("text", "") + "\n")
         sys.stderr.flush()
         return {"result": text("ok")}
+    if name == "task" and opt.task_tool:
+        if "task" not in params:
+            return {"error": {"code": -32601, "message": "task is only run as a task"}}
+        return {"result": {"task": {"taskId": "tk1", "status": "working"}}}
     return {"error": {"code": -32602, "message": "unknown tool " + name}}
 
 
@@ -241,7 +248,8 @@ def main():
                       "params": {"level": "info", "data": "hello"}})
                 send({"jsonrpc": "2.0", "id": "p1", "method": "ping"})
                 send({"jsonrpc": "2.0", "id": "r1", "method": "roots/list"})
-                for _ in range(2):
+                send({"jsonrpc": "2.0", "id": "s1", "method": "sampling/createMessage"})
+                for _ in range(3):
                     pending.append(receive())
             caps = {} if opt.no_tools else {"tools": {}}
             answer = {"result": {"protocolVersion": opt.version or msg["params"]["protocolVersion"],
@@ -259,6 +267,8 @@ def main():
             answer = call(mid, msg["params"])
             if answer is None:
                 continue
+        elif method == "tasks/result" and opt.task_tool:
+            answer = {"result": text("task result")}
         else:
             answer = {"error": {"code": -32601, "message": "Method not found"}}
         send(dict(jsonrpc="2.0", id=mid, **answer))

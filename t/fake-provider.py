@@ -33,6 +33,7 @@ answer for request N"}}. An entry is an object:
   headers       extra response headers, {"Retry-After": "1", ...}
   times         serve this entry for this many requests (1)
   delay         seconds to wait before the status line (0)
+  wait_file     a path: wait until it exists (at most 30 s) before answering
 
 one body source:
   sse_file      path of a raw SSE file, sent byte for byte (relative paths
@@ -454,6 +455,10 @@ class Handler(BaseHTTPRequestHandler):
 
     def answer(self, e):
         time.sleep(e.get("delay", 0))
+        for _ in range(600):
+            if "wait_file" not in e or os.path.exists(e["wait_file"]):
+                break
+            time.sleep(0.05)
         if "endless" in e:
             self.answer_endless(e["endless"])
             return

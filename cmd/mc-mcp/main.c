@@ -1,4 +1,4 @@
-/* mc-mcp: the tools of MCP servers (stdio): listing them, calling one, and serving them for a session. */
+/* mc-mcp: the tools of MCP servers (stdio or HTTP): listing them, calling one, and serving them, their resources and prompts for a session. */
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -108,10 +108,12 @@ load_servers(struct mcp *m, const struct mc_settings *s)
 	cJSON_ArrayForEach(e, all) {
 		if (cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(e, "enabled")))
 			continue;
-		if ((cmd = mc_json_str(e, "command")) == NULL || *cmd == '\0') {
+		if (mc_json_str(e, "url") != NULL && *mc_json_str(e, "url") != '\0')
+			;	/* remote: spoken to by mc-mcp bridge */
+		else if ((cmd = mc_json_str(e, "command")) == NULL || *cmd == '\0') {
 			mc_err("%s: mcp_servers.%s.command: %s", s->path, e->string,
 			    cmd ? "expected the program to run, not an empty string" :
-			    "missing: the program that runs the server");
+			    "missing: the program that runs the server (or \"url\" for a remote one)");
 			return -1;
 		}
 		sv = &m->sv[m->n++];
@@ -169,21 +171,101 @@ cmd_list(struct mcp *m, int pretty)
 	return m->n > 0 && ok == 0 ? MC_EXIT_FAIL : MC_EXIT_OK;
 }
 
-int
-mcp_run_call(struct mcp *m, struct server *sv, const char *tool, cJSON *args, char **out)
+/* Progress of sv's call, as a line for the driver's status line. */
+static void
+progress_line(struct server *sv)
 {
-	mcp_call(sv, tool, args);
+	const cJSON *p = sv->progress;
+	cJSON *line = mc_json_new_obj();
+	const cJSON *v;
+
+	mc_json_add_str(line, "type", "progress");
+	mc_json_add_str(line, "server", sv->name);
+	if (cJSON_IsNumber(v = cJSON_GetObjectItemCaseSensitive(p, "progress")))
+		mc_json_add_num(line, "progress", v->valuedouble);
+	if (cJSON_IsNumber(v = cJSON_GetObjectItemCaseSensitive(p, "total")))
+		mc_json_add_num(line, "total", v->valuedouble);
+	if (mc_json_str(p, "message") != NULL)
+		mc_json_add_str(line, "message", mc_json_str(p, "message"));
+	mc_json_write(stdout, line, 0);
+	fflush(stdout);
+	cJSON_Delete(line);
+}
+
+/* The log lines that came during sv's call: said, or (serve) written as
+ * {"type":"log","text"} lines for the driver to say. */
+static void
+log_lines(const struct mcp *m, struct server *sv)
+{
+	const char *p, *end = sv->logs.data + sv->logs.len;
+	cJSON *line;
+
+	for (p = sv->logs.data; p != NULL && p < end; p += strlen(p) + 1) {
+		if (!m->progress_lines) {
+			mc_err("%s", p);
+			continue;
+		}
+		line = mc_json_new_obj();
+		mc_json_add_str(line, "type", "log");
+		mc_json_add_str(line, "text", p);
+		mc_json_write(stdout, line, 0);
+		cJSON_Delete(line);
+	}
+	fflush(stdout);
+	sv->logs.len = 0;
+}
+
+/* What came meanwhile of sv's call: its latest progress, its log lines. */
+static void
+call_news(const struct mcp *m, struct server *sv)
+{
+	if (sv->progress != NULL) {
+		if (m->progress_lines)
+			progress_line(sv);
+		cJSON_Delete(sv->progress);
+		sv->progress = NULL;
+	}
+	if (sv->logs.len > 0)
+		log_lines(m, sv);
+}
+
+/* Wait for the answer to sv's request in flight. -1 when a signal came first. */
+static int
+await(struct mcp *m, struct server *sv)
+{
 	while (sv->st == SV_CALL) {
 		if (mcp_got_int || mcp_got_stop) {
 			mcp_cancel(sv, mcp_got_stop ? "the client is stopping" : "cancelled by the user");
+			call_news(m, sv);
 			return -1;
 		}
 		mcp_pump(m, -1, -1);
+		call_news(m, sv);
 	}
 	/* A server that failed has its exit status still to say. */
 	while (sv->st == SV_STOPPING)
 		mcp_pump(m, -1, -1);
+	call_news(m, sv);
+	return 0;
+}
+
+int
+mcp_run_call(struct mcp *m, struct server *sv, const char *tool, cJSON *args, int as_task, char **out)
+{
+	mcp_call(sv, tool, args, as_task);
+	if (await(m, sv) == -1)
+		return -1;
 	*out = sv->answer != NULL ? mcp_answer_text(sv->answer) : mcp_failed_output(sv);
+	return 0;
+}
+
+int
+mcp_run_ask(struct mcp *m, struct server *sv, const char *method, cJSON *params, char **out)
+{
+	mcp_ask(sv, method, params);
+	if (await(m, sv) == -1)
+		return -1;
+	*out = sv->answer != NULL ? mcp_other_text(sv, sv->answer, method) : mcp_failed_output(sv);
 	return 0;
 }
 
@@ -217,7 +299,7 @@ cmd_call(struct mcp *m)
 			out = mcp_unknown(m, name);
 			status = MC_EXIT_FAIL;
 		} else if ((args = mcp_call_args(item, &out)) != NULL)
-			intr = mcp_run_call(m, ref->sv, ref->tool, args, &out) == -1;
+			intr = mcp_run_call(m, ref->sv, ref->tool, args, ref->task, &out) == -1;
 	}
 	if (intr) {
 		out = mc_strdup("error: cancelled by the user");
@@ -271,6 +353,9 @@ main(int argc, char *argv[])
 	if (argc == 0)
 		return mc_usage_error("missing command: list, call or serve");
 	sub = argv[0];
+	/* Started by mc-mcp itself for a remote server (remote.c). */
+	if (strcmp(sub, "bridge") == 0 && argc == 1)
+		return mc_finish(mcp_bridge());
 	if (strcmp(sub, "list") != 0 && strcmp(sub, "call") != 0 && strcmp(sub, "serve") != 0)
 		return mc_usage_error("unknown command: %s", sub);
 	if (argc > 1)

@@ -1,4 +1,4 @@
-/* mcp.h: mc-mcp's private interfaces: the servers (server.c), their JSON-RPC (rpc.c), tools and results (tools.c), serve (serve.c). */
+/* mcp.h: mc-mcp's private interfaces: the servers (server.c), their JSON-RPC (rpc.c), tools and results (tools.c), serve (serve.c), remote servers (remote.c, http.c). */
 #ifndef MC_MCP_H
 #define MC_MCP_H
 
@@ -12,7 +12,7 @@
 #include "settings.h"
 #include "strset.h"
 
-#define MCP_PROTOCOL "2025-06-18"
+#define MCP_PROTOCOL "2025-11-25"
 #define MCP_TIMEOUT 60		/* seconds a server has for each request, by default */
 #define MCP_NAME_MAX 64		/* a tool's name as offered: SERVER__TOOL cut to this */
 #define MCP_LINE_MAX (64u << 20)	/* longest JSON-RPC message or stdin line */
@@ -21,9 +21,9 @@
 enum sv_state {
 	SV_OFF,			/* not running: never started, or reaped */
 	SV_INIT,		/* initialize sent */
-	SV_LIST,		/* a tools/list page asked for */
+	SV_LIST,		/* a page of a list asked for (tools, resources, ...) */
 	SV_READY,		/* initialized, nothing asked */
-	SV_CALL,		/* a tools/call sent */
+	SV_CALL,		/* a tools/call (or resources/read, prompts/get) sent */
 	SV_STOPPING,		/* being stopped; reaped next */
 };
 
@@ -48,8 +48,19 @@ struct server {
 	long ignored[MCP_IGNORED];	/* cancelled requests, by id */
 	size_t nignored;
 	cJSON *tools;		/* what tools/list gave, an array */
+	cJSON *resources, *templates, *prompts;	/* what the other lists gave */
+	cJSON *caps;		/* the capabilities initialize gave */
+	int listing;		/* which list is asked for (rpc.c's lists[]) */
+	int tools_only;		/* a refresh: tools/list alone */
+	int list_changed;	/* notifications/tools/list_changed came */
+	int relisted;		/* a refresh ended; the list is to be offered again */
 	char *cursor;		/* the next page's */
 	unsigned pages;
+	int as_task;		/* the call in flight is a task's */
+	char *task_id;		/* the task whose result it waits for, or NULL */
+	long long call_deadline;	/* the call's, kept across its task's requests */
+	cJSON *progress;	/* the last notifications/progress not yet passed on */
+	struct mc_buf logs;	/* log lines that came during a call, for its caller */
 	cJSON *answer;		/* a tools/call's response, holding "result" or "error" */
 	int timed_out;		/* the tools/call was not answered in time */
 	char *why;		/* why it failed, once said (NULL: it did not) */
@@ -64,6 +75,7 @@ struct toolref {
 	struct server *sv;
 	const char *tool;	/* its name on the server (inside sv->tools) */
 	int read_only;		/* its annotations say readOnlyHint */
+	int task;		/* it runs only as a task */
 };
 
 struct mcp {
@@ -74,6 +86,7 @@ struct mcp {
 	struct toolref *refs;	/* one per element of list */
 	size_t nrefs;
 	struct mc_strset names;	/* the refs' names, each to its index */
+	int progress_lines;	/* serve: progress and a call's log lines go out as lines */
 };
 
 /* The signals that reached us since they were last looked at; the
@@ -109,8 +122,13 @@ void mcp_notify(struct server *sv, const char *method, cJSON *params);
 void mcp_initialize(struct server *sv);
 /* Act on one line of a server's stdout. */
 void mcp_message(struct server *sv, char *line, size_t len);
-/* Send tools/call; the answer lands in sv->answer. */
-void mcp_call(struct server *sv, const char *tool, cJSON *args);
+/* Send tools/call (as a task when as_task); the answer lands in sv->answer. */
+void mcp_call(struct server *sv, const char *tool, cJSON *args, int as_task);
+/* Send another request whose answer the caller reads (resources/read,
+ * prompts/get), as mcp_call does. */
+void mcp_ask(struct server *sv, const char *method, cJSON *params);
+/* Ask for the tools again (after notifications/tools/list_changed). */
+void mcp_relist(struct server *sv);
 /* Give up on the request in flight: notifications/cancelled, and its
  * answer is dropped when it comes. */
 void mcp_cancel(struct server *sv, const char *reason);
@@ -124,6 +142,11 @@ void mcp_build_list(struct mcp *m);
 const struct toolref *mcp_find_tool(const struct mcp *m, const char *name);
 /* The output the model reads for a tools/call answer, cut to MC_CLIP_MAX. */
 char *mcp_answer_text(const cJSON *answer);
+/* Append sv's resources, templates and prompts to list, as entries
+ * whose "type" is mcp_resource, mcp_template or mcp_prompt. */
+void mcp_extras(const struct server *sv, cJSON *list);
+/* The same for a resources/read or prompts/get answer. */
+char *mcp_other_text(const struct server *sv, const cJSON *answer, const char *method);
 
 /* main.c: shared by the commands */
 /* Read a function_call from item: its arguments, or NULL with *out set
@@ -138,7 +161,18 @@ char *mcp_failed_output(const struct server *sv);
 /* Call tool on sv (a ready server) and wait for its answer, *out the
  * output. Returns -1 when SIGINT, SIGTERM or SIGHUP came first: the call
  * was cancelled and *out is not set. */
-int mcp_run_call(struct mcp *m, struct server *sv, const char *tool, cJSON *args, char **out);
+int mcp_run_call(struct mcp *m, struct server *sv, const char *tool, cJSON *args, int as_task,
+    char **out);
+/* The same for another request (mcp_ask), *out the answer as text. */
+int mcp_run_ask(struct mcp *m, struct server *sv, const char *method, cJSON *params, char **out);
+
+/* remote.c: a server with a "url" */
+/* The first line for mc-mcp bridge (the URL, the headers with their
+ * ${NAME}s expanded); NULL with why (no secret in it) when it cannot be. */
+char *mcp_remote_config(const struct server *sv, char *why, size_t whysz);
+
+/* http.c: mc-mcp bridge, the HTTP transports */
+int mcp_bridge(void);
 
 /* serve.c */
 int mcp_serve(struct mcp *m);

@@ -93,7 +93,161 @@ served_list(const struct mcp *m)
 		if (m->refs[i++].read_only)
 			mc_json_add(t, "read_only", cJSON_CreateTrue());
 	}
+	for (i = 0; i < m->n; i++)
+		if (m->sv[i].ok)
+			mcp_extras(&m->sv[i], list);
 	return list;
+}
+
+/* Write the tool list as one line. -1 when stdout failed. */
+static int
+offer(struct mcp *m)
+{
+	cJSON *list;
+	int r;
+
+	mcp_build_list(m);
+	list = served_list(m);
+	r = mc_json_write(stdout, list, 0);
+	cJSON_Delete(list);
+	return r == -1 || fflush(stdout) == EOF ? -1 : 0;
+}
+
+/* Servers whose tools changed (notifications/tools/list_changed) and
+ * that are free are asked again; once they (and any asked before)
+ * answered, the new list goes out, before the next output, so the driver
+ * offers it at the next step. -1 when stdout failed. */
+static int
+refresh(struct mcp *m)
+{
+	size_t i;
+	int asked = 0, busy;
+
+	for (i = 0; i < m->n; i++) {
+		if (m->sv[i].list_changed && m->sv[i].st == SV_READY)
+			mcp_relist(&m->sv[i]);
+		asked |= m->sv[i].st == SV_LIST || m->sv[i].relisted;
+	}
+	if (!asked)
+		return 0;
+	for (;;) {
+		for (i = 0, busy = 0; i < m->n; i++)
+			busy |= m->sv[i].st == SV_LIST;
+		if (!busy || mcp_got_stop || mcp_got_int)
+			break;
+		mcp_pump(m, -1, -1);
+	}
+	/* Offered even when a server failed while it was asked: the list
+	 * (and the tools its names point into) is rebuilt either way. */
+	for (i = 0; i < m->n; i++)
+		m->sv[i].relisted = 0;
+	return offer(m);
+}
+
+/* The server that a name ("SERVER" of mcp://SERVER/... or SERVER:NAME)
+ * of len bytes names; NULL (said in *out) when none is running. */
+static struct server *
+named(struct mcp *m, const char *name, size_t len, char **out)
+{
+	size_t i;
+
+	for (i = 0; i < m->n; i++)
+		if (strlen(m->sv[i].name) == len && memcmp(m->sv[i].name, name, len) == 0) {
+			if (m->sv[i].ok)
+				return &m->sv[i];
+			break;
+		}
+	if (asprintf(out, "error: no MCP server \"%.*s\" is running%s", (int)len, name,
+	    i < m->n ? " (it failed to start)" : "") == -1)
+		mc_oom();
+	return NULL;
+}
+
+/* read of mcp://SERVER/URI: resources/read of URI on SERVER. */
+static int
+read_resource(struct mcp *m, const char *path, char **out)
+{
+	const char *p = path + 6, *slash = strchr(p, '/');
+	struct server *sv;
+	cJSON *params;
+
+	if (slash == NULL || slash[1] == '\0') {
+		*out = mc_strdup("error: an MCP resource is read as mcp://SERVER/URI, its URI after "
+		    "the server's name and a slash");
+		return 0;
+	}
+	if ((sv = named(m, p, (size_t)(slash - p), out)) == NULL || revive(m, sv, out) == -1)
+		return 0;
+	params = mc_json_new_obj();
+	mc_json_add_str(params, "uri", slash + 1);
+	return mcp_run_ask(m, sv, "resources/read", params, out);
+}
+
+/* {"type":"prompt","name":"SERVER:NAME","arguments":"TEXT"}: prompts/get,
+ * the words of TEXT given to the prompt's arguments in order, the last
+ * one taking the rest. */
+static int
+get_prompt(struct mcp *m, const cJSON *item, char **out)
+{
+	const char *name = mc_json_str(item, "name"), *text = mc_json_str(item, "arguments");
+	const char *colon = name ? strchr(name, ':') : NULL, *pname, *an;
+	const cJSON *p, *a, *list;
+	struct server *sv;
+	cJSON *params, *args;
+	size_t k, n, i = 0;
+
+	if (colon == NULL) {
+		*out = mc_strdup("error: a prompt is named SERVER:NAME");
+		return 0;
+	}
+	if ((sv = named(m, name, (size_t)(colon - name), out)) == NULL || revive(m, sv, out) == -1)
+		return 0;
+	pname = colon + 1;
+	cJSON_ArrayForEach(p, sv->prompts)
+		if (mc_json_str(p, "name") && strcmp(mc_json_str(p, "name"), pname) == 0)
+			break;
+	if (p == NULL) {
+		if (asprintf(out, "error: the MCP server \"%s\" has no prompt \"%s\"", sv->name,
+		    pname) == -1)
+			mc_oom();
+		return 0;
+	}
+	list = mc_json_arr(p, "arguments");
+	n = (size_t)cJSON_GetArraySize(list);
+	args = mc_json_new_obj();
+	text = text ? text : "";
+	cJSON_ArrayForEach(a, list) {
+		text += strspn(text, " \t");
+		if (*text == '\0' || (an = mc_json_str(a, "name")) == NULL)
+			break;
+		k = ++i == n ? strlen(text) : strcspn(text, " \t");
+		while (k > 0 && strchr(" \t\n", text[k - 1]))
+			k--;
+		mc_json_add_owned(args, an, mc_strndup(text, k));
+		text += k;
+	}
+	params = mc_json_new_obj();
+	mc_json_add_str(params, "name", pname);
+	mc_json_add(params, "arguments", args);
+	return mcp_run_ask(m, sv, "prompts/get", params, out);
+}
+
+/* A read call of an mcp:// path: its path, else NULL. */
+static char *
+resource_path(const cJSON *item)
+{
+	const char *args = mc_json_str(item, "arguments"), *path;
+	char *s = NULL;
+	cJSON *a;
+
+	if (strcmp(mc_json_str(item, "name") ? mc_json_str(item, "name") : "", "read") != 0 ||
+	    args == NULL)
+		return NULL;
+	a = mc_json_parse(args, strlen(args), NULL, 0);
+	if ((path = mc_json_str(a, "path")) != NULL && strncmp(path, "mcp://", 6) == 0)
+		s = mc_strdup(path);
+	cJSON_Delete(a);
+	return s;
 }
 
 /* Answer one line of stdin. Returns 0, or -1 when serving must end
@@ -103,9 +257,9 @@ serve_line(struct mcp *m, char *line, size_t len, int *status)
 {
 	const struct toolref *ref;
 	const char *call_id, *name;
-	char err[256], *out = NULL;
+	char err[256], *out = NULL, *path = NULL;
 	cJSON *item, *args;
-	int rc = 0;
+	int rc = 0, intr = 0;
 
 	if (line[strspn(line, " \t\r")] == '\0')
 		return 0;
@@ -119,21 +273,32 @@ serve_line(struct mcp *m, char *line, size_t len, int *status)
 		return -1;
 	}
 	name = mc_json_str(item, "name");
-	if (mc_item_call_check(item, err, sizeof err) == -1) {
+	if (strcmp(mc_json_str(item, "type") ? mc_json_str(item, "type") : "", "prompt") == 0)
+		intr = get_prompt(m, item, &out) == -1;
+	else if (strcmp(mc_json_str(item, "type") ? mc_json_str(item, "type") : "", "sync") == 0)
+		out = mc_strdup("");	/* the driver's step begins: a changed list first */
+	else if (mc_item_call_check(item, err, sizeof err) == -1) {
 		mc_err("stdin: %s", err);
 		if (asprintf(&out, "error: mc-mcp could not read this call: %s", err) == -1)
 			mc_oom();
 	} else if (mc_json_nul_escape(line, len) != NULL)
 		out = mc_strdup("error: this call holds a NUL character (\\u0000); no argument may contain one");
+	else if ((path = resource_path(item)) != NULL)
+		intr = read_resource(m, path, &out) == -1;
 	else if ((ref = mcp_find_tool(m, name)) == NULL)
 		out = mcp_unknown(m, name);
 	else if ((args = mcp_call_args(item, &out)) == NULL)
 		;
 	else if (revive(m, ref->sv, &out) == -1)
 		cJSON_Delete(args);
-	else if (mcp_run_call(m, ref->sv, ref->tool, args, &out) == -1)
+	else if (mcp_run_call(m, ref->sv, ref->tool, args, ref->task, &out) == -1)
+		intr = 1;
+	if (intr)
 		out = mc_strdup(mcp_got_stop ? "error: cancelled: mc-mcp was told to stop" :
 		    "error: cancelled by the user");
+	free(path);
+	if (refresh(m) == -1)
+		rc = -1;
 	/* A Ctrl-C is for the call it came during. */
 	mcp_got_int = 0;
 	if (mcp_write_output(call_id, out) == -1) {
@@ -152,21 +317,19 @@ int
 mcp_serve(struct mcp *m)
 {
 	struct mc_buf in = {0};
-	int status = MC_EXIT_OK, eof = 0, r;
+	int status = MC_EXIT_OK, eof = 0;
 	char buf[65536], *nl;
-	cJSON *list;
 	size_t off, from;
 	ssize_t k;
 
 	if (start_all(m) == -1)
 		goto done;
-	mcp_build_list(m);
-	list = served_list(m);
-	r = mc_json_write(stdout, list, 0);
-	cJSON_Delete(list);
-	if (r == -1 || fflush(stdout) == EOF)
+	m->progress_lines = 1;
+	if (offer(m) == -1)
 		goto done;
 	while (!eof && !mcp_got_stop) {
+		if (refresh(m) == -1)
+			break;
 		if (!mcp_pump(m, 0, -1)) {
 			/* A SIGINT with no call waiting on stdin is late. */
 			mcp_got_int = 0;

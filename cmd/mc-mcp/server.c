@@ -94,22 +94,52 @@ mcp_fail(struct server *sv, int status, const char *fmt, ...)
 	mcp_stop(sv, 1);
 }
 
+/* sv could not be started: said, once, naming it. Returns -1. */
+static int
+start_failed(struct server *sv, const char *why)
+{
+	free(sv->why);
+	sv->why = mc_strdup(why);
+	sv->said_status = 0;
+	mc_err("server \"%s\": %s", sv->name, why);
+	sv->st = SV_OFF;
+	return -1;
+}
+
 int
 mcp_start(struct mcp *m, struct server *sv)
 {
 	const char *cmd = mc_json_str(sv->conf, "command");
 	const cJSON *a, *args = mc_json_arr(sv->conf, "args");
 	int in[2] = { -1, -1 }, out[2] = { -1, -1 }, err[2] = { -1, -1 };
-	char why[512], **argv, **envp;
+	char why[512], **argv, **envp, *remote = NULL, self[PATH_MAX];
 	struct mc_child c = {0};
 	size_t n = 0;
+	ssize_t k;
 	pid_t pid;
 
+	/* A remote server is spoken to through mc-mcp bridge, this program. */
+	if (mc_json_str(sv->conf, "url") != NULL) {
+		if ((remote = mcp_remote_config(sv, why, sizeof why)) == NULL)
+			return start_failed(sv, why);
+		if ((k = readlink("/proc/self/exe", self, sizeof self - 1)) <= 0) {
+			free(remote);
+			return start_failed(sv, "cannot find mc-mcp itself (/proc/self/exe)");
+		}
+		self[k] = '\0';
+		cmd = self;
+		args = NULL;
+	}
 	if ((argv = calloc((size_t)cJSON_GetArraySize(args) + 2, sizeof *argv)) == NULL)
 		mc_oom();
+	if ((argv = reallocarray(argv, (size_t)cJSON_GetArraySize(args) + 3, sizeof *argv)) == NULL)
+		mc_oom();
 	argv[n++] = (char *)cmd;
+	if (remote != NULL)
+		argv[n++] = "bridge";
 	cJSON_ArrayForEach(a, args)
 		argv[n++] = a->valuestring;
+	argv[n] = NULL;
 	if (pipe2(in, O_CLOEXEC) == -1 || pipe2(out, O_CLOEXEC) == -1 || pipe2(err, O_CLOEXEC) == -1) {
 		snprintf(why, sizeof why, "pipe: %s", strerror(errno));
 		pid = -1;
@@ -135,12 +165,8 @@ mcp_start(struct mcp *m, struct server *sv)
 		close_fd(&in[1]);
 		close_fd(&out[0]);
 		close_fd(&err[0]);
-		free(sv->why);
-		sv->why = mc_strdup(why);
-		sv->said_status = 0;
-		mc_err("server \"%s\": %s", sv->name, why);
-		sv->st = SV_OFF;
-		return -1;
+		free(remote);
+		return start_failed(sv, why);
 	}
 	fcntl(in[1], F_SETFL, O_NONBLOCK);
 	fcntl(out[0], F_SETFL, O_NONBLOCK);
@@ -157,6 +183,12 @@ mcp_start(struct mcp *m, struct server *sv)
 	free(sv->why);
 	sv->why = NULL;
 	sv->said_status = 0;
+	if (remote != NULL) {
+		mc_buf_adds(&sv->wq, remote);
+		mc_buf_addc(&sv->wq, '\n');
+		explicit_bzero(remote, strlen(remote));
+		free(remote);
+	}
 	mcp_initialize(sv);
 	return 0;
 }
@@ -489,6 +521,13 @@ mcp_free(struct mcp *m)
 		mc_buf_free(&m->sv[i].line);
 		mc_buf_free(&m->sv[i].eline);
 		cJSON_Delete(m->sv[i].tools);
+		cJSON_Delete(m->sv[i].resources);
+		cJSON_Delete(m->sv[i].templates);
+		cJSON_Delete(m->sv[i].prompts);
+		cJSON_Delete(m->sv[i].caps);
+		cJSON_Delete(m->sv[i].progress);
+		mc_buf_free(&m->sv[i].logs);
+		free(m->sv[i].task_id);
 		cJSON_Delete(m->sv[i].answer);
 		free(m->sv[i].cursor);
 		free(m->sv[i].why);

@@ -75,6 +75,10 @@ definition(const char *name, const cJSON *tool)
 	if (schema == NULL)
 		mc_oom();
 	mc_json_add(o, "parameters", schema);
+	/* Hints (readOnlyHint, ...) go with the tool, for whoever filters
+	 * the list; the driver does not send them to the model. */
+	if (mc_json_obj(tool, "annotations") != NULL)
+		mc_json_add(o, "annotations", cJSON_Duplicate(mc_json_obj(tool, "annotations"), 1));
 	return o;
 }
 
@@ -101,14 +105,6 @@ mcp_build_list(struct mcp *m)
 				mc_warn("server \"%s\": a tool without a name is left out", sv->name);
 				continue;
 			}
-			/* A call of it would only fail: the task protocol
-			 * (2025-11-25) is not spoken here. */
-			if ((task = mc_json_str(mc_json_obj(t, "execution"), "taskSupport")) != NULL &&
-			    strcmp(task, "required") == 0) {
-				mc_warn("server \"%s\": tool \"%s\" is left out: it can only be run as a task",
-				    sv->name, tname);
-				continue;
-			}
 			if (m->nrefs == cap) {
 				cap = cap ? cap * 2 : 32;
 				if ((r = reallocarray(m->refs, cap, sizeof *r)) == NULL)
@@ -127,6 +123,9 @@ mcp_build_list(struct mcp *m)
 			r->tool = tname;
 			r->read_only = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(
 			    mc_json_obj(t, "annotations"), "readOnlyHint"));
+			/* Called as a task (2025-11-25), awaited as a call. */
+			task = mc_json_str(mc_json_obj(t, "execution"), "taskSupport");
+			r->task = task != NULL && strcmp(task, "required") == 0;
 			mc_strset_add(&m->names, r->name, m->nrefs++, NULL);
 			mc_json_push(m->list, definition(r->name, t));
 		}
@@ -182,22 +181,81 @@ content(struct mc_buf *b, const cJSON *c)
 		mc_buf_printf(b, "[%s content]", type);
 }
 
+/* JSON-RPC error text for an answer that is one, into b; 0 when it is not. */
+static int
+refused(struct mc_buf *b, const cJSON *answer)
+{
+	const cJSON *error = mc_json_obj(answer, "error"), *code;
+
+	if (error == NULL)
+		return 0;
+	code = cJSON_GetObjectItemCaseSensitive(error, "code");
+	mc_buf_printf(b, "error: the MCP server refused the call: %s (JSON-RPC error %.0f)",
+	    mc_json_str(error, "message") ? mc_json_str(error, "message") : "no reason given",
+	    cJSON_IsNumber(code) ? code->valuedouble : 0.0);
+	return 1;
+}
+
+static char *
+clipped(struct mc_buf *b)
+{
+	char *s = mc_clip_text(b->data ? b->data : "", b->len, MC_CLIP_MAX, NULL);
+
+	mc_buf_free(b);
+	if (s == NULL)
+		mc_oom();
+	return s;
+}
+
+char *
+mcp_other_text(const struct server *sv, const cJSON *answer, const char *method)
+{
+	const cJSON *result = mc_json_obj(answer, "result"), *c;
+	struct mc_buf b = {0};
+	const char *text, *uri;
+	size_t n = 0;
+
+	if (refused(&b, answer))
+		return clipped(&b);
+	if (strcmp(method, "resources/read") == 0) {
+		cJSON_ArrayForEach(c, mc_json_arr(result, "contents")) {
+			uri = mc_json_str(c, "uri");
+			if ((text = mc_json_str(c, "text")) == NULL) {
+				/* Only text is read here (images: a later round). */
+				b.len = 0;
+				mc_buf_printf(&b, "error: the resource %s of the MCP server \"%s\" is not text "
+				    "(%s, %zu bytes)", uri ? uri : "", sv->name,
+				    mc_json_str(c, "mimeType") ? mc_json_str(c, "mimeType") : "no type",
+				    mc_json_str(c, "blob") ? b64_size(mc_json_str(c, "blob")) : 0);
+				mc_err("server \"%s\": resource %s is not text", sv->name, uri ? uri : "");
+				return clipped(&b);
+			}
+			if (n++)
+				mc_buf_addc(&b, '\n');
+			mc_buf_adds(&b, text);
+		}
+		return clipped(&b);
+	}
+	/* prompts/get: the messages' content, a blank line between. */
+	cJSON_ArrayForEach(c, mc_json_arr(result, "messages")) {
+		if (n++)
+			mc_buf_adds(&b, "\n\n");
+		content(&b, mc_json_obj(c, "content"));
+	}
+	return clipped(&b);
+}
+
 char *
 mcp_answer_text(const cJSON *answer)
 {
-	const cJSON *error = mc_json_obj(answer, "error"), *c, *code;
+	const cJSON *c;
 	const cJSON *result = mc_json_obj(answer, "result");
 	const cJSON *structured = cJSON_GetObjectItemCaseSensitive(result, "structuredContent");
 	struct mc_buf b = {0};
 	size_t n = 0;
 	char *s;
 
-	if (error != NULL) {
-		code = cJSON_GetObjectItemCaseSensitive(error, "code");
-		mc_buf_printf(&b, "error: the MCP server refused the call: %s (JSON-RPC error %.0f)",
-		    mc_json_str(error, "message") ? mc_json_str(error, "message") : "no reason given",
-		    cJSON_IsNumber(code) ? code->valuedouble : 0.0);
-	} else {
+	if (!refused(&b, answer)) {
 		if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(result, "isError")))
 			mc_buf_adds(&b, "error: ");
 		cJSON_ArrayForEach(c, mc_json_arr(result, "content")) {
@@ -213,9 +271,47 @@ mcp_answer_text(const cJSON *answer)
 			free(s);
 		}
 	}
-	s = mc_clip_text(b.data ? b.data : "", b.len, MC_CLIP_MAX, NULL);
-	mc_buf_free(&b);
-	if (s == NULL)
-		mc_oom();
-	return s;
+	return clipped(&b);
+}
+
+/* sv's resources, templates and prompts as entries of the served list,
+ * told apart from tools by "type" (the driver takes them out). */
+void
+mcp_extras(const struct server *sv, cJSON *list)
+{
+	static const struct { const char *type, *key; } keep[] = {
+		{ "mcp_resource", "uri" }, { "mcp_template", "uriTemplate" }, { "mcp_prompt", "name" },
+	};
+	const cJSON *sets[3] = { sv->resources, sv->templates, sv->prompts }, *e, *a;
+	cJSON *o, *names;
+	size_t i;
+	char *full;
+
+	for (i = 0; i < 3; i++)
+		cJSON_ArrayForEach(e, sets[i]) {
+			if (mc_json_str(e, keep[i].key) == NULL)
+				continue;
+			o = mc_json_new_obj();
+			mc_json_add_str(o, "type", keep[i].type);
+			mc_json_add_str(o, "server", sv->name);
+			if (i == 2) {
+				if (asprintf(&full, "%s:%s", sv->name, mc_json_str(e, "name")) == -1)
+					mc_oom();
+				mc_json_add_owned(o, "name", full);
+				names = mc_json_new_arr();
+				cJSON_ArrayForEach(a, mc_json_arr(e, "arguments"))
+					if (mc_json_str(a, "name") != NULL)
+						mc_json_push(names, mc_json_new_str(mc_json_str(a, "name")));
+				mc_json_add(o, "arguments", names);
+			} else {
+				mc_json_add_str(o, "uri", mc_json_str(e, keep[i].key));
+				if (mc_json_str(e, "name") != NULL)
+					mc_json_add_str(o, "title", mc_json_str(e, "name"));
+				if (mc_json_str(e, "mimeType") != NULL)
+					mc_json_add_str(o, "mimeType", mc_json_str(e, "mimeType"));
+			}
+			if (mc_json_str(e, "description") != NULL)
+				mc_json_add_str(o, "description", mc_json_str(e, "description"));
+			mc_json_push(list, o);
+		}
 }

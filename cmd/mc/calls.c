@@ -165,7 +165,7 @@ call_run(struct driver *d, const cJSON *call, struct mc_buf *touched)
 	}
 	if (subagents_has(d, name))	/* subagents.c: children run, their answers the output */
 		return subagents_call(d, call);
-	item = mcp_has(d, name) ? mcp_call(d, call) : tool_call(call, touched, &st);
+	item = mcp_routes(d, name, call) ? mcp_call(d, call) : tool_call(call, touched, &st);
 	type = mc_json_str(item, "type");
 	ocid = mc_json_str(item, "call_id");
 	if (item == NULL || type == NULL || strcmp(type, "function_call_output") != 0 ||

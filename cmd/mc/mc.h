@@ -21,7 +21,8 @@
  *              plan mode's tools and its prompt fragment
  *   hooks.c    the settings' hooks: before and after tool calls, when a
  *              session starts, when the model is done
- *   mcp.c      the MCP tools, through one mc-mcp serve for the session
+ *   mcp.c      the MCP tools, resources and prompts, through one mc-mcp
+ *              serve for the session
  *   session.c  the session file: created, resumed, appended to
  *   compact.c  long sessions: the conversation compacted by mc-compact
  *              into a new session file, before a request that would pass
@@ -177,6 +178,9 @@ struct mcp {
 				 * index in servers */
 	char **servers;		/* the server of each tool, or NULL */
 	size_t at;		/* where its tools begin in the session's list */
+	cJSON *extras;		/* its servers' resources and prompts (mc-mcp's
+				 * mcp_resource, mcp_template, mcp_prompt entries) */
+	int status;		/* a progress line is on the terminal */
 };
 
 /* `mc-tool sandbox`, asked once a session. */
@@ -262,6 +266,10 @@ cJSON *mcp_call(struct driver *d, const cJSON *call);
 void mcp_stop(struct driver *d);
 int mcp_restart(struct driver *d);
 void mcp_forget(struct driver *d);
+int mcp_routes(const struct driver *d, const char *name, const cJSON *call);
+void mcp_sync(struct driver *d);
+int mcp_prompt(struct driver *d, const char *line, char **text);
+void mcp_help(const struct driver *d);
 
 /* turn.c: how a turn ended (the done event's reason) */
 enum outcome { OUT_STOP, OUT_MAX_STEPS, OUT_LENGTH, OUT_REFUSAL, OUT_ERROR, OUT_CANCELLED,

@@ -51,10 +51,71 @@ mcp_start(struct driver *d)
 	return 0;
 }
 
+static int apply_list(struct driver *d, cJSON *mine);
+static cJSON *next_line(struct driver *d);
+
+/* A progress line of mc-mcp's, on the terminal's status line. */
+static void
+progress(struct driver *d, const cJSON *p)
+{
+	const cJSON *done = cJSON_GetObjectItemCaseSensitive(p, "progress");
+	const cJSON *total = cJSON_GetObjectItemCaseSensitive(p, "total");
+	const char *msg = mc_json_str(p, "message");
+
+	if (!isatty(STDERR_FILENO) || d->c.json)
+		return;
+	fprintf(stderr, "\r\033[K%s: %.60s", mc_json_str(p, "server") ? mc_json_str(p, "server") : "mcp",
+	    msg ? msg : "working");
+	if (cJSON_IsNumber(done) && cJSON_IsNumber(total) && total->valuedouble > 0)
+		fprintf(stderr, " (%.0f%%)", 100 * done->valuedouble / total->valuedouble);
+	fflush(stderr);
+	d->mcp.status = 1;
+}
+
+/* The status line, if shown, cleared. */
+static void
+status_clear(struct driver *d)
+{
+	if (d->mcp.status) {
+		fputs("\r\033[K", stderr);
+		d->mcp.status = 0;
+	}
+}
+
+/* The next line that is not a new tool list (taken into the session's
+ * list at once: the next step offers it), progress or a server's log
+ * line (said on a line of its own). */
+static cJSON *
+next(struct driver *d)
+{
+	const char *type;
+	cJSON *j;
+
+	for (;;) {
+		if ((j = next_line(d)) == NULL)
+			break;
+		type = mc_json_str(j, "type") ? mc_json_str(j, "type") : "";
+		if (cJSON_IsArray(j)) {
+			if (apply_list(d, j) == -1)
+				return NULL;
+		} else if (strcmp(type, "progress") == 0) {
+			progress(d, j);
+			cJSON_Delete(j);
+		} else if (strcmp(type, "log") == 0) {
+			status_clear(d);
+			mc_err("mc-mcp: %s", mc_json_str(j, "text") ? mc_json_str(j, "text") : "");
+			cJSON_Delete(j);
+		} else
+			break;
+	}
+	status_clear(d);
+	return j;
+}
+
 /* A line from mc-mcp; NULL when it ended. A Ctrl-C meanwhile is passed on
  * once: mc-mcp then answers the call in flight as cancelled. */
 static cJSON *
-next(struct driver *d)
+next_line(struct driver *d)
 {
 	char err[256], *line;
 	size_t len;
@@ -92,6 +153,8 @@ mcp_forget(struct driver *d)
 	d->mcp.servers = NULL;
 	mc_strset_free(&d->mcp.names);
 	mc_strset_free(&d->mode.read_only);
+	cJSON_Delete(d->mcp.extras);
+	d->mcp.extras = NULL;
 }
 
 /* Note tool t's name and its server (detached from t: the model is not
@@ -121,38 +184,90 @@ tool_noted(struct driver *d, cJSON *t)
 	cJSON_Delete(ro);
 }
 
-/* The servers' tools, after mc-tool's in the session's list (where those
- * of an earlier start were). */
-int
-mcp_tools(struct driver *d)
+/* The model learns of the servers' resources from read's description,
+ * which gets them after this mark (an earlier list's replaced). */
+#define RESOURCES_MARK "\n\nMCP resources, read with path mcp://SERVER/URI:"
+#define RESOURCES_SHOWN 50
+
+static void
+describe_resources(struct driver *d, cJSON *all)
 {
-	cJSON *mine, *all, *out, *t;
+	const cJSON *e;
+	cJSON *t, *desc;
+	struct mc_buf b = {0};
+	const char *type, *cut;
+	size_t n = 0;
+
+	cJSON_ArrayForEach(t, all)
+		if (mc_json_str(t, "name") && strcmp(mc_json_str(t, "name"), "read") == 0)
+			break;
+	if (t == NULL || !cJSON_IsString(desc = cJSON_GetObjectItemCaseSensitive(t, "description")))
+		return;
+	cut = strstr(desc->valuestring, RESOURCES_MARK);
+	mc_buf_add(&b, desc->valuestring, cut ? (size_t)(cut - desc->valuestring) : strlen(desc->valuestring));
+	cJSON_ArrayForEach(e, d->mcp.extras) {
+		type = mc_json_str(e, "type");
+		if (strcmp(type, "mcp_resource") != 0 && strcmp(type, "mcp_template") != 0)
+			continue;
+		if (n++ == 0)
+			mc_buf_adds(&b, RESOURCES_MARK);
+		if (n > RESOURCES_SHOWN) {
+			mc_buf_adds(&b, " ...");
+			break;
+		}
+		mc_buf_printf(&b, " mcp://%s/%s%s%s%s", mc_json_str(e, "server"), mc_json_str(e, "uri"),
+		    mc_json_str(e, "title") ? " (" : "", mc_json_str(e, "title") ? mc_json_str(e, "title") : "",
+		    mc_json_str(e, "title") ? ")" : "");
+	}
+	cJSON_ReplaceItemInObjectCaseSensitive(t, "description", mc_json_new_owned(mc_buf_steal(&b)));
+}
+
+/* Take the tools of mc-mcp's last list out of all, by name: a filter of
+ * the session's list may have moved them. */
+static void
+drop_tools(struct driver *d, cJSON *all)
+{
+	cJSON *t, *next_t;
+
+	for (t = all->child; t != NULL && d->mcp.names.n > 0; t = next_t) {
+		next_t = t->next;
+		if (mcp_has(d, mc_json_str(t, "name") ? mc_json_str(t, "name") : ""))
+			cJSON_Delete(cJSON_DetachItemViaPointer(all, t));
+	}
+}
+
+/* A tool list from mc-mcp (its first line, or a new one after a
+ * server's tools changed) into the session's: after mc-tool's, where
+ * those of an earlier list were; its resources and prompts kept apart.
+ * Takes mine. */
+static int
+apply_list(struct driver *d, cJSON *mine)
+{
+	cJSON *all, *out, *t;
+	const char *type;
 	size_t i;
 
-	if (d->mcp.pid <= 0)
-		return 0;
-	if ((mine = next(d)) == NULL)
-		return interrupted ? -1 : 0;
-	if (!cJSON_IsArray(mine)) {
-		mc_err("mc-mcp: its tool list is not a JSON array");
-		cJSON_Delete(mine);
-		mcp_stop(d);
-		return 0;
-	}
 	if ((all = tools_get(d)) == NULL) {
 		cJSON_Delete(mine);
 		return -1;
 	}
+	drop_tools(d, all);
 	if (!d->mcp.listed)
 		d->mcp.at = (size_t)cJSON_GetArraySize(all);
 	d->mcp.listed = 1;
 	mcp_forget(d);
+	d->mcp.extras = mc_json_new_arr();
 	/* A new list in order, each tool moved off the front of the old
 	 * ones: inserting at an index would walk the list for every tool. */
 	out = mc_json_new_arr();
 	for (i = 0; i < d->mcp.at && (t = cJSON_DetachItemFromArray(all, 0)) != NULL; i++)
 		mc_json_push(out, t);
 	while ((t = cJSON_DetachItemFromArray(mine, 0)) != NULL) {
+		type = mc_json_str(t, "type");
+		if (type != NULL && strncmp(type, "mcp_", 4) == 0) {
+			mc_json_push(d->mcp.extras, t);
+			continue;
+		}
 		tool_noted(d, t);
 		mc_json_push(out, t);
 	}
@@ -160,8 +275,131 @@ mcp_tools(struct driver *d)
 		mc_json_push(out, t);
 	cJSON_Delete(mine);
 	cJSON_Delete(all);
+	describe_resources(d, out);
 	tools_put(d, out);
 	return 0;
+}
+
+/* The servers' tools, after mc-tool's in the session's list (where those
+ * of an earlier start were). */
+int
+mcp_tools(struct driver *d)
+{
+	cJSON *mine;
+
+	if (d->mcp.pid <= 0)
+		return 0;
+	if ((mine = next_line(d)) == NULL)
+		return interrupted ? -1 : 0;
+	if (!cJSON_IsArray(mine)) {
+		mc_err("mc-mcp: its tool list is not a JSON array");
+		cJSON_Delete(mine);
+		mcp_stop(d);
+		return 0;
+	}
+	return apply_list(d, mine);
+}
+
+/*
+ * A step begins: mc-mcp is asked for what changed meanwhile (a server's
+ * tools, after notifications/tools/list_changed), which comes before its
+ * answer to the question and so is in the session's list for the step.
+ * A pipe's round trip, nothing more, when nothing did.
+ */
+void
+mcp_sync(struct driver *d)
+{
+	static const char sync[] = "{\"type\":\"sync\",\"call_id\":\"sync\"}\n";
+
+	if (d->mcp.pid <= 0 || !d->mcp.listed)
+		return;
+	if (mc_write_all(d->mcp.wr, sync, sizeof sync - 1) == -1) {
+		mc_err("mc-mcp: stopped taking calls: %s", strerror(errno));
+		mcp_stop(d);
+		return;
+	}
+	cJSON_Delete(next(d));
+}
+
+/* A read of an mcp:// path is mc-mcp's: resources/read. */
+int
+mcp_routes(const struct driver *d, const char *name, const cJSON *call)
+{
+	const char *args = mc_json_str(call, "arguments"), *path;
+	cJSON *a;
+	int r;
+
+	if (mcp_has(d, name))
+		return 1;
+	if (d->mcp.pid <= 0 || strcmp(name, "read") != 0 || args == NULL)
+		return 0;
+	a = mc_json_parse(args, strlen(args), NULL, 0);
+	r = (path = mc_json_str(a, "path")) != NULL && strncmp(path, "mcp://", 6) == 0;
+	cJSON_Delete(a);
+	return r;
+}
+
+/* /help's part: the servers' prompts, each with its arguments and
+ * description (sanitized: they come from the servers). */
+void
+mcp_help(const struct driver *d)
+{
+	const cJSON *e, *a;
+	char buf[512];
+	int any = 0;
+
+	cJSON_ArrayForEach(e, d->mcp.extras) {
+		if (strcmp(mc_json_str(e, "type"), "mcp_prompt") != 0 || mc_json_str(e, "name") == NULL)
+			continue;
+		if (!any++)
+			fputs("MCP prompts:\n", stdout);
+		printf("  /%s", mc_sanitize(buf, sizeof buf, mc_json_str(e, "name")));
+		cJSON_ArrayForEach(a, mc_json_arr(e, "arguments"))
+			if (cJSON_IsString(a))
+				printf(" %s", mc_sanitize(buf, sizeof buf, a->valuestring));
+		if (mc_json_str(e, "description") != NULL)
+			printf("\n                %s", mc_sanitize(buf, sizeof buf, mc_json_str(e, "description")));
+		putchar('\n');
+	}
+}
+
+/*
+ * "/SERVER:NAME ARGS", a server's prompt: 1 with *text its messages (the
+ * prompt to send), -1 when mc-mcp could not give it (said), 0 when line
+ * names no prompt.
+ */
+int
+mcp_prompt(struct driver *d, const char *line, char **text)
+{
+	size_t n = strcspn(line + 1, " \t");
+	const char *args = line + 1 + n;
+	const cJSON *e;
+	cJSON *msg, *out;
+	const char *o;
+	char *s;
+
+	cJSON_ArrayForEach(e, d->mcp.extras)
+		if (strcmp(mc_json_str(e, "type"), "mcp_prompt") == 0 && mc_json_str(e, "name") &&
+		    strlen(mc_json_str(e, "name")) == n && memcmp(mc_json_str(e, "name"), line + 1, n) == 0)
+			break;
+	if (e == NULL || d->mcp.pid <= 0)
+		return 0;
+	msg = mc_json_new_obj();
+	mc_json_add_str(msg, "type", "prompt");
+	mc_json_add_str(msg, "call_id", "prompt");
+	mc_json_add_str(msg, "name", mc_json_str(e, "name"));
+	mc_json_add_str(msg, "arguments", args + strspn(args, " \t"));
+	out = mcp_call(d, msg);
+	cJSON_Delete(msg);
+	if ((o = mc_json_str(out, "output")) == NULL || strncmp(o, "error: ", 7) == 0) {
+		mc_err("/%.*s: %s", (int)n, line + 1, o ? o + 7 : "mc-mcp gave no answer");
+		cJSON_Delete(out);
+		return -1;
+	}
+	s = mc_strdup(o);
+	cJSON_Delete(out);
+	*text = s;
+	return 1;
 }
 
 int
@@ -222,17 +460,13 @@ mcp_call(struct driver *d, const cJSON *call)
 int
 mcp_restart(struct driver *d)
 {
-	cJSON *all, *t, *next_t;
+	cJSON *all;
 
 	if (!d->mcp.listed)
 		return 0;	/* none started this run */
 	if ((all = tools_get(d)) == NULL)
 		return -1;
-	for (t = all->child; t != NULL; t = next_t) {
-		next_t = t->next;
-		if (mcp_has(d, mc_json_str(t, "name") ? mc_json_str(t, "name") : ""))
-			cJSON_Delete(cJSON_DetachItemViaPointer(all, t));
-	}
+	drop_tools(d, all);
 	tools_put(d, all);
 	mcp_forget(d);
 	mcp_stop(d);

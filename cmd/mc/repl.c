@@ -27,6 +27,8 @@ static const char help_text[] =
     "  /new          start a new session\n"
     "  /mode [MODE]  show or change the mode: default, accept-edits, plan or yes\n"
     "  /go [TEXT]    leave plan mode and carry the plan out\n"
+    "  /SERVER:NAME [ARGS]\n"
+    "                send an MCP server's prompt\n"
     "  /exit         leave (or Ctrl-D)\n"
     "End a line with \\ to continue it; a line \"\"\" opens and closes a block.\n"
     "Ctrl-C cancels the answer in flight.\n";
@@ -327,6 +329,7 @@ command(struct driver *d, const char *line, char **send)
 		return 1;
 	if (IS("/help")) {
 		fputs(help_text, stdout);
+		mcp_help(d);	/* mcp.c: the servers' prompts */
 	} else if (IS("/prompt")) {
 		show(d, d->s.prompt.data ? d->s.prompt.data : "", d->s.prompt.len);
 	} else if (IS("/skills")) {
@@ -347,6 +350,8 @@ command(struct driver *d, const char *line, char **send)
 		mode_slash(d, argp);
 	} else if (IS("/go")) {
 		*send = mode_go(d, argp);
+	} else if (mcp_prompt(d, line, send) != 0) {
+		;	/* mcp.c: /SERVER:NAME ARGS, a server's prompt (or said why not) */
 	} else {
 		mc_err("unknown command %.*s; /help lists them", (int)n, line);
 	}

@@ -289,6 +289,7 @@ step(struct driver *d, cJSON *calls, int *paused)
 	int st;
 
 	*paused = 0;
+	mcp_sync(d);	/* mcp.c: a server's changed tools first */
 	if (build_request(d, &len) == -1)
 		return interrupted ? OUT_CANCELLED : OUT_ERROR;
 	if (d->c.dry) {

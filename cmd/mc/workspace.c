@@ -94,7 +94,7 @@ workspace_free(struct conf *c)
  * A read, grep or find call that reads outside the directories above:
  * the canonical path it reads, malloc'ed; else NULL. No path means the
  * working directory for grep and find; skill:// URIs are mc-skills' to
- * read. Arguments mc-tool will refuse are its to refuse, and so is a
+ * read, mcp:// ones mc-mcp's. Arguments mc-tool will refuse are its to refuse, and so is a
  * path that cannot be resolved (a loop, a file on the way, a directory
  * we may not search): mc-tool, as this user, cannot open it either.
  */
@@ -113,7 +113,8 @@ workspace_outside(const struct conf *c, const char *name, const cJSON *call)
 	a = mc_json_parse(args, strlen(args), err, sizeof err);
 	path = mc_json_str(a, "path");
 	if (path != NULL && *path != '\0' &&
-	    !(strcmp(name, "read") == 0 && strncmp(path, "skill://", 8) == 0)) {
+	    !(strcmp(name, "read") == 0 && (strncmp(path, "skill://", 8) == 0 ||
+	    strncmp(path, "mcp://", 6) == 0))) {
 		full = mc_path_resolve(c->cwd, path);
 		for (i = 0; full != NULL && i < c->nroots; i++)
 			if (mc_path_within(full, c->roots[i])) {
