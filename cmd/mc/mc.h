@@ -31,6 +31,11 @@
  *   slots.c    subagents.max_total: the tree's slots, flock'ed files
  *   workspace.c where the agent reads without asking (the working
  *              directory, --add-dir, $TMPDIR), and where a call reads
+ *   checkpoint.c before a turn's first change, the working tree kept
+ *              (a shadow git repository, or before-images); when it
+ *              ends, what it changed (checkpoint.h: the files)
+ *   rewind.c   /undo, /rewind and mc rewind: files and conversation put
+ *              back to before a turn
  */
 #ifndef MC_DRIVER_H
 #define MC_DRIVER_H
@@ -189,6 +194,8 @@ struct subagents {
 	int slots_failed;	/* there are no slots to take: said once */
 };
 
+struct checkpoints;	/* checkpoint.c's own */
+
 struct driver {
 	struct conf c;
 	struct hooks *hooks;	/* the settings' hooks, compiled: hooks.c's own */
@@ -200,6 +207,7 @@ struct driver {
 	struct sandbox sandbox;
 	struct subagents sub;
 	struct { int session, done; } ev;	/* events.c: --json's first and last events said */
+	struct checkpoints *cp;	/* checkpoint.c: this turn's checkpoint, or NULL */
 };
 
 /* Set by SIGINT, SIGTERM and SIGHUP: the work in flight stops; for the
@@ -287,6 +295,19 @@ void guides_inject(struct driver *d, struct mc_buf *touched);
 /* approve.c */
 int approve(struct driver *d, const char *name, const cJSON *call, char **why,
     const char **by);
+
+/* checkpoint.c: SPEC 22. Before a call that may change the working
+ * tree: 0 to run it (checkpointed, or going on without, agreed); -1 not,
+ * with *why its output (malloc'ed). */
+int checkpoint_before(struct driver *d, const char *name, const cJSON *call, char **why);
+/* When a turn ends: what its calls changed, into the log. */
+void checkpoint_after(struct driver *d);
+void checkpoint_free(struct driver *d);
+
+/* rewind.c: /undo ARGS, /rewind ARGS, and `mc rewind` (argv[0] "rewind") */
+void rewind_undo(struct driver *d, const char *args);
+void rewind_command(struct driver *d, const char *args);
+int rewind_main(int argc, char *argv[]);
 
 /* workspace.c */
 int workspace_add(struct conf *c, const char *dir);

@@ -25,6 +25,11 @@ static const char help_text[] =
     "  /compact [FOCUS]\n"
     "                summarize the older conversation (FOCUS: what matters most)\n"
     "  /new          start a new session\n"
+    "  /undo [--force]\n"
+    "                put back the files the last turn changed\n"
+    "  /rewind [N [files|conversation|both]] [--force]\n"
+    "                list the turns; put files, conversation or both back to\n"
+    "                before turn N (the conversation as a new session)\n"
     "  /exit         leave (or Ctrl-D)\n"
     "End a line with \\ to continue it; a line \"\"\" opens and closes a block.\n"
     "Ctrl-C cancels the answer in flight.\n";
@@ -328,6 +333,10 @@ command(struct driver *d, const char *line)
 		interrupted = 0;
 	} else if (IS("/new")) {
 		new_session(d);
+	} else if (IS("/undo")) {	/* rewind.c */
+		rewind_undo(d, argp);
+	} else if (IS("/rewind")) {
+		rewind_command(d, argp);
 	} else {
 		mc_err("unknown command %.*s; /help lists them", (int)n, line);
 	}

@@ -1,0 +1,732 @@
+/* rewind.c: files, conversation or both put back to before a turn: /undo, /rewind, mc rewind. */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "checkpoint.h"
+#include "diag.h"
+#include "fsread.h"
+#include "json.h"
+#include "mc.h"
+#include "shadow.h"
+
+#define IMAGE_CAP (MC_SHADOW_LARGE + 1)
+
+/* A turn of the checkpoints' log. */
+struct rturn {
+	long long n;
+	const cJSON *begin;	/* the line its checkpoint was taken with */
+	cJSON *changed;		/* what it changed (the log's, or found now) */
+	int active;		/* not put back since */
+};
+
+/* A session's log, read. */
+struct rlog {
+	const char *home, *id;
+	cJSON *lines;
+	struct rturn *t;
+	size_t nt;
+	cJSON *found;		/* changes found now, for turns that never ended */
+};
+
+/* One file to put back: as before the earliest turn that changed it,
+ * checked against what the latest one left. */
+struct rfile {
+	const char *path, *cwd, *repo;
+	const cJSON *want, *expect;
+	long long turn;		/* the latest turn that changed it */
+};
+
+static void
+log_free(struct rlog *w)
+{
+	cJSON_Delete(w->lines);
+	cJSON_Delete(w->found);
+	free(w->t);
+}
+
+/* What a git turn that never ended changed: the tree now against its
+ * checkpoint. */
+static cJSON *
+changed_since(const cJSON *begin, char *err, size_t errsz)
+{
+	struct mc_shadow sh;
+	char now[MC_SHADOW_ID];
+	cJSON *v = NULL;
+
+	if (mc_json_str(begin, "repo") == NULL || mc_json_str(begin, "before") == NULL)
+		return mc_json_new_arr();
+	if (mc_shadow_open(&sh, mc_json_str(begin, "repo"), mc_json_str(begin, "cwd"), NULL, err,
+	    errsz) == -1)
+		return NULL;
+	if (mc_shadow_snapshot(&sh, now, err, errsz) == 0)
+		v = mc_shadow_diff(&sh, mc_json_str(begin, "before"), now, err, errsz);
+	mc_shadow_close(&sh);
+	return v;
+}
+
+static int
+log_load(struct rlog *w, const char *home, const char *id, char *err, size_t errsz)
+{
+	const cJSON *l;
+	long long n;
+	size_t i;
+
+	memset(w, 0, sizeof *w);
+	w->home = home;
+	w->id = id;
+	if ((w->lines = cp_log_read(home, id, err, errsz)) == NULL)
+		return -1;
+	w->found = mc_json_new_arr();
+	cJSON_ArrayForEach(l, w->lines) {
+		if (cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(l, "rewound"))) {
+			n = mc_json_count(l, "rewound");
+			for (i = 0; i < w->nt; i++)
+				if (w->t[i].n >= n)
+					w->t[i].active = 0;
+			continue;
+		}
+		if ((n = mc_json_count(l, "turn")) <= 0)
+			continue;
+		if (mc_json_str(l, "cwd") != NULL) {
+			if ((w->t = reallocarray(w->t, w->nt + 1, sizeof *w->t)) == NULL)
+				mc_oom();
+			w->t[w->nt++] = (struct rturn){ .n = n, .begin = l, .active = 1 };
+		} else if (w->nt > 0 && w->t[w->nt - 1].n == n && cJSON_IsArray(
+		    cJSON_GetObjectItemCaseSensitive(l, "changed")))
+			w->t[w->nt - 1].changed = cJSON_GetObjectItemCaseSensitive(l, "changed");
+	}
+	for (i = 0; i < w->nt; i++) {
+		if (w->t[i].changed != NULL || !w->t[i].active)
+			continue;
+		if ((w->t[i].changed = changed_since(w->t[i].begin, err, errsz)) == NULL)
+			return -1;
+		mc_json_push(w->found, w->t[i].changed);
+	}
+	return 0;
+}
+
+/* The latest turn still in effect that changed a file, or 0. */
+static long long
+last_changing(const struct rlog *w)
+{
+	size_t i = w->nt;
+
+	while (i-- > 0)
+		if (w->t[i].active && cJSON_GetArraySize(w->t[i].changed) > 0)
+			return w->t[i].n;
+	return 0;
+}
+
+/* The files the turns from `from` on changed, in the order first seen. */
+static struct rfile *
+plan(const struct rlog *w, long long from, size_t *n)
+{
+	struct mc_strset seen = {0};
+	struct mc_strset_slot *slot;
+	struct rfile *v = NULL;
+	const cJSON *e;
+	const char *path;
+	size_t i;
+	int added;
+
+	*n = 0;
+	for (i = 0; i < w->nt; i++) {
+		if (!w->t[i].active || w->t[i].n < from)
+			continue;
+		cJSON_ArrayForEach(e, w->t[i].changed) {
+			if ((path = mc_json_str(e, "path")) == NULL)
+				continue;
+			slot = mc_strset_add(&seen, path, *n, &added);
+			if (added) {
+				if ((v = reallocarray(v, *n + 1, sizeof *v)) == NULL)
+					mc_oom();
+				v[(*n)++] = (struct rfile){ .path = path, .want =
+				    cJSON_GetObjectItemCaseSensitive(e, "before"),
+				    .cwd = mc_json_str(w->t[i].begin, "cwd"),
+				    .repo = mc_json_str(w->t[i].begin, "repo") };
+			}
+			v[slot->val].expect = cJSON_GetObjectItemCaseSensitive(e, "after");
+			v[slot->val].turn = w->t[i].n;
+		}
+	}
+	mc_strset_free(&seen);
+	return v;
+}
+
+static char *
+full_path(const struct rfile *f)
+{
+	return *f->path == '/' ? mc_strdup(f->path) : mc_path_join(f->cwd, f->path);
+}
+
+/* "git MODE ID" or "image MODE NAME": its parts. */
+static int
+side_parse(const cJSON *side, char kind[8], char mode[8], char id[MC_SHADOW_ID])
+{
+	const char *s = cJSON_IsString(side) ? side->valuestring : NULL;
+
+	return s != NULL && sscanf(s, "%7s %7s %71s", kind, mode, id) == 3 ? 0 : -1;
+}
+
+/* The bytes a side names, and its mode. */
+static int
+side_bytes(const struct rlog *w, const struct rfile *f, const cJSON *side, struct mc_buf *out,
+    char mode[8], char *err, size_t errsz)
+{
+	char kind[8], id[MC_SHADOW_ID], *dir, *file;
+	struct mc_shadow sh;
+	struct mc_read r;
+	int res = -1;
+
+	if (side_parse(side, kind, mode, id) == -1) {
+		snprintf(err, errsz, "%s: the checkpoint's record of it is not understood", f->path);
+		return -1;
+	}
+	if (strcmp(kind, "git") == 0) {
+		if (f->repo == NULL)
+			snprintf(err, errsz, "%s: the checkpoint names no repository", f->path);
+		else if (mc_shadow_open(&sh, f->repo, f->cwd, NULL, err, errsz) == 0) {
+			res = mc_shadow_blob(&sh, id, out, err, errsz);
+			mc_shadow_close(&sh);
+		}
+		return res;
+	}
+	dir = cp_image_dir(w->home, w->id);
+	file = mc_path_join(dir, id);
+	mc_file_read(file, IMAGE_CAP, MC_LINK_REFUSE, NULL, 0, &r);
+	if (r.status == MC_READ_OK) {
+		mc_buf_add(out, r.data, r.len);
+		res = 0;
+	} else
+		snprintf(err, errsz, "%s: %s", file, mc_read_strerror(&r, IMAGE_CAP));
+	free(r.data);
+	free(file);
+	free(dir);
+	return res;
+}
+
+/* Whether the file is as the latest turn that changed it left it: 1
+ * yes, 0 no (changed outside mc since), -1 not known (err). */
+static int
+as_left(const struct rlog *w, const struct rfile *f, char *err, size_t errsz)
+{
+	char kind[8], mode[8], id[MC_SHADOW_ID], ref[MC_SHADOW_ID + 16], *full = full_path(f);
+	struct mc_buf want = {0};
+	struct mc_shadow sh;
+	struct mc_read r;
+	struct stat st;
+	int res = -1, there = lstat(full, &st) == 0;
+
+	if (f->expect == NULL || cJSON_IsNull(f->expect))
+		res = !there;
+	else if (side_parse(f->expect, kind, mode, id) == 0 && strcmp(kind, "git") == 0) {
+		if (mc_shadow_open(&sh, f->repo, f->cwd, NULL, err, errsz) == 0) {
+			if (mc_shadow_hash(&sh, f->path, ref, err, errsz) == 0)
+				res = strcmp(ref, f->expect->valuestring) == 0;
+			mc_shadow_close(&sh);
+		}
+	} else if (!there)
+		res = 0;
+	else if (side_bytes(w, f, f->expect, &want, mode, err, errsz) == 0) {
+		mc_file_read(full, IMAGE_CAP, MC_LINK_REFUSE, NULL, 0, &r);
+		res = r.status == MC_READ_OK && r.len == want.len &&
+		    memcmp(r.data, want.data ? want.data : "", r.len) == 0;
+		free(r.data);
+	}
+	mc_buf_free(&want);
+	free(full);
+	return res;
+}
+
+/* The file put back as want says: written beside itself and renamed
+ * over, a link made again, or removed. */
+static int
+put_back(const struct rlog *w, const struct rfile *f, char *err, size_t errsz)
+{
+	char mode[8], *full = full_path(f);
+	struct mc_buf data = {0}, tmp = {0};
+	int fd, res = -1;
+
+	if (f->want == NULL || cJSON_IsNull(f->want)) {
+		if ((res = unlink(full)) == -1 && errno == ENOENT)
+			res = 0;
+		else if (res == -1)
+			snprintf(err, errsz, "%s: %s", f->path, strerror(errno));
+		free(full);
+		return res;
+	}
+	if (side_bytes(w, f, f->want, &data, mode, err, errsz) == -1)
+		goto out;
+	mc_buf_adds(&data, "");
+	if (mc_dir_parents(full, 0755, err, errsz) == -1)
+		goto out;
+	mc_buf_printf(&tmp, "%s.mc-rewind-%ld", full, (long)getpid());
+	if (strcmp(mode, "120000") == 0) {
+		unlink(tmp.data);
+		if (symlink(data.data, tmp.data) == -1 || rename(tmp.data, full) == -1)
+			snprintf(err, errsz, "%s: %s", f->path, strerror(errno));
+		else
+			res = 0;
+	} else if ((fd = open(tmp.data, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
+	    strcmp(mode, "100755") == 0 ? 0755 : 0644)) == -1 ||
+	    mc_write_all(fd, data.data, data.len - 1) == -1 ||
+	    fchmod(fd, strcmp(mode, "100755") == 0 ? 0755 : 0644) == -1 || close(fd) == -1 ||
+	    rename(tmp.data, full) == -1) {
+		snprintf(err, errsz, "%s: %s", f->path, strerror(errno));
+		unlink(tmp.data);
+	} else
+		res = 0;
+out:
+	mc_buf_free(&data);
+	mc_buf_free(&tmp);
+	free(full);
+	return res;
+}
+
+/*
+ * The files the turns from `from` on changed, put back as they were
+ * before it; what was done said in out, a line a file. A file changed
+ * outside mc since is a conflict: named, and without force nothing is
+ * put back. 1 put back, 0 nothing to put back, -1 not (said why).
+ */
+static int
+restore(struct rlog *w, long long from, int force, struct mc_buf *out)
+{
+	struct rfile *v;
+	char err[1024], safe[1024];
+	size_t n, i, conflicts = 0;
+	cJSON *l, *paths;
+	int r, res = 1;
+
+	if ((v = plan(w, from, &n)) == NULL)
+		return 0;
+	for (i = 0; i < n; i++) {
+		if ((r = as_left(w, &v[i], err, sizeof err)) == 1)
+			continue;
+		if (r == -1)
+			mc_err("rewind: %s", err);
+		else
+			mc_err("rewind: %s changed outside mc since turn %lld%s",
+			    mc_sanitize(safe, sizeof safe, v[i].path), v[i].turn,
+			    force ? "; overwritten (--force)" : "");
+		conflicts++;
+	}
+	if (conflicts > 0 && !force) {
+		mc_err("rewind: nothing was put back: %zu file%s changed outside mc (--force "
+		    "overwrites)", conflicts, conflicts == 1 ? "" : "s");
+		free(v);
+		return -1;
+	}
+	paths = mc_json_new_arr();
+	for (i = 0; i < n; i++) {
+		if (put_back(w, &v[i], err, sizeof err) == -1) {
+			mc_err("rewind: %s", err);
+			res = -1;
+			continue;
+		}
+		mc_json_push(paths, mc_json_new_str(v[i].path));
+		mc_buf_printf(out, "  %s %s\n", v[i].want == NULL || cJSON_IsNull(v[i].want) ?
+		    "removed " : "restored", mc_sanitize(safe, sizeof safe, v[i].path));
+	}
+	l = mc_json_new_obj();
+	mc_json_add_num(l, "rewound", (double)from);
+	mc_json_add(l, "paths", paths);
+	if (cp_log_append(w->home, w->id, l, err, sizeof err) == -1) {
+		mc_err("rewind: %s", err);
+		res = -1;
+	}
+	cJSON_Delete(l);
+	free(v);
+	return res;
+}
+
+/* The turns of a session: where each begins in its lines, and its text. */
+struct turns {
+	size_t *at;
+	char **text;
+	long long n;
+};
+
+static void
+turn_seen(const cJSON *item, size_t off, void *arg)
+{
+	struct turns *t = arg;
+	const char *c = mc_json_str(item, "content");
+
+	if ((t->at = reallocarray(t->at, (size_t)t->n + 1, sizeof *t->at)) == NULL ||
+	    (t->text = reallocarray(t->text, (size_t)t->n + 1, sizeof *t->text)) == NULL)
+		mc_oom();
+	t->at[t->n] = off;
+	t->text[t->n++] = mc_strndup(c, strcspn(c, "\n"));
+}
+
+static void
+turns_of(const struct mc_session *s, struct turns *t)
+{
+	memset(t, 0, sizeof *t);
+	mc_session_turns(s->lines.data ? s->lines.data : "", s->lines.len, turn_seen, t);
+}
+
+static void
+turns_free(struct turns *t)
+{
+	long long i;
+
+	for (i = 0; i < t->n; i++)
+		free(t->text[i]);
+	free(t->text);
+	free(t->at);
+}
+
+/* A turn number that is one of the session's, or the valid range said. */
+static int
+turn_valid(const struct turns *t, long long n)
+{
+	if (n >= 1 && n <= t->n)
+		return 1;
+	if (t->n == 0)
+		mc_err("rewind: no turn %lld: the session has no turns yet", n);
+	else
+		mc_err("rewind: no turn %lld: the session's turns are 1 to %lld", n, t->n);
+	return 0;
+}
+
+/* The list: each turn, and what it changed. */
+static void
+list(const struct rlog *w, const struct turns *t, struct mc_buf *out)
+{
+	char safe[256];
+	const cJSON *e;
+	long long k;
+	size_t i, shown;
+	const struct rturn *r;
+
+	for (k = 1; k <= t->n; k++) {
+		mc_sanitize(safe, 61, t->text[k - 1]);
+		mc_buf_printf(out, "%4lld  %s\n", k, safe);
+		for (r = NULL, i = 0; i < w->nt; i++)
+			if (w->t[i].n == k)
+				r = &w->t[i];
+		if (r == NULL) {
+			mc_buf_adds(out, "      (no change)\n");
+			continue;
+		}
+		mc_buf_adds(out, r->active ? "      changed:" : "      put back since:");
+		shown = 0;
+		cJSON_ArrayForEach(e, r->changed) {
+			mc_buf_printf(out, " %s%s", mc_sanitize(safe, sizeof safe,
+			    mc_json_str(e, "path") ? mc_json_str(e, "path") : "?"),
+			    cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(e, "before")) ? " (new)" :
+			    cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(e, "after")) ? " (removed)" : "");
+			shown++;
+		}
+		mc_buf_adds(out, shown ? "\n" : " nothing\n");
+	}
+	if (t->n == 0)
+		mc_buf_adds(out, "no turns yet\n");
+}
+
+/* The header's own members, which a fork does not copy. */
+static cJSON *
+fork_more(const cJSON *header, const char *from)
+{
+	static const char *const own[] = { "type", "id", "created", "cwd", "provider", "model",
+	    "compacted_from", "forked_from", "guides", NULL };
+	cJSON *more = mc_json_new_obj();
+	const cJSON *e;
+	size_t i;
+
+	cJSON_ArrayForEach(e, header) {
+		for (i = 0; own[i] != NULL && strcmp(own[i], e->string) != 0; i++)
+			;
+		if (own[i] == NULL)
+			mc_json_add(more, e->string, cJSON_Duplicate(e, 1));
+	}
+	mc_json_add_str(more, "forked_from", from);
+	return more;
+}
+
+/*
+ * The conversation before turn n, as a new session file with
+ * "forked_from" (the old file is left as it is), its checkpoints' log
+ * carried over for the turns it keeps. 0 with *to, or -1 (said).
+ */
+static int
+fork_session(const char *home, const struct mc_session *s, const struct turns *t, long long n,
+    const struct rlog *w, struct mc_session *to)
+{
+	const char *cwd = mc_json_str(s->header, "cwd");
+	char err[1024];
+	const cJSON *l;
+	cJSON *more = fork_more(s->header, s->id);
+	int r;
+
+	r = mc_session_create_items(to, home, cwd ? cwd : ".", mc_json_str(s->header, "provider"),
+	    mc_json_str(s->header, "model"), more, s->lines.data ? s->lines.data : "",
+	    t->at[n - 1], err, sizeof err);
+	cJSON_Delete(more);
+	if (r == -1) {
+		mc_err("rewind: %s", err);
+		return -1;
+	}
+	cJSON_ArrayForEach(l, w->lines) {
+		if (mc_json_count(l, "turn") >= n)
+			continue;
+		if (cp_log_append(home, to->id, l, err, sizeof err) == -1) {
+			mc_warn("rewind: %s", err);
+			break;
+		}
+	}
+	return 0;
+}
+
+/* What to put back. */
+enum what { W_FILES = 1, W_CONVERSATION = 2, W_BOTH = 3 };
+
+/*
+ * Rewind session s (read from home) to before turn n (0: undo, the
+ * latest turn still in effect that changed files). With W_CONVERSATION,
+ * the fork into *to (to->fd -1 when none was made). out gets what is
+ * said. 0 done, 1 nothing to do, -1 failed (said why).
+ */
+static int
+rewind_to(const char *home, const struct mc_session *s, long long n, enum what what, int force,
+    struct mc_session *to, struct mc_buf *out)
+{
+	struct rlog w;
+	struct turns t;
+	char err[1024];
+	int r = 0;
+
+	to->fd = -1;
+	turns_of(s, &t);
+	if (log_load(&w, home, s->id, err, sizeof err) == -1) {
+		mc_err("rewind: %s", err);
+		r = -1;
+	} else if (n == 0 && (n = last_changing(&w)) == 0) {
+		mc_buf_adds(out, "nothing to undo: no turn of this session changed files\n");
+		r = 1;
+	} else if (!turn_valid(&t, n))
+		r = -2;
+	if (r == 0 && (what & W_FILES)) {
+		if ((r = restore(&w, n, force, out)) == 0) {
+			mc_buf_printf(out, "files: no turn from %lld on changed any\n", n);
+			r = 1;
+		} else if (r == 1) {
+			mc_buf_printf(out, "files: as before turn %lld\n", n);
+			r = 0;
+		}
+	}
+	if (r >= 0 && (what & W_CONVERSATION)) {
+		if (fork_session(home, s, &t, n, &w, to) == -1)
+			r = -1;
+		else {
+			mc_buf_printf(out, "conversation: as before turn %lld, in the new session %s "
+			    "(forked from %s, which is left as it was)\n", n, to->id, s->id);
+			r = 0;
+		}
+	}
+	log_free(&w);
+	turns_free(&t);
+	return r;
+}
+
+/* The interactive session's: /undo [--force]. */
+void
+rewind_undo(struct driver *d, const char *args)
+{
+	struct mc_session to;
+	struct mc_buf out = {0};
+	int force = strcmp(args, "--force") == 0;
+
+	if (*args != '\0' && !force) {
+		mc_err("/undo takes only --force");
+		return;
+	}
+	if (d->s.file.fd == -1 || d->s.file.id == NULL) {
+		note(d, "nothing to undo: no session yet");
+		return;
+	}
+	rewind_to(d->c.set.home, &d->s.file, 0, W_FILES, force, &to, &out);
+	if (out.len > 0)
+		show(d, out.data, out.len);
+	mc_buf_free(&out);
+}
+
+/* /rewind [N [files|conversation|both]] [--force] */
+void
+rewind_command(struct driver *d, const char *args)
+{
+	struct mc_buf out = {0}, words = {0};
+	struct mc_session to;
+	struct rlog w;
+	struct turns t;
+	enum what what = W_BOTH;
+	long long n = 0;
+	int force = 0, bad = 0;
+	char err[1024], *s, *word, *save = NULL;
+
+	if (d->s.file.fd == -1 || d->s.file.id == NULL) {
+		note(d, "nothing to rewind: no session yet");
+		return;
+	}
+	mc_buf_adds(&words, args);
+	for (word = strtok_r(words.data, " \t", &save); word != NULL && !bad;
+	    word = strtok_r(NULL, " \t", &save)) {
+		if (strcmp(word, "--force") == 0)
+			force = 1;
+		else if (strcmp(word, "files") == 0)
+			what = W_FILES;
+		else if (strcmp(word, "conversation") == 0)
+			what = W_CONVERSATION;
+		else if (strcmp(word, "both") == 0)
+			what = W_BOTH;
+		else if (n == 0 && (n = strtoll(word, &s, 10), *s == '\0' && s != word))
+			;
+		else
+			bad = 1;
+	}
+	mc_buf_free(&words);
+	if (bad || (n == 0 && (force || what != W_BOTH))) {
+		mc_err("usage: /rewind [N [files|conversation|both]] [--force]");
+		return;
+	}
+	if (n == 0) {
+		turns_of(&d->s.file, &t);
+		if (log_load(&w, d->c.set.home, d->s.file.id, err, sizeof err) == -1)
+			mc_err("rewind: %s", err);
+		else {
+			list(&w, &t, &out);
+			mc_buf_adds(&out, "/rewind N puts files and conversation back to before turn "
+			    "N; /rewind N files, or conversation, one of them\n");
+			log_free(&w);
+		}
+		turns_free(&t);
+	} else if (n < 0) {
+		mc_err("rewind: no turn %lld", n);
+	} else if (rewind_to(d->c.set.home, &d->s.file, n, what, force, &to, &out) == 0 &&
+	    to.fd != -1)
+		session_switch(d, &to);
+	if (out.len > 0)
+		show(d, out.data, out.len);
+	mc_buf_free(&out);
+}
+
+static const char rewind_usage[] =
+    "usage: mc rewind [--session ID] [--list] [--force] [--files | --conversation] [TURN]\n"
+    "\n"
+    "Put back what the turns of a session changed (the latest session of this\n"
+    "directory, unless --session). With no TURN, the files of the last turn that\n"
+    "changed any (as /undo); with TURN, files and conversation as before it (the\n"
+    "conversation as a new session file, forked from the old).\n"
+    "\n"
+    "  --session ID    the session to rewind\n"
+    "  --list          list the turns and what each changed\n"
+    "  --force         overwrite files changed outside mc since\n"
+    "  --files         only the files\n"
+    "  --conversation  only the conversation\n"
+    "  -h, --help      show this help\n";
+
+/* mc rewind: the same for scripts. */
+int
+rewind_main(int argc, char *argv[])
+{
+	enum { OPT_SESSION = 256, OPT_LIST, OPT_FORCE, OPT_FILES, OPT_CONV };
+	static const struct option longopts[] = {
+		{ "session", required_argument, NULL, OPT_SESSION },
+		{ "list", no_argument, NULL, OPT_LIST },
+		{ "force", no_argument, NULL, OPT_FORCE },
+		{ "files", no_argument, NULL, OPT_FILES },
+		{ "conversation", no_argument, NULL, OPT_CONV },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct mc_settings set = {0};
+	struct mc_session s = { .fd = -1 }, to = { .fd = -1 };
+	struct mc_buf out = {0};
+	struct turns t;
+	struct rlog w;
+	const char *session = NULL;
+	enum what what = W_BOTH;
+	char err[1024], *id = NULL, *cwd = NULL;
+	long long n = 0;
+	int c, lst = 0, force = 0, bad = 0, status = MC_EXIT_FAIL, r;
+
+	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (c) {
+		case OPT_SESSION:
+			if (!mc_session_id_valid(optarg))
+				return mc_usage_error("--session: not a session id: %s", optarg);
+			session = optarg;
+			break;
+		case OPT_LIST:
+			lst = 1;
+			break;
+		case OPT_FORCE:
+			force = 1;
+			break;
+		case OPT_FILES:
+			what = what == W_CONVERSATION ? 0 : W_FILES;
+			break;
+		case OPT_CONV:
+			what = what == W_FILES ? 0 : W_CONVERSATION;
+			break;
+		default:
+			return mc_opt_exit(c, rewind_usage);
+		}
+	}
+	argc -= optind;
+	argv += optind;
+	if (argc > 1)
+		return mc_usage_error("rewind: one TURN at most");
+	if (argc == 1)
+		n = mc_opt_num("TURN", argv[0], 1, 1000000000, &bad);
+	if (bad)
+		return MC_EXIT_USAGE;
+	if (what == 0)
+		return mc_usage_error("rewind: --files or --conversation, not both");
+	if (lst && (argc == 1 || force || what != W_BOTH))
+		return mc_usage_error("rewind: --list takes only --session");
+	if (argc == 0 && what == W_CONVERSATION)
+		return mc_usage_error("rewind: --conversation needs a TURN");
+	if (mc_settings_load(&set, err, sizeof err) == -1) {
+		mc_err("%s", err);
+		return MC_EXIT_FAIL;
+	}
+	if ((cwd = realpath(".", NULL)) == NULL)
+		mc_err(".: %s", strerror(errno));
+	else if (session == NULL && (r = mc_session_latest(set.home, cwd, &id, err,
+	    sizeof err)) != 0)
+		mc_err("rewind: %s", r == 1 ? "no session of this directory" : err);
+	else if (mc_session_read(&s, set.home, session ? session : id, err, sizeof err) == -1)
+		mc_err("rewind: %s", err);
+	else if (lst) {
+		turns_of(&s, &t);
+		if (log_load(&w, set.home, s.id, err, sizeof err) == -1)
+			mc_err("rewind: %s", err);
+		else {
+			list(&w, &t, &out);
+			log_free(&w);
+			status = MC_EXIT_OK;
+		}
+		turns_free(&t);
+	} else {
+		r = rewind_to(set.home, &s, n, argc == 0 ? W_FILES : what, force, &to, &out);
+		status = r == -2 ? MC_EXIT_USAGE : r >= 0 ? MC_EXIT_OK : MC_EXIT_FAIL;
+		if (to.fd != -1)
+			mc_session_close(&to);
+	}
+	fwrite(out.data ? out.data : "", 1, out.len, stdout);
+	mc_buf_free(&out);
+	mc_session_close(&s);
+	mc_settings_free(&set);
+	free(id);
+	free(cwd);
+	return mc_finish(status);
+}
