@@ -36,9 +36,18 @@ project() {
 	dotgit > before.git
 	fake_start "$(changes)"
 	use_fake
-	run --separate-stderr mc --yes 'change things'
+	# Nothing of the user's git reaches the shadow repository: not its
+	# GIT_* variables, not its configuration (were *.txt excluded,
+	# old.txt would not be kept, nor put back), not its hooks.
+	printf '*.txt\n' > "$HOME/ignore"
+	printf '[core]\n\texcludesFile = %s\n\thooksPath = %s\n' "$HOME/ignore" "$HOME/hooks" > "$HOME/.gitconfig"
+	mkdir "$HOME/hooks"
+	printf '#!/bin/sh\ntouch %s\n' "$HOME/hooked" > "$HOME/hooks/post-index-change"
+	chmod +x "$HOME/hooks/post-index-change"
+	GIT_DIR="$W/.git" GIT_INDEX_FILE="$W/.git/index" GIT_WORK_TREE=/ \
+		run --separate-stderr mc --yes 'change things'
 	assert_success
-	assert_equal "$(cat new.txt)" 'made by mc'
+	echo 'made by mc' | cmp - new.txt
 	assert_equal "$(head -n 1 old.txt)" 'ONE'
 	[ -e bash.txt ] && [ ! -e gone.txt ]
 	dotgit > after.git
@@ -49,9 +58,185 @@ project() {
 	assert_output --partial 'restored gone.txt'
 	assert_output --partial 'files: as before turn 1'
 	[ ! -e new.txt ] && [ ! -e bash.txt ]
-	assert_equal "$(cat old.txt)" "$(printf 'one\ntwo')"
-	assert_equal "$(cat gone.txt)" 'will go'
+	printf 'one\ntwo\n' | cmp - old.txt
+	echo 'will go' | cmp - gone.txt
+	[ ! -e "$HOME/hooked" ]
 	dotgit | diff before.git -
 	diff before.git after.git
 	ls "$MC_HOME"/checkpoints/git/*/HEAD
+}
+
+# two_turns: turn 1 writes a.txt, turn 2 b.txt (and changes a.txt), as two one-shot runs.
+two_turns() {
+	local a b
+	a=$(call c1 write '{"path":"a.txt","content":"a1\n"}')
+	b=$(call c2 bash '{"command":"echo b > b.txt; echo a2 > a.txt"}')
+	fake_start "[$(calls "$a"),$(text one),$(calls "$b"),$(text two)]"
+	use_fake
+	mc --yes 'first' >/dev/null
+	mc -c --yes 'second' >/dev/null
+}
+
+@test "mc rewind --list: each turn and what it changed" {
+	two_turns
+	run --separate-stderr mc rewind --list
+	assert_success
+	assert_line --index 0 '   1  first'
+	assert_line --index 1 '      changed: a.txt (new)'
+	assert_line --index 2 '   2  second'
+	assert_line --index 3 '      changed: a.txt b.txt (new)'
+}
+
+@test "mc rewind TURN --files: the files as before the turn; the conversation stays" {
+	two_turns
+	old=$(session_files)
+	sum=$(sha256sum "$old")
+	run --separate-stderr mc rewind --files 2
+	assert_success
+	assert_output --partial 'restored a.txt'
+	assert_output --partial 'removed  b.txt'
+	echo a1 | cmp - a.txt
+	[ ! -e b.txt ]
+	assert_equal "$(session_files)" "$old"
+	assert_equal "$(sha256sum "$old")" "$sum"
+	run --separate-stderr mc rewind --list
+	assert_line --index 3 '      put back since: a.txt b.txt (new)'
+	# undo now means turn 1's change
+	run --separate-stderr mc rewind
+
+	assert_success
+	[ ! -e a.txt ]
+}
+
+@test "mc rewind TURN --conversation: a new session file forked from the old, the old as it was" {
+	two_turns
+	old=$(session_files)
+	sum=$(sha256sum "$old")
+	run --separate-stderr mc rewind --conversation 2
+	assert_success
+	assert_output --partial 'conversation: as before turn 2, in the new session'
+	assert_equal "$(sha256sum "$old")" "$sum"
+	assert_equal "$(cat a.txt)" a2
+	new=$(ls "$MC_HOME"/sessions/*.jsonl | grep -vF "$old")
+	assert_equal "$(head -n 1 "$new" | jq -r .forked_from)" "$(basename "$old" .jsonl)"
+	assert_equal "$(jq -r 'select(.role == "user") | .content' "$new")" first
+	# the fork is this directory's latest session, and has turn 1's checkpoint
+	run --separate-stderr mc rewind --list
+	assert_output "$(printf '   1  first\n      changed: a.txt (new)')"
+}
+
+@test "mc rewind TURN: files and conversation both" {
+	two_turns
+	old=$(session_files)
+	run --separate-stderr mc rewind 1
+	assert_success
+	assert_output --partial 'files: as before turn 1'
+	assert_output --partial 'conversation: as before turn 1'
+	[ ! -e a.txt ] && [ ! -e b.txt ]
+	new=$(ls "$MC_HOME"/sessions/*.jsonl | grep -vF "$old")
+	assert_equal "$(sed 1d "$new" | wc -l)" 0
+}
+
+@test "mc rewind: a file changed outside mc since is a conflict, named, not overwritten without --force" {
+	two_turns
+	echo mine > b.txt
+	run --separate-stderr mc rewind 2
+	assert_failure 1
+	assert_equal "$stderr" "$(printf '%s\n' \
+		'mc: rewind: b.txt changed outside mc since turn 2' \
+		'mc: rewind: nothing was put back: 1 file changed outside mc (--force overwrites)')"
+	assert_equal "$(cat b.txt)" mine
+	assert_equal "$(cat a.txt)" a2
+	assert_equal "$(ls "$MC_HOME"/sessions/*.jsonl | wc -l)" 1
+	run --separate-stderr mc rewind --force --files 2
+	assert_success
+	assert_equal "$stderr" 'mc: rewind: b.txt changed outside mc since turn 2; overwritten (--force)'
+	[ ! -e b.txt ]
+	assert_equal "$(cat a.txt)" a1
+}
+
+@test "mc rewind: a turn that does not exist names the valid range" {
+	two_turns
+	run --separate-stderr mc rewind 3
+	assert_failure 2
+	assert_equal "$stderr" "mc: rewind: no turn 3: the session's turns are 1 to 2"
+	run --separate-stderr mc rewind --files 0
+	assert_failure 2
+	run --separate-stderr mc rewind --files --conversation 1
+	assert_failure 2
+	assert_equal "$(cat a.txt)" a2
+	[ -e b.txt ]
+}
+
+# nogit: a PATH of every program of this one's but git
+nogit() {
+	local d f
+	mkdir -p "$BATS_TEST_TMPDIR/nogit"
+	for d in ${PATH//:/ }; do
+		[ "$d" = "$MC_BIN" ] && continue
+		for f in "$d"/*; do
+			[ "${f##*/}" = git ] && continue
+			[ -e "$BATS_TEST_TMPDIR/nogit/${f##*/}" ] || ln -s "$f" "$BATS_TEST_TMPDIR/nogit/"
+		done
+	done 2>/dev/null
+	echo "$MC_BIN:$BATS_TEST_TMPDIR/nogit"
+}
+
+@test "without git: before-images of write and edit targets, bash said not to be covered" {
+	project
+	fake_start "$(changes)"
+	use_fake
+	p=$(nogit)
+	! PATH=$p command -v git
+	run --separate-stderr env PATH="$p" mc --yes 'change things'
+	assert_success
+	assert_equal "$stderr" 'mc: checkpoint: git is not on PATH: what bash changes is not covered (only the files write and edit change are kept)'
+	[ ! -e "$MC_HOME/checkpoints/git" ]
+	run --separate-stderr env PATH="$p" mc rewind
+	assert_success
+	assert_output --partial 'removed  new.txt'
+	assert_output --partial 'restored old.txt'
+	[ ! -e new.txt ]
+	printf 'one\ntwo\n' | cmp - old.txt
+	# bash's changes stay
+	[ -e bash.txt ] && [ ! -e gone.txt ]
+}
+
+@test "a checkpoint that cannot be taken is said before the change; --yes goes on, and says so" {
+	: > "$MC_HOME/checkpoints"	# not a directory
+	w=$(call c1 write '{"path":"new.txt","content":"x\n"}')
+	fake_start "[$(calls "$w"),$(text done),$(calls "$w"),$(text done)]"
+	use_fake
+	run --separate-stderr mc --yes 'write'
+	assert_success
+	[[ $stderr == "mc: no checkpoint could be taken before write: $MC_HOME/checkpoints"*": Not a directory"$'\n'* ]]
+	assert_equal "${stderr##*$'\n'}" 'mc: going on without a checkpoint (--yes)'
+	[ -e new.txt ]
+	rm new.txt
+	# without --yes (write allowed by --allow), nobody agreed: not run
+	run --separate-stderr mc --allow write 'write'
+	assert_success
+	[ ! -e new.txt ]
+	assert_equal "$(fake_request 4 '.body.messages[-1].content')" \
+		'error: not run: no checkpoint could be taken before this change, and the user did not agree to go on without one.'
+}
+
+@test "checkpoints: .gitignore is honoured; files over 8 MiB are noted, not stored, and left as they are" {
+	printf 'ignored/\n' > .gitignore
+	mkdir ignored && echo x > ignored/a
+	head -c 9000000 /dev/zero > big.bin
+	b=$(call c1 bash '{"command":"echo y > ignored/a; echo z > small.txt; echo more >> big.bin"}')
+	fake_start "[$(calls "$b"),$(text done)]"
+	use_fake
+	run --separate-stderr mc --yes 'go'
+	assert_success
+	assert_equal "$stderr" 'mc: checkpoint: big.bin is over 8 MiB: not stored; a rewind leaves it as it is'
+	repo=$(ls -d "$MC_HOME"/checkpoints/git/*)
+	run env GIT_DIR="$repo" git ls-files
+	assert_output "$(printf '.gitignore\nsmall.txt')"
+	run --separate-stderr mc rewind
+	assert_success
+	assert_output "$(printf '  removed  small.txt\nfiles: as before turn 1')"
+	assert_equal "$(cat ignored/a)" y
+	assert_equal "$(stat -c %s big.bin)" 9000005
 }

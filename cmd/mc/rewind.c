@@ -275,7 +275,7 @@ put_back(const struct rlog *w, const struct rfile *f, char *err, size_t errsz)
 			res = 0;
 	} else if ((fd = open(tmp.data, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
 	    strcmp(mode, "100755") == 0 ? 0755 : 0644)) == -1 ||
-	    mc_write_all(fd, data.data, data.len - 1) == -1 ||
+	    mc_write_all(fd, data.data, data.len) == -1 ||
 	    fchmod(fd, strcmp(mode, "100755") == 0 ? 0755 : 0644) == -1 || close(fd) == -1 ||
 	    rename(tmp.data, full) == -1) {
 		snprintf(err, errsz, "%s: %s", f->path, strerror(errno));
