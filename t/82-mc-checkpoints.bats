@@ -240,3 +240,21 @@ nogit() {
 	assert_equal "$(cat ignored/a)" y
 	assert_equal "$(stat -c %s big.bin)" 9000005
 }
+
+@test "an MCP tool is checkpointed before, unless its server says readOnlyHint" {
+	args=$(jq -nc --arg py "$MC_TOP/t/fake-mcp.py" '[$py, "--read-only", "peek"]')
+	fake_start "[$(calls "$(call c1 srv__peek '{"text":"a"}')"),$(text one),$(calls "$(call c2 srv__echo '{"text":"b"}')"),$(text two)]"
+	jq -nc --arg url "$FAKE_URL" --argjson args "$args" '{provider: "fake", model: "fake-model",
+	  providers: {fake: {base_url: $url, api: "chat", api_key_env: null}},
+	  mcp_servers: {srv: {command: "python3", args: $args, approve: false}}}' > "$MC_HOME/settings.json"
+	run --separate-stderr mc 'peek'
+	assert_success
+	[ ! -e "$MC_HOME/checkpoints" ]
+	# what the server said is not the model's to read
+	assert_equal "$(fake_request 1 '[.body.tools[].function | select(.name == "srv__peek") | keys[]] | join(",")')" \
+		'description,name,parameters'
+	run --separate-stderr mc -c 'echo'
+	assert_success
+	run --separate-stderr mc rewind --list
+	assert_output "$(printf '   1  peek\n      (no change)\n   2  echo\n      changed: nothing')"
+}

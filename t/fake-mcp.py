@@ -5,6 +5,7 @@ usage: fake-mcp.py [option...]
 
   --pages N        give tools/list in N pages, following nextCursor (1)
   --tool NAME      one more tool, called NAME, that echoes like echo (repeatable)
+  --read-only NAME one more such tool whose annotations say readOnlyHint (repeatable)
   --many N         N more tools like --tool, called t0 ... t(N-1), after those
   --crash N        write a line to stderr and exit with status N at once
   --hang           read everything, answer nothing
@@ -45,6 +46,7 @@ import time
 p = argparse.ArgumentParser()
 p.add_argument("--pages", type=int, default=1)
 p.add_argument("--tool", action="append", default=[])
+p.add_argument("--read-only", action="append", default=[])
 p.add_argument("--many", type=int, default=0)
 p.add_argument("--crash", type=int)
 p.add_argument("--hang", action="store_true")
@@ -102,7 +104,9 @@ TOOLS = [
     {"name": "stderr", "description": "Write to stderr.",
      "inputSchema": schema({"text": {"type": "string"}})},
 ] + [{"name": n, "description": "Echo (extra).", "inputSchema": schema({"text": {"type": "string"}})}
-     for n in opt.tool]
+     for n in opt.tool] + [
+    {"name": n, "description": "Echo (read-only).", "inputSchema": schema({"text": {"type": "string"}}),
+     "annotations": {"readOnlyHint": True}} for n in opt.read_only]
 if opt.task_tool:
     TOOLS.append({"name": "task", "description": "A task.", "inputSchema": schema({}),
                   "execution": {"taskSupport": "required"}})
@@ -188,7 +192,7 @@ def call(mid, params):
     name, args = params["name"], params.get("arguments") or {}
     if opt.rpc_error:
         return {"error": {"code": -32602, "message": "invalid arguments for " + name}}
-    if name == "echo" or name in opt.tool:
+    if name == "echo" or name in opt.tool or name in opt.read_only:
         return {"result": text(args.get("text", ""))}
     if name == "count":
         counter += 1

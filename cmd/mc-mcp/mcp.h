@@ -63,6 +63,7 @@ struct toolref {
 	char name[MCP_NAME_MAX + 1];
 	struct server *sv;
 	const char *tool;	/* its name on the server (inside sv->tools) */
+	int read_only;		/* its annotations say readOnlyHint */
 };
 
 struct mcp {

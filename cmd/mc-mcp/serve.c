@@ -76,7 +76,9 @@ revive(struct mcp *m, struct server *sv, char **out)
  * The tool list for the driver: each tool with "server", the name its
  * server has in the settings, which the driver's approval goes by; a
  * tool's name does not always tell it ("a__b__echo" may be tool b__echo
- * of server a, or echo of server a__b; "my.srv" becomes my_srv).
+ * of server a, or echo of server a__b; "my.srv" becomes my_srv); and
+ * "read_only": true for a tool whose annotations say readOnlyHint (the
+ * driver takes no checkpoint before it).
  */
 static cJSON *
 served_list(const struct mcp *m)
@@ -86,8 +88,11 @@ served_list(const struct mcp *m)
 
 	if (list == NULL)
 		mc_oom();
-	cJSON_ArrayForEach(t, list)
+	cJSON_ArrayForEach(t, list) {
+		if (m->refs[i].read_only)
+			mc_json_add(t, "read_only", cJSON_CreateTrue());
 		mc_json_add_str(t, "server", m->refs[i++].sv->name);
+	}
 	return list;
 }
 

@@ -125,6 +125,8 @@ mcp_build_list(struct mcp *m)
 			}
 			r->sv = sv;
 			r->tool = tname;
+			r->read_only = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(
+			    mc_json_obj(t, "annotations"), "readOnlyHint"));
 			mc_strset_add(&m->names, r->name, m->nrefs++, NULL);
 			mc_json_push(m->list, definition(r->name, t));
 		}

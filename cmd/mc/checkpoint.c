@@ -113,12 +113,14 @@ cp_log_read(const char *home, const char *id, char *err, size_t errsz)
 }
 
 /* Calls that may change the working tree: write, edit, bash, the
- * subagents (whose children run those), MCP tools. */
+ * subagents (whose children run those), MCP tools but those whose
+ * servers say readOnlyHint. */
 static int
 changes(const struct driver *d, const char *name)
 {
 	return strcmp(name, "write") == 0 || strcmp(name, "edit") == 0 ||
-	    strcmp(name, "bash") == 0 || subagents_has(d, name) || mcp_has(d, name);
+	    strcmp(name, "bash") == 0 || subagents_has(d, name) ||
+	    (mcp_has(d, name) && !mcp_read_only(d, name));
 }
 
 static void

@@ -176,6 +176,7 @@ struct mcp {
 	struct mc_strset names;	/* its tools' names, each to its server's
 				 * index in servers */
 	char **servers;		/* the server of each tool, or NULL */
+	struct mc_strset read_only;	/* its tools that say readOnlyHint */
 	size_t at;		/* where its tools begin in the session's list */
 };
 
@@ -247,6 +248,7 @@ int mcp_start(struct driver *d);
 int mcp_tools(struct driver *d);
 int mcp_has(const struct driver *d, const char *name);
 int mcp_guarded(const struct driver *d, const char *name);
+int mcp_read_only(const struct driver *d, const char *name);
 cJSON *mcp_call(struct driver *d, const cJSON *call);
 void mcp_stop(struct driver *d);
 int mcp_restart(struct driver *d);

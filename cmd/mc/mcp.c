@@ -91,6 +91,7 @@ mcp_forget(struct driver *d)
 	free(d->mcp.servers);
 	d->mcp.servers = NULL;
 	mc_strset_free(&d->mcp.names);
+	mc_strset_free(&d->mcp.read_only);
 }
 
 /* Note tool t's name and its server (detached from t: the model is not
@@ -99,10 +100,14 @@ static void
 tool_noted(struct driver *d, cJSON *t)
 {
 	cJSON *server = cJSON_DetachItemFromObjectCaseSensitive(t, "server");
+	cJSON *ro = cJSON_DetachItemFromObjectCaseSensitive(t, "read_only");
 	const char *name = mc_json_str(t, "name");
 	size_t k = d->mcp.names.n;
 	int added;
 
+	if (name != NULL && cJSON_IsTrue(ro))
+		mc_strset_add(&d->mcp.read_only, name, 0, NULL);
+	cJSON_Delete(ro);
 	if (name != NULL) {
 		mc_strset_add(&d->mcp.names, name, k, &added);
 		if (added) {
@@ -177,6 +182,13 @@ mcp_guarded(const struct driver *d, const char *name)
 		return 1;
 	return !cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(mc_json_obj(
 	    mc_settings_get(&d->c.set, "mcp_servers"), server), "approve"));
+}
+
+/* A tool whose server's annotations say readOnlyHint (checkpoint.c). */
+int
+mcp_read_only(const struct driver *d, const char *name)
+{
+	return mc_strset_find(&d->mcp.read_only, name) != NULL;
 }
 
 /* One call through mc-mcp: its output item, or NULL. */
