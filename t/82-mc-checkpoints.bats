@@ -225,12 +225,15 @@ nogit() {
 	printf 'ignored/\n' > .gitignore
 	mkdir ignored && echo x > ignored/a
 	head -c 9000000 /dev/zero > big.bin
-	b=$(call c1 bash '{"command":"echo y > ignored/a; echo z > small.txt; echo more >> big.bin"}')
+	echo small > grows.bin
+	b=$(call c1 bash '{"command":"echo y > ignored/a; echo z > small.txt; echo more >> big.bin; head -c 9000000 /dev/zero >> grows.bin"}')
 	fake_start "[$(calls "$b"),$(text done)]"
 	use_fake
 	run --separate-stderr mc --yes 'go'
 	assert_success
-	assert_equal "$stderr" 'mc: checkpoint: big.bin is over 8 MiB: not stored; a rewind leaves it as it is'
+	assert_equal "$stderr" "$(printf '%s\n' \
+		'mc: checkpoint: big.bin is over 8 MiB: not stored; a rewind leaves it as it is' \
+		'mc: checkpoint: grows.bin is over 8 MiB: not stored; a rewind leaves it as it is')"
 	repo=$(ls -d "$MC_HOME"/checkpoints/git/*)
 	run env GIT_DIR="$repo" git ls-files
 	assert_output "$(printf '.gitignore\nsmall.txt')"
@@ -239,6 +242,7 @@ nogit() {
 	assert_output "$(printf '  removed  small.txt\nfiles: as before turn 1')"
 	assert_equal "$(cat ignored/a)" y
 	assert_equal "$(stat -c %s big.bin)" 9000005
+	assert_equal "$(stat -c %s grows.bin)" 9000006
 }
 
 @test "an MCP tool is checkpointed before, unless its server says readOnlyHint" {

@@ -142,6 +142,21 @@ begin_line(struct driver *d)
 	return l;
 }
 
+/* The large files of the last snapshot, each said once a run. */
+static void
+note_large(struct checkpoints *cp)
+{
+	size_t i;
+	int added;
+
+	for (i = 0; i < cp->sh.nlarge; i++) {
+		mc_strset_add(&cp->large, cp->sh.large[i], 0, &added);
+		if (added)
+			mc_note("checkpoint: %s is over %u MiB: not stored; a rewind leaves it as it is",
+			    cp->sh.large[i], MC_SHADOW_LARGE >> 20);
+	}
+}
+
 /* With git: the tree as it is, before the turn changes it. */
 static int
 take_git(struct driver *d, char *err, size_t errsz)
@@ -150,7 +165,7 @@ take_git(struct driver *d, char *err, size_t errsz)
 	char *dir;
 	cJSON *l, *big;
 	size_t i;
-	int added, r;
+	int r;
 
 	if (!cp->open) {
 		dir = cp_repo_dir(d->c.set.home, d->c.cwd);
@@ -167,13 +182,9 @@ take_git(struct driver *d, char *err, size_t errsz)
 	mc_json_add_str(l, "repo", cp->sh.dir);
 	mc_json_add_str(l, "before", cp->before);
 	big = mc_json_arr_ensure(l, "large");
-	for (i = 0; i < cp->sh.nlarge; i++) {
+	for (i = 0; i < cp->sh.nlarge; i++)
 		mc_json_push(big, mc_json_new_str(cp->sh.large[i]));
-		mc_strset_add(&cp->large, cp->sh.large[i], 0, &added);
-		if (added)
-			mc_note("checkpoint: %s is over %u MiB: not stored; a rewind leaves it as it is",
-			    cp->sh.large[i], MC_SHADOW_LARGE >> 20);
-	}
+	note_large(cp);
 	r = cp_log_append(d->c.set.home, d->s.file.id, l, err, errsz);
 	cJSON_Delete(l);
 	return r;
@@ -387,6 +398,22 @@ checkpoint_before(struct driver *d, const char *name, const cJSON *call, char **
 	return -1;
 }
 
+/* The large files of the after snapshot noted too, and the changes to
+ * any large file dropped: it is in neither tree, and a rewind leaves it
+ * as it is (a file that grew past the limit would seem removed). */
+static void
+drop_large(struct checkpoints *cp, cJSON *changed)
+{
+	cJSON *e, *next;
+
+	note_large(cp);
+	for (e = changed->child; e != NULL; e = next) {
+		next = e->next;
+		if (mc_strset_find(&cp->large, mc_json_str(e, "path")) != NULL)
+			cJSON_Delete(cJSON_DetachItemViaPointer(changed, e));
+	}
+}
+
 /* The after side of each imaged file, into changed. */
 static void
 after_images(struct driver *d, cJSON *changed)
@@ -422,8 +449,10 @@ checkpoint_after(struct driver *d)
 	mc_json_add_num(l, "turn", (double)cp->turn);
 	if (cp->git) {
 		if (mc_shadow_snapshot(&cp->sh, after, err, sizeof err) == 0 &&
-		    (changed = mc_shadow_diff(&cp->sh, cp->before, after, err, sizeof err)) != NULL)
+		    (changed = mc_shadow_diff(&cp->sh, cp->before, after, err, sizeof err)) != NULL) {
 			mc_json_add_str(l, "after", after);
+			drop_large(cp, changed);
+		}
 	} else {
 		changed = mc_json_new_arr();
 		after_images(d, changed);
