@@ -114,6 +114,10 @@ static const struct field cache_fields[] = {
 	{ "max_bytes", K_UINT, NULL, NULL },
 	{ NULL, 0, NULL, NULL }
 };
+static const struct field checkpoints_fields[] = {
+	{ "enabled", K_BOOL, NULL, NULL },
+	{ NULL, 0, NULL, NULL }
+};
 static const struct field subagents_fields[] = {
 	{ "max_parallel", K_UINT, NULL, NULL },
 	{ "max_total", K_UINT, NULL, NULL },
@@ -145,6 +149,7 @@ static const struct field top_fields[] = {
 	{ "mcp_servers", K_MAP, mcp_server_fields, NULL },
 	{ "cache", K_OBJ, cache_fields, NULL },
 	{ "subagents", K_OBJ, subagents_fields, NULL },
+	{ "checkpoints", K_OBJ, checkpoints_fields, NULL },
 	{ NULL, 0, NULL, NULL }
 };
 

@@ -262,3 +262,15 @@ nogit() {
 	run --separate-stderr mc rewind --list
 	assert_output "$(printf '   1  peek\n      (no change)\n   2  echo\n      changed: nothing')"
 }
+
+@test "the setting checkpoints.enabled false takes none" {
+	fake_start "[$(calls "$(call c1 write '{"path":"new.txt","content":"x\n"}')"),$(text done)]"
+	use_fake
+	jq '. + {checkpoints: {enabled: false}}' "$MC_HOME/settings.json" > s && mv s "$MC_HOME/settings.json"
+	run --separate-stderr mc --yes 'write'
+	assert_success
+	[ -e new.txt ] && [ ! -e "$MC_HOME/checkpoints" ]
+	run --separate-stderr mc rewind
+	assert_success
+	assert_output 'nothing to undo: no turn of this session changed files'
+}

@@ -362,7 +362,8 @@ checkpoint_before(struct driver *d, const char *name, const cJSON *call, char **
 	/* A subagent's changes are its parent's turn's: the parent's
 	 * checkpoint covers them. */
 	if (d->c.dry || d->c.depth > 0 || d->s.file.fd == -1 || d->s.file.id == NULL ||
-	    !changes(d, name))
+	    !changes(d, name) ||
+	    cJSON_IsFalse(mc_settings_get(&d->c.set, "checkpoints.enabled")))
 		return 0;
 	if ((cp = d->cp) == NULL) {
 		if ((cp = d->cp = calloc(1, sizeof *cp)) == NULL)
