@@ -7,6 +7,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "diag.h"
@@ -35,7 +36,7 @@ static const char *const fixed[] = {
  * with err naming the command and the first line git wrote on stderr.
  */
 static int
-git(struct mc_shadow *s, const char *const *args, const char *in, size_t inlen,
+git_once(struct mc_shadow *s, const char *const *args, const char *in, size_t inlen,
     struct mc_buf *out, char *err, size_t errsz)
 {
 	const char *argv[48];
@@ -72,6 +73,25 @@ git(struct mc_shadow *s, const char *const *args, const char *in, size_t inlen,
 	close(efd);
 	mc_buf_free(&sink);
 	mc_buf_free(&msg);
+	return r;
+}
+
+/* git_once, again while another mc of the same directory holds the
+ * index (two sessions in one directory): for up to two seconds. */
+static int
+git(struct mc_shadow *s, const char *const *args, const char *in, size_t inlen,
+    struct mc_buf *out, char *err, size_t errsz)
+{
+	const struct timespec wait = { .tv_nsec = 20 * 1000 * 1000 };
+	size_t had = out ? out->len : 0;
+	int r, tries = 0;
+
+	while ((r = git_once(s, args, in, inlen, out, err, errsz)) == -1 &&
+	    strstr(err, "index.lock") != NULL && tries++ < 100) {
+		if (out != NULL)
+			out->len = had;
+		nanosleep(&wait, NULL);
+	}
 	return r;
 }
 

@@ -274,3 +274,19 @@ nogit() {
 	assert_success
 	assert_output 'nothing to undo: no turn of this session changed files'
 }
+
+@test "checkpoints of a directory that holds MC_HOME leave MC_HOME out" {
+	cd "$HOME"
+	echo mine > notes.txt
+	fake_start "[$(calls "$(call c1 bash '{"command":"echo changed > notes.txt"}')"),$(text done)]"
+	use_fake
+	run --separate-stderr mc --yes 'go'
+	assert_success
+	repo=$(ls -d "$MC_HOME"/checkpoints/git/*)
+	run env GIT_DIR="$repo" git ls-files
+	assert_output notes.txt
+	run --separate-stderr mc rewind
+	assert_success
+	assert_output "$(printf '  restored notes.txt\nfiles: as before turn 1')"
+	echo mine | cmp - notes.txt
+}
