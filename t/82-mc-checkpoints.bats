@@ -162,6 +162,9 @@ two_turns() {
 	assert_equal "$stderr" "mc: rewind: no turn 3: the session's turns are 1 to 2"
 	run --separate-stderr mc rewind --files 0
 	assert_failure 2
+	assert_equal "$stderr" "mc: rewind: no turn 0: the session's turns are 1 to 2"
+	run --separate-stderr mc rewind x
+	assert_failure 2
 	run --separate-stderr mc rewind --files --conversation 1
 	assert_failure 2
 	assert_equal "$(cat a.txt)" a2

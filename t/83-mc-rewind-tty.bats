@@ -86,6 +86,8 @@ script() {
 	pane | grep -qF '      changed: second.txt (new)'
 	keys '/rewind 7' Enter
 	wait_for "mc: rewind: no turn 7: the session's turns are 1 to 2"
+	keys '/rewind 0 files' Enter
+	wait_for "mc: rewind: no turn 0: the session's turns are 1 to 2"
 	old=$(session_files)
 	sum=$(sha256sum "$old")
 	keys '/rewind 2 conversation' Enter

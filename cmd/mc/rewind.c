@@ -489,9 +489,12 @@ fork_session(const char *home, const struct mc_session *s, const struct turns *t
 /* What to put back. */
 enum what { W_FILES = 1, W_CONVERSATION = 2, W_BOTH = 3 };
 
+/* The turn an undo puts back. */
+#define UNDO (-1)
+
 /*
- * Rewind session s (read from home) to before turn n (0: undo, the
- * latest turn still in effect that changed files). With W_CONVERSATION,
+ * Rewind session s (read from home) to before turn n (UNDO: the latest
+ * turn still in effect that changed files). With W_CONVERSATION,
  * the fork into *to (to->fd -1 when none was made). out gets what is
  * said. 0 done, 1 nothing to do, -1 failed (said why).
  */
@@ -509,7 +512,7 @@ rewind_to(const char *home, const struct mc_session *s, long long n, enum what w
 	if (log_load(&w, home, s->id, err, sizeof err) == -1) {
 		mc_err("rewind: %s", err);
 		r = -1;
-	} else if (n == 0 && (n = last_changing(&w)) == 0) {
+	} else if (n == UNDO && (n = last_changing(&w)) == 0) {
 		mc_buf_adds(out, "nothing to undo: no turn of this session changed files\n");
 		r = 1;
 	} else if (!turn_valid(&t, n))
@@ -553,7 +556,7 @@ rewind_undo(struct driver *d, const char *args)
 		note(d, "nothing to undo: no session yet");
 		return;
 	}
-	rewind_to(d->c.set.home, &d->s.file, 0, W_FILES, force, &to, &out);
+	rewind_to(d->c.set.home, &d->s.file, UNDO, W_FILES, force, &to, &out);
 	if (out.len > 0)
 		show(d, out.data, out.len);
 	mc_buf_free(&out);
@@ -568,7 +571,7 @@ rewind_command(struct driver *d, const char *args)
 	struct rlog w;
 	struct turns t;
 	enum what what = W_BOTH;
-	long long n = 0;
+	long long n = UNDO;
 	int force = 0, bad = 0;
 	char err[1024], *s, *word, *save = NULL;
 
@@ -587,17 +590,18 @@ rewind_command(struct driver *d, const char *args)
 			what = W_CONVERSATION;
 		else if (strcmp(word, "both") == 0)
 			what = W_BOTH;
-		else if (n == 0 && (n = strtoll(word, &s, 10), *s == '\0' && s != word))
+		else if (n == UNDO && (n = strtoll(word, &s, 10), *s == '\0' && s != word &&
+		    n >= 0))
 			;
 		else
 			bad = 1;
 	}
 	mc_buf_free(&words);
-	if (bad || (n == 0 && (force || what != W_BOTH))) {
+	if (bad || (n == UNDO && (force || what != W_BOTH))) {
 		mc_err("usage: /rewind [N [files|conversation|both]] [--force]");
 		return;
 	}
-	if (n == 0) {
+	if (n == UNDO) {
 		turns_of(&d->s.file, &t);
 		if (log_load(&w, d->c.set.home, d->s.file.id, err, sizeof err) == -1)
 			mc_err("rewind: %s", err);
@@ -608,8 +612,6 @@ rewind_command(struct driver *d, const char *args)
 			log_free(&w);
 		}
 		turns_free(&t);
-	} else if (n < 0) {
-		mc_err("rewind: no turn %lld", n);
 	} else if (rewind_to(d->c.set.home, &d->s.file, n, what, force, &to, &out) == 0 &&
 	    to.fd != -1)
 		session_switch(d, &to);
@@ -655,7 +657,7 @@ rewind_main(int argc, char *argv[])
 	const char *session = NULL;
 	enum what what = W_BOTH;
 	char err[1024], *id = NULL, *cwd = NULL;
-	long long n = 0;
+	long long n = UNDO;
 	int c, lst = 0, force = 0, bad = 0, status = MC_EXIT_FAIL, r;
 
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
@@ -686,7 +688,7 @@ rewind_main(int argc, char *argv[])
 	if (argc > 1)
 		return mc_usage_error("rewind: one TURN at most");
 	if (argc == 1)
-		n = mc_opt_num("TURN", argv[0], 1, 1000000000, &bad);
+		n = mc_opt_num("TURN", argv[0], 0, 1000000000, &bad);
 	if (bad)
 		return MC_EXIT_USAGE;
 	if (what == 0)
