@@ -20,7 +20,11 @@
 #ifndef MC_CHECKPOINT_H
 #define MC_CHECKPOINT_H
 
+#include <stddef.h>
+
 #include <cJSON.h>
+
+#include "buf.h"
 
 char *cp_log_path(const char *home, const char *id);
 char *cp_repo_dir(const char *home, const char *cwd);
@@ -31,5 +35,36 @@ int cp_log_append(const char *home, const char *id, const cJSON *line, char *err
 /* The lines of session id's log, an array (empty when there is none),
  * or NULL with err. */
 cJSON *cp_log_read(const char *home, const char *id, char *err, size_t errsz);
+
+/* restore.c */
+/* A turn of the checkpoints' log. */
+struct rturn {
+	long long n;
+	const cJSON *begin;	/* the line its checkpoint was taken with */
+	cJSON *changed;		/* what it changed (the log's, or found now) */
+	int active;		/* not put back since */
+};
+
+/* A session's log, read. */
+struct rlog {
+	const char *home, *id;
+	cJSON *lines;
+	struct rturn *t;
+	size_t nt;
+	cJSON *found;		/* changes found now, for turns that never ended */
+};
+
+/* Read session id's log: 0, or -1 with err. */
+int rlog_load(struct rlog *w, const char *home, const char *id, char *err, size_t errsz);
+void rlog_free(struct rlog *w);
+/* The latest turn still in effect that changed a file, or 0. */
+long long rlog_last_changing(const struct rlog *w);
+/*
+ * The files the turns from `from` on changed, put back as they were
+ * before it; what was done said in out, a line a file. A file changed
+ * outside mc since is a conflict: named, and without force nothing is
+ * put back. 1 put back, 0 nothing to put back, -1 not (said why).
+ */
+int restore_files(struct rlog *w, long long from, int force, struct mc_buf *out);
 
 #endif

@@ -34,8 +34,9 @@
  *   checkpoint.c before a turn's first change, the working tree kept
  *              (a shadow git repository, or before-images); when it
  *              ends, what it changed (checkpoint.h: the files)
- *   rewind.c   /undo, /rewind and mc rewind: files and conversation put
- *              back to before a turn
+ *   rewind.c   /undo, /rewind and mc rewind: the turns listed; files and
+ *              conversation put back to before one
+ *   restore.c  the files the turns changed, put back, conflicts named
  */
 #ifndef MC_DRIVER_H
 #define MC_DRIVER_H
