@@ -160,3 +160,29 @@ script() {
 	keys C-d
 	assert_equal "$(wait_status)" 0
 }
+
+@test "after /rewind N conversation, a guide injected from turn N on is injected again when needed" {
+	mkdir sub
+	printf 'Sub rules.\n' > sub/AGENTS.md
+	echo a > sub/a.txt
+	echo b > sub/b.txt
+	context='[.body.messages[] | select((.content // "") | startswith("<Context File="))] | length'
+	fake_start "[$(text hello),$(calls "$(call c1 read '{"path":"sub/a.txt"}')"),$(text read),
+	  $(calls "$(call c2 read '{"path":"sub/b.txt"}')"),$(text 'read again')]"
+	use_fake
+	on_tty mc
+	wait_for 'mc>'
+	keys 'hi' Enter
+	wait_prompt 2
+	keys 'read a' Enter
+	wait_prompt 3
+	assert_equal "$(fake_request 3 "$context")" 1
+	keys '/rewind 2 conversation' Enter
+	wait_for 'conversation: as before turn 2'
+	keys 'read b' Enter
+	wait_for 'read again'
+	assert_equal "$(fake_request 4 "$context")" 0
+	assert_equal "$(fake_request 5 "$context")" 1
+	keys C-d
+	assert_equal "$(wait_status)" 0
+}

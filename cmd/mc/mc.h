@@ -330,6 +330,9 @@ void session_record(struct driver *d);
 void session_switch(struct driver *d, struct mc_session *to);
 void guide_remember(struct driver *d, const char *path, size_t n);
 int guide_known(const struct driver *d, const char *path);
+/* The guides known: those the session's header and lines hold, no
+ * others (after rewind.c's fork left later ones out). */
+void session_guides_again(struct driver *d);
 
 /* slots.c */
 int slots_usage(const struct conf *c);

@@ -101,7 +101,7 @@ static cJSON *
 fork_more(const cJSON *header, const char *from)
 {
 	static const char *const own[] = { "type", "id", "created", "cwd", "provider", "model",
-	    "compacted_from", "forked_from", "guides", NULL };
+	    "compacted_from", "forked_from", NULL };
 	cJSON *more = mc_json_new_obj();
 	const cJSON *e;
 	size_t i;
@@ -277,8 +277,10 @@ rewind_command(struct driver *d, const char *args)
 		}
 		turns_free(&t);
 	} else if (rewind_to(d->c.set.home, &d->s.file, n, what, force, &to, &out) == 0 &&
-	    to.fd != -1)
+	    to.fd != -1) {
 		session_switch(d, &to);
+		session_guides_again(d);
+	}
 	if (out.len > 0)
 		show(d, out.data, out.len);
 	mc_buf_free(&out);
