@@ -293,3 +293,20 @@ nogit() {
 	assert_output "$(printf '  restored notes.txt\nfiles: as before turn 1')"
 	echo mine | cmp - notes.txt
 }
+
+@test "without git, a write or edit target over 8 MiB is noted, not kept, and left as it is" {
+	head -c 9000000 /dev/zero > big.txt
+	echo small > small.txt
+	w=$(call c1 edit '{"path":"big.txt","old_string":"\u0000\u0000","new_string":"x"}')
+	w2=$(call c2 write '{"path":"small.txt","content":"changed\n"}')
+	fake_start "[$(calls "$w" "$w2"),$(text done)]"
+	use_fake
+	p=$(nogit)
+	run --separate-stderr env PATH="$p" mc --yes 'change them'
+	assert_success
+	[[ $stderr == *'mc: checkpoint: big.txt is over 8 MiB: not stored; a rewind leaves it as it is'* ]]
+	run --separate-stderr env PATH="$p" mc rewind
+	assert_success
+	assert_output "$(printf '  restored small.txt\nfiles: as before turn 1')"
+	echo small | cmp - small.txt
+}

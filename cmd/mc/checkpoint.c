@@ -228,8 +228,8 @@ target(const struct driver *d, const cJSON *call)
 }
 
 /* The file at path (relative to the working directory, or absolute)
- * copied to images/ID/, as a side of a change in *side (null: no file).
- * 0, or -1 with err. */
+ * copied to images/ID/, as a side of a change in *side (null: no file;
+ * NULL: over MC_SHADOW_LARGE, noted, not kept). 0, or -1 with err. */
 static int
 image(struct driver *d, const char *path, cJSON **side, char *err, size_t errsz)
 {
@@ -237,12 +237,18 @@ image(struct driver *d, const char *path, cJSON **side, char *err, size_t errsz)
 	char *dir = cp_image_dir(d->c.set.home, d->s.file.id), *file;
 	struct mc_buf name = {0}, ref = {0};
 	struct mc_read r;
-	int fd, res = -1;
+	int fd, res = -1, added;
 
 	*side = NULL;
 	mc_file_read(full, MC_SHADOW_LARGE, MC_LINK_REFUSE, NULL, 0, &r);
 	if (r.status == MC_READ_MISSING || (r.status == MC_READ_ERRNO && r.err == ENOTDIR)) {
 		*side = cJSON_CreateNull();
+		res = 0;
+	} else if (r.status == MC_READ_TOOBIG) {
+		mc_strset_add(&d->cp->large, path, 0, &added);
+		if (added)
+			mc_note("checkpoint: %s is over %u MiB: not stored; a rewind leaves it as it is",
+			    path, MC_SHADOW_LARGE >> 20);
 		res = 0;
 	} else if (r.status != MC_READ_OK)
 		snprintf(err, errsz, "%s: %s", path, mc_read_strerror(&r, MC_SHADOW_LARGE));
@@ -297,6 +303,10 @@ before_image(struct driver *d, const char *name, const cJSON *call, char *err, s
 	if (image(d, path, &side, err, errsz) == -1) {
 		free(path);
 		return -1;
+	}
+	if (side == NULL) {	/* too large to keep */
+		free(path);
+		return 0;
 	}
 	o = mc_json_new_obj();
 	mc_json_add(o, "path", mc_json_new_owned(path));
@@ -428,6 +438,8 @@ after_images(struct driver *d, cJSON *changed)
 			mc_warn("checkpoint: %s", err);
 			continue;
 		}
+		if (side == NULL)	/* grew too large: left as it is */
+			continue;
 		o = cJSON_Duplicate(e, 1);
 		mc_json_add(o, "after", side);
 		mc_json_push(changed, o);
