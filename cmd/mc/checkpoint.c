@@ -123,14 +123,6 @@ changes(const struct driver *d, const char *name)
 	    (mcp_has(d, name) && !mcp_read_only(d, name));
 }
 
-static void
-count_turn(const cJSON *item, size_t off, void *arg)
-{
-	(void)item;
-	(void)off;
-	(*(long long *)arg)++;
-}
-
 /* The line that begins the turn's record in the log. */
 static cJSON *
 begin_line(struct driver *d)
@@ -389,7 +381,7 @@ checkpoint_before(struct driver *d, const char *name, const cJSON *call, char **
 		return 0;
 	if (cp->turn == 0)
 		cp->turn = mc_session_turns(d->s.file.lines.data ? d->s.file.lines.data : "",
-		    d->s.file.lines.len, count_turn, &(long long){0});
+		    d->s.file.lines.len, NULL, NULL);
 	r = 0;
 	if (cp->taken == 0)
 		r = cp->git ? take_git(d, err, sizeof err) : take_images(d, err, sizeof err);
