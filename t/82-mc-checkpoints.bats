@@ -310,3 +310,20 @@ nogit() {
 	assert_output "$(printf '  restored small.txt\nfiles: as before turn 1')"
 	echo small | cmp - small.txt
 }
+
+@test "mc rewind: usage errors exit 2 before anything is read or changed" {
+	for args in '--bogus' '1 2' '--list 1' '--list --force' '--conversation' '--session ../x 1'; do
+		# shellcheck disable=SC2086 # the words are the arguments
+		run --separate-stderr mc rewind $args
+		assert_failure 2
+		[[ $stderr == mc:* ]]
+	done
+	run --separate-stderr mc rewind --help
+	assert_success
+	assert_line --index 0 'usage: mc rewind [--session ID] [--list] [--force] [--files | --conversation] [TURN]'
+	[ ! -e "$MC_HOME/checkpoints" ]
+	# no session: said, exit 1
+	run --separate-stderr mc rewind
+	assert_failure 1
+	assert_equal "$stderr" 'mc: rewind: no session of this directory'
+}

@@ -326,6 +326,7 @@ rewind_main(int argc, char *argv[])
 	long long n = UNDO;
 	int c, lst = 0, force = 0, bad = 0, status = MC_EXIT_FAIL, r;
 
+	argv[0] = (char *)mc_progname;	/* getopt's messages are mc's */
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (c) {
 		case OPT_SESSION:
@@ -345,8 +346,11 @@ rewind_main(int argc, char *argv[])
 		case OPT_CONV:
 			what = what == W_FILES ? 0 : W_CONVERSATION;
 			break;
-		default:
+		case 'h':
 			return mc_opt_exit(c, rewind_usage);
+		default:
+			fputs("Try 'mc rewind --help' for more information.\n", stderr);
+			return MC_EXIT_USAGE;
 		}
 	}
 	argc -= optind;
