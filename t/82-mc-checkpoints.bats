@@ -327,3 +327,17 @@ nogit() {
 	assert_failure 1
 	assert_equal "$stderr" 'mc: rewind: no session of this directory'
 }
+
+@test "checkpoints keep the bytes as they are, whatever the project's .gitattributes say" {
+	printf '* text eol=crlf\n*.bin filter=lfs\n' > .gitattributes
+	printf 'one\r\ntwo\n' > mixed.txt
+	printf '\0\1\2' > data.bin
+	fake_start "[$(calls "$(call c1 bash '{"command":"echo x > mixed.txt; echo y > data.bin"}')"),$(text done)]"
+	use_fake
+	run --separate-stderr mc --yes 'go'
+	assert_success
+	run --separate-stderr mc rewind
+	assert_success
+	printf 'one\r\ntwo\n' | cmp - mixed.txt
+	printf '\0\1\2' | cmp - data.bin
+}
