@@ -164,7 +164,7 @@ call_run(struct driver *d, const cJSON *call, struct mc_buf *touched)
 	if (checkpoint_before(d, name, call, &why) == -1) {
 		st = call_output(d, call, why);
 		free(why);
-		return st == -1 ? MC_EXIT_FAIL : MC_EXIT_OK;
+		return st == -1 ? MC_EXIT_FAIL : interrupted ? MC_EXIT_INTR : MC_EXIT_OK;
 	}
 	if (subagents_has(d, name))	/* subagents.c: children run, their answers the output */
 		return subagents_call(d, call);

@@ -391,6 +391,11 @@ checkpoint_before(struct driver *d, const char *name, const cJSON *call, char **
 		cp->taken = 1;
 		return 0;
 	}
+	if (interrupted) {	/* Ctrl-C, --timeout: the turn stops here */
+		*why = mc_strdup(timed_out ? "error: the run's --timeout came before this call ran." :
+		    "error: the user interrupted before this call ran.");
+		return -1;
+	}
 	if (without(d, name, err)) {
 		if (cp->taken == 0)
 			cp->taken = -1;

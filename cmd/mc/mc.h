@@ -301,7 +301,8 @@ int approve(struct driver *d, const char *name, const cJSON *call, char **why,
 
 /* checkpoint.c: SPEC 22. Before a call that may change the working
  * tree: 0 to run it (checkpointed, or going on without, agreed); -1 not,
- * with *why its output (malloc'ed). */
+ * with *why its output (malloc'ed); interrupted, when the checkpoint
+ * was. */
 int checkpoint_before(struct driver *d, const char *name, const cJSON *call, char **why);
 /* When a turn ends: what its calls changed, into the log. */
 void checkpoint_after(struct driver *d);
