@@ -42,7 +42,7 @@ git_once(struct mc_shadow *s, const char *const *args, const char *in, size_t in
 	const char *argv[48];
 	struct mc_buf sink = {0}, msg = {0};
 	struct mc_filter f = { .in = in, .inlen = inlen, .collect = out ? out : &sink,
-	    .cap = LIST_CAP, .envp = s->env };
+	    .cap = LIST_CAP, .envp = s->env, .stop = s->stop };
 	size_t n = 0, i;
 	int st, efd, r = 0;
 	char why[256];
@@ -87,7 +87,7 @@ git(struct mc_shadow *s, const char *const *args, const char *in, size_t inlen,
 	int r, tries = 0;
 
 	while ((r = git_once(s, args, in, inlen, out, err, errsz)) == -1 &&
-	    strstr(err, "index.lock") != NULL && tries++ < 100) {
+	    strstr(err, "index.lock") != NULL && tries++ < 100 && !(s->stop && *s->stop)) {
 		if (out != NULL)
 			out->len = had;
 		nanosleep(&wait, NULL);

@@ -2,6 +2,7 @@
 #ifndef MC_SHADOW_H
 #define MC_SHADOW_H
 
+#include <signal.h>
 #include <stddef.h>
 
 #include <cJSON.h>
@@ -24,6 +25,9 @@ struct mc_shadow {
 	char **env;		/* what git runs with */
 	char **large;		/* the files over MC_SHADOW_LARGE at the last snapshot */
 	size_t nlarge;
+	/* When set and *stop becomes non-zero, the git running is sent
+	 * SIGINT (and fails). */
+	volatile sig_atomic_t *stop;
 };
 
 /*

@@ -341,3 +341,27 @@ nogit() {
 	printf 'one\r\ntwo\n' | cmp - mixed.txt
 	printf '\0\1\2' | cmp - data.bin
 }
+
+@test "--timeout during a checkpoint stops the turn before the change; a turn cut short still records what it changed" {
+	mkdir fakegit
+	printf '#!/bin/sh\nexec sleep 30\n' > fakegit/git
+	chmod +x fakegit/git
+	# one request of each run: the first stops at the checkpoint, the second in bash
+	fake_start "[$(calls "$(call c1 write '{"path":"new.txt","content":"x\n"}')"),
+	  $(calls "$(call c2 bash '{"command":"echo x > made.txt; exec sleep 30"}')")]"
+	use_fake
+	run --separate-stderr env PATH="$W/fakegit:$PATH" mc --yes --timeout 1 'write'
+	assert_failure 124
+	[ ! -e new.txt ]
+	[[ $stderr != *'going on without'* ]]
+	assert_equal "$(jq -r 'select(.type == "function_call_output") | .output' "$(session_files)")" \
+		"error: the run's --timeout came before this call ran."
+	rm "$(session_files)"
+	run --separate-stderr mc --yes --timeout 2 'bash'
+	assert_failure 124
+	[ -e made.txt ]
+	assert_equal "$(jq -s 'map(select(.after)) | length' "$MC_HOME"/checkpoints/*.jsonl)" 1
+	run --separate-stderr mc rewind
+	assert_success
+	assert_output "$(printf '  removed  made.txt\nfiles: as before turn 1')"
+}

@@ -167,6 +167,7 @@ take_git(struct driver *d, char *err, size_t errsz)
 		}
 		free(dir);
 		cp->open = 1;
+		cp->sh.stop = &interrupted;
 	}
 	if (mc_shadow_snapshot(&cp->sh, cp->before, err, errsz) == -1)
 		return -1;
@@ -458,11 +459,15 @@ checkpoint_after(struct driver *d)
 	l = mc_json_new_obj();
 	mc_json_add_num(l, "turn", (double)cp->turn);
 	if (cp->git) {
+		/* Taken even when the turn was cancelled: what it changed
+		 * until then is to be known. */
+		cp->sh.stop = NULL;
 		if (mc_shadow_snapshot(&cp->sh, after, err, sizeof err) == 0 &&
 		    (changed = mc_shadow_diff(&cp->sh, cp->before, after, err, sizeof err)) != NULL) {
 			mc_json_add_str(l, "after", after);
 			drop_large(cp, changed);
 		}
+		cp->sh.stop = &interrupted;
 	} else {
 		changed = mc_json_new_arr();
 		after_images(d, changed);
