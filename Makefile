@@ -114,8 +114,13 @@ valgrind: deps
 	@scripts/valgrind-bin build/valgrind/bin
 	@MC_VALGRIND=1 scripts/run-tests build build/valgrind/bin
 
+# make bench's own programs: bench/NAME.c over the library.
+$(O)/bench/%: bench/%.c $(O)/libmc.a
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(O)/libmc.a $(LDLIBS)
+
 bench: deps
-	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory all $(O)/bench/checkpoint
 	@scripts/bench
 
 demo: deps

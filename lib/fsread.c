@@ -146,6 +146,24 @@ mc_dir_make(const char *dir, char *err, size_t errsz)
 }
 
 int
+mc_dir_parents(const char *path, mode_t mode, char *err, size_t errsz)
+{
+	char *p = mc_strdup(path), *s;
+	int r = 0;
+
+	for (s = strchr(p + 1, '/'); s != NULL && r == 0; s = strchr(s + 1, '/')) {
+		*s = '\0';
+		if (mkdir(p, mode) == -1 && errno != EEXIST) {
+			snprintf(err, errsz, "%s: %s", p, strerror(errno));
+			r = -1;
+		}
+		*s = '/';
+	}
+	free(p);
+	return r;
+}
+
+int
 mc_write_all(int fd, const void *p, size_t n)
 {
 	const char *c = p;

@@ -100,5 +100,8 @@ char *mc_path_resolve(const char *base, const char *path);
 /* Make the directory above dir, then dir, mode 0700, where missing (as
  * $MC_HOME and $MC_HOME/sessions): 0, or -1 with "PATH: reason" in err. */
 int mc_dir_make(const char *dir, char *err, size_t errsz);
+/* Make every missing directory above path, with mode: 0, or -1 with
+ * "PATH: reason" in err. */
+int mc_dir_parents(const char *path, mode_t mode, char *err, size_t errsz);
 
 #endif

@@ -109,6 +109,16 @@ int mc_session_has_call(const struct mc_session *s, const char *call_id);
 
 void mc_session_close(struct mc_session *s);
 
+/* True when item is a turn's message: one the user typed, not a guide,
+ * a compacted session's summary or what a hook said. */
+int mc_session_is_turn(const cJSON *item);
+
+/* The turns in a session's lines (data, len bytes, as s->lines holds
+ * them): their count, each (when not NULL) called with the item and the
+ * offset of its line. */
+long long mc_session_turns(const char *data, size_t len,
+    void (*each)(const cJSON *item, size_t off, void *arg), void *arg);
+
 /* What `mc sessions` shows of one session file. */
 struct mc_session_info {
 	char *id;

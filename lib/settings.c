@@ -120,6 +120,10 @@ static const struct field cache_fields[] = {
 	{ "max_bytes", K_UINT, NULL, NULL },
 	{ NULL, 0, NULL, NULL }
 };
+static const struct field checkpoints_fields[] = {
+	{ "enabled", K_BOOL, NULL, NULL },
+	{ NULL, 0, NULL, NULL }
+};
 static const struct field subagents_fields[] = {
 	{ "max_parallel", K_UINT, NULL, NULL },
 	{ "max_total", K_UINT, NULL, NULL },
@@ -160,6 +164,7 @@ static const struct field top_fields[] = {
 	{ "cache", K_OBJ, cache_fields, NULL },
 	{ "subagents", K_OBJ, subagents_fields, NULL },
 	{ "permissions", K_OBJ, permissions_fields, NULL },
+	{ "checkpoints", K_OBJ, checkpoints_fields, NULL },
 	{ NULL, 0, NULL, NULL }
 };
 

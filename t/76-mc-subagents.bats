@@ -645,3 +645,21 @@ Role $a. SUBAGENT-ROLE
 	assert_failure 1
 	assert_equal "$stderr" "mc: $MC_HOME/settings.json: subagents.max_total: expected a whole number from 1"
 }
+
+@test "checkpoints: the parent's turn covers its children's changes; a child takes none of its own" {
+	two_profiles
+	fake_start "[$(parent_calls "$(subagents_call s1 "[$(task explorer 'make it')]")"),
+	  $(child_calls 'Persona=Explorer' "$(call b1 bash '{"command":"echo made > made.txt"}')"),
+	  $(child_text 'Persona=Explorer' 'made'),
+	  $(parent_text 'ok' '## task 1')]"
+	use_fake
+	run --separate-stderr mc --yes 'go'
+	assert_success
+	assert_equal "$(cat made.txt)" made
+	# one log: the parent's
+	assert_equal "$(ls "$MC_HOME"/checkpoints/*.jsonl | wc -l)" 1
+	run --separate-stderr mc rewind
+	assert_success
+	assert_output "$(printf '  removed  made.txt\nfiles: as before turn 1')"
+	[ ! -e made.txt ]
+}

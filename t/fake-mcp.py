@@ -5,6 +5,8 @@ usage: fake-mcp.py [option...]
 
   --pages N        give tools/list in N pages, following nextCursor (1)
   --tool NAME      one more tool, called NAME, that echoes like echo (repeatable)
+  --read-only NAME tool NAME says readOnlyHint: one of the tools above, or one
+                   more echo tool (repeatable)
   --many N         N more tools like --tool, called t0 ... t(N-1), after those
   --crash N        write a line to stderr and exit with status N at once
   --hang           read everything, answer nothing
@@ -19,7 +21,6 @@ usage: fake-mcp.py [option...]
   --task-tool      one more tool, "task", that can only be run as a task: a
                    tools/call of it with "task" answers with task "tk1", whose
                    tasks/result is "task result"; without "task", an error
-  --read-only NAME mark tool NAME with annotations.readOnlyHint true (repeatable)
   --env-log FILE   write {"env": {...}, "cwd": "...", "parent": [...], "fds": [...]}
                    to FILE at start (parent: the parent's /proc/PID/environ,
                    NAME=value each; fds: the descriptors open here)
@@ -49,6 +50,7 @@ import time
 p = argparse.ArgumentParser()
 p.add_argument("--pages", type=int, default=1)
 p.add_argument("--tool", action="append", default=[])
+p.add_argument("--read-only", action="append", default=[])
 p.add_argument("--many", type=int, default=0)
 p.add_argument("--crash", type=int)
 p.add_argument("--hang", action="store_true")
@@ -64,7 +66,6 @@ p.add_argument("--pid-file")
 p.add_argument("--child", action="store_true")
 p.add_argument("--stubborn", action="store_true")
 p.add_argument("--log")
-p.add_argument("--read-only", action="append", default=[])
 opt = p.parse_args()
 opt.tool += ["t%d" % i for i in range(opt.many)]
 
@@ -92,6 +93,7 @@ def schema(props, required=()):
     return {"type": "object", "properties": props, "required": list(required)}
 
 
+BUILTIN = ("echo", "count", "fail", "big", "image", "slow", "die", "structured", "stderr")
 TOOLS = [
     {"name": "echo", "description": "Echo the text back.",
      "inputSchema": schema({"text": {"type": "string"}}, ["text"])},
@@ -107,7 +109,9 @@ TOOLS = [
     {"name": "stderr", "description": "Write to stderr.",
      "inputSchema": schema({"text": {"type": "string"}})},
 ] + [{"name": n, "description": "Echo (extra).", "inputSchema": schema({"text": {"type": "string"}})}
-     for n in opt.tool]
+     for n in opt.tool] + [
+    {"name": n, "description": "Echo (read-only).", "inputSchema": schema({"text": {"type": "string"}})}
+    for n in opt.read_only if n not in BUILTIN and n not in opt.tool]
 for t in TOOLS:
     if t["name"] in opt.read_only:
         t["annotations"] = {"readOnlyHint": True}
@@ -196,7 +200,7 @@ def call(mid, params):
     name, args = params["name"], params.get("arguments") or {}
     if opt.rpc_error:
         return {"error": {"code": -32602, "message": "invalid arguments for " + name}}
-    if name == "echo" or name in opt.tool:
+    if name == "echo" or name in opt.tool or name in opt.read_only:
         return {"result": text(args.get("text", ""))}
     if name == "count":
         counter += 1

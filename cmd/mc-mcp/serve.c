@@ -78,7 +78,7 @@ revive(struct mcp *m, struct server *sv, char **out)
  * tool's name does not always tell it ("a__b__echo" may be tool b__echo
  * of server a, or echo of server a__b; "my.srv" becomes my_srv); and
  * "read_only" for a tool whose annotations say readOnlyHint, which plan
- * mode offers.
+ * mode offers and before which the driver takes no checkpoint.
  */
 static cJSON *
 served_list(const struct mcp *m)

@@ -163,6 +163,12 @@ call_run(struct driver *d, const cJSON *call, struct mc_buf *touched)
 			return MC_EXIT_FAIL;
 		return ok == 0 ? MC_EXIT_OK : MC_EXIT_INTR;
 	}
+	/* checkpoint.c: the working tree kept before the turn's first change */
+	if (checkpoint_before(d, name, call, &why) == -1) {
+		st = call_output(d, call, why);
+		free(why);
+		return st == -1 ? MC_EXIT_FAIL : interrupted ? MC_EXIT_INTR : MC_EXIT_OK;
+	}
 	if (subagents_has(d, name))	/* subagents.c: children run, their answers the output */
 		return subagents_call(d, call);
 	item = mcp_routes(d, name, call) ? mcp_call(d, call) : tool_call(call, touched, &st);

@@ -33,6 +33,7 @@ static const char usage[] =
     "       mc [-c | --session ID|FILE] [-p NAME] [-m ID] [--agent ID] --dry-run PROMPT ...\n"
     "       mc prompt [-m ID] [--agent ID | --subagent ID ...] [--stats]\n"
     "       mc sessions [--all] [--json]\n"
+    "       mc rewind [--session ID] [--list] [--force] [--files | --conversation] [TURN]\n"
     "\n"
     "Ask the model; with no PROMPT on a terminal, start an interactive session.\n"
     "Piped standard input is appended to PROMPT as a fenced block.\n"
@@ -309,6 +310,7 @@ cleanup(struct driver *d)
 	workspace_free(&d->c);
 	mc_settings_free(&d->c.set);
 	subagents_free(d);
+	checkpoint_free(d);
 }
 
 /* A run that failed before its turn: with --json the failure is an
@@ -415,6 +417,8 @@ main(int argc, char *argv[])
 	long long timeout;
 
 	mc_init("mc", argv);
+	if (argc > 1 && strcmp(argv[1], "rewind") == 0)	/* rewind.c */
+		return rewind_main(argc - 1, argv + 1);
 	/* Characters, for the line editor and the terminal's widths; messages
 	 * and numbers stay those of the C locale. */
 	setlocale(LC_CTYPE, "");

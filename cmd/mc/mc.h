@@ -36,6 +36,12 @@
  *   slots.c    subagents.max_total: the tree's slots, flock'ed files
  *   workspace.c where the agent reads without asking (the working
  *              directory, --add-dir, $TMPDIR), and where a call reads
+ *   checkpoint.c before a turn's first change, the working tree kept
+ *              (a shadow git repository, or before-images); when it
+ *              ends, what it changed (checkpoint.h: the files)
+ *   rewind.c   /undo, /rewind and mc rewind: the turns listed; files and
+ *              conversation put back to before one
+ *   restore.c  the files the turns changed, put back, conflicts named
  */
 #ifndef MC_DRIVER_H
 #define MC_DRIVER_H
@@ -177,6 +183,7 @@ struct mcp {
 	struct mc_strset names;	/* its tools' names, each to its server's
 				 * index in servers */
 	char **servers;		/* the server of each tool, or NULL */
+	struct mc_strset read_only;	/* its tools that say readOnlyHint */
 	size_t at;		/* where its tools begin in the session's list */
 	cJSON *extras;		/* its servers' resources and prompts (mc-mcp's
 				 * mcp_resource, mcp_template, mcp_prompt entries) */
@@ -206,8 +213,8 @@ struct modes {
 	struct mc_buf from;	/* the session's tool list plan's was made from */
 	struct mc_buf offered;	/* plan's tool list */
 	struct mc_buf plan;	/* the plan fragment, rendered once */
-	struct mc_strset read_only;	/* MCP tools whose server says readOnlyHint */
 };
+struct checkpoints;	/* checkpoint.c's own */
 
 struct driver {
 	struct conf c;
@@ -222,6 +229,7 @@ struct driver {
 	struct permissions *perms;	/* permissions.c's own */
 	struct modes mode;
 	struct { int session, done; } ev;	/* events.c: --json's first and last events said */
+	struct checkpoints *cp;	/* checkpoint.c: this turn's checkpoint, or NULL */
 };
 
 /* Set by SIGINT, SIGTERM and SIGHUP: the work in flight stops; for the
@@ -262,6 +270,7 @@ int mcp_tools(struct driver *d);
 int mcp_has(const struct driver *d, const char *name);
 int mcp_guarded(const struct driver *d, const char *name);
 const char *mcp_server_of(const struct driver *d, const char *name);
+int mcp_read_only(const struct driver *d, const char *name);
 cJSON *mcp_call(struct driver *d, const cJSON *call);
 void mcp_stop(struct driver *d);
 int mcp_restart(struct driver *d);
@@ -342,6 +351,20 @@ char *mode_go(struct driver *d, const char *arg);
 int approve(struct driver *d, const char *name, const cJSON *call, char **why,
     const char **by, const char **rule);
 
+/* checkpoint.c: SPEC 22. Before a call that may change the working
+ * tree: 0 to run it (checkpointed, or going on without, agreed); -1 not,
+ * with *why its output (malloc'ed); interrupted, when the checkpoint
+ * was. */
+int checkpoint_before(struct driver *d, const char *name, const cJSON *call, char **why);
+/* When a turn ends: what its calls changed, into the log. */
+void checkpoint_after(struct driver *d);
+void checkpoint_free(struct driver *d);
+
+/* rewind.c: /undo ARGS, /rewind ARGS, and `mc rewind` (argv[0] "rewind") */
+void rewind_undo(struct driver *d, const char *args);
+void rewind_command(struct driver *d, const char *args);
+int rewind_main(int argc, char *argv[]);
+
 /* workspace.c */
 int workspace_add(struct conf *c, const char *dir);
 void workspace_init(struct conf *c);
@@ -360,6 +383,9 @@ void session_record(struct driver *d);
 void session_switch(struct driver *d, struct mc_session *to);
 void guide_remember(struct driver *d, const char *path, size_t n);
 int guide_known(const struct driver *d, const char *path);
+/* The guides known: those the session's header and lines hold, no
+ * others (after rewind.c's fork left later ones out). */
+void session_guides_again(struct driver *d);
 
 /* slots.c */
 int slots_usage(const struct conf *c);

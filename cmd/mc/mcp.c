@@ -152,7 +152,7 @@ mcp_forget(struct driver *d)
 	free(d->mcp.servers);
 	d->mcp.servers = NULL;
 	mc_strset_free(&d->mcp.names);
-	mc_strset_free(&d->mode.read_only);
+	mc_strset_free(&d->mcp.read_only);
 	cJSON_Delete(d->mcp.extras);
 	d->mcp.extras = NULL;
 }
@@ -168,6 +168,9 @@ tool_noted(struct driver *d, cJSON *t)
 	size_t k = d->mcp.names.n;
 	int added;
 
+	if (name != NULL && cJSON_IsTrue(ro))
+		mc_strset_add(&d->mcp.read_only, name, 0, NULL);
+	cJSON_Delete(ro);
 	if (name != NULL) {
 		mc_strset_add(&d->mcp.names, name, k, &added);
 		if (added) {
@@ -177,11 +180,8 @@ tool_noted(struct driver *d, cJSON *t)
 			d->mcp.servers[k] = cJSON_IsString(server) ?
 			    mc_strdup(server->valuestring) : NULL;
 		}
-		if (cJSON_IsTrue(ro))	/* modes.c: plan mode offers it */
-			mc_strset_add(&d->mode.read_only, name, 0, NULL);
 	}
 	cJSON_Delete(server);
-	cJSON_Delete(ro);
 }
 
 /* The model learns of the servers' resources from read's description,
@@ -428,6 +428,14 @@ mcp_server_of(const struct driver *d, const char *name)
 	const struct mc_strset_slot *p = mc_strset_find(&d->mcp.names, name);
 
 	return p != NULL ? d->mcp.servers[p->val] : NULL;
+}
+
+/* A tool whose server's annotations say readOnlyHint: plan mode offers
+ * it (modes.c), no checkpoint is taken before it (checkpoint.c). */
+int
+mcp_read_only(const struct driver *d, const char *name)
+{
+	return mc_strset_find(&d->mcp.read_only, name) != NULL;
 }
 
 /* One call through mc-mcp: its output item, or NULL. */

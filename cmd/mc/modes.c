@@ -62,7 +62,6 @@ mode_free(struct driver *d)
 	mc_buf_free(&d->mode.from);
 	mc_buf_free(&d->mode.offered);
 	mc_buf_free(&d->mode.plan);
-	mc_strset_free(&d->mode.read_only);
 }
 
 /* Into mode m; plan remembers the mode it came from, for /go. */
@@ -82,7 +81,7 @@ plan_offers(const struct driver *d, const char *name)
 	int i;
 
 	if (mcp_has(d, name))
-		return mc_strset_find(&d->mode.read_only, name) != NULL;
+		return mcp_read_only(d, name);
 	for (i = 0; readers[i]; i++)
 		if (strcmp(name, readers[i]) == 0)
 			return 1;

@@ -29,6 +29,11 @@ static const char help_text[] =
     "  /go [TEXT]    leave plan mode and carry the plan out\n"
     "  /SERVER:NAME [ARGS]\n"
     "                send an MCP server's prompt\n"
+    "  /undo [--force]\n"
+    "                put back the files the last turn changed\n"
+    "  /rewind [N [files|conversation|both]] [--force]\n"
+    "                list the turns; put files, conversation or both back to\n"
+    "                before turn N (the conversation as a new session)\n"
     "  /exit         leave (or Ctrl-D)\n"
     "End a line with \\ to continue it; a line \"\"\" opens and closes a block.\n"
     "Ctrl-C cancels the answer in flight.\n";
@@ -352,6 +357,10 @@ command(struct driver *d, const char *line, char **send)
 		*send = mode_go(d, argp);
 	} else if (mcp_prompt(d, line, send) != 0) {
 		;	/* mcp.c: /SERVER:NAME ARGS, a server's prompt (or said why not) */
+	} else if (IS("/undo")) {	/* rewind.c */
+		rewind_undo(d, argp);
+	} else if (IS("/rewind")) {
+		rewind_command(d, argp);
 	} else {
 		mc_err("unknown command %.*s; /help lists them", (int)n, line);
 	}

@@ -232,6 +232,68 @@ guide_remember(struct driver *d, const char *path, size_t n)
 	d->s.nguides++;
 }
 
+static const char guide_tag[] = "<Context File=";
+
+/* The guides a header names (a compacted session's: its summary stands
+ * for them). */
+static void
+header_guides(struct driver *d, const cJSON *header)
+{
+	const cJSON *g;
+
+	cJSON_ArrayForEach(g, cJSON_GetObjectItemCaseSensitive(header, "guides"))
+		if (cJSON_IsString(g) && !guide_known(d, g->valuestring))
+			guide_remember(d, g->valuestring, strlen(g->valuestring));
+}
+
+/* The guide an item is, if it is one: a user message that is a
+ * <Context File=PATH> block. */
+static void
+item_guide(struct driver *d, const cJSON *item)
+{
+	const char *type = mc_json_str(item, "type"), *role = mc_json_str(item, "role");
+	const char *content = mc_json_str(item, "content"), *end;
+
+	if (type && role && content && strcmp(type, "message") == 0 &&
+	    strcmp(role, "user") == 0 && strncmp(content, guide_tag, sizeof guide_tag - 1) == 0 &&
+	    (end = strchr(content, '>')) != NULL)
+		guide_remember(d, content + sizeof guide_tag - 1,
+		    (size_t)(end - content - (sizeof guide_tag - 1)));
+}
+
+static void
+guides_free(struct driver *d)
+{
+	size_t i;
+
+	for (i = 0; i < d->s.nguides; i++)
+		free(d->s.guides[i]);
+	free(d->s.guides);
+	d->s.guides = NULL;
+	d->s.nguides = 0;
+}
+
+void
+session_guides_again(struct driver *d)
+{
+	const char *line, *nl, *data = d->s.file.lines.data, *end;
+	char perr[64];
+	cJSON *item;
+
+	guides_free(d);
+	header_guides(d, d->s.file.header);
+	end = data + d->s.file.lines.len;
+	for (line = data; line != NULL && line < end; line = nl + 1) {
+		if ((nl = memchr(line, '\n', (size_t)(end - line))) == NULL)
+			break;
+		if (memmem(line, (size_t)(nl - line), guide_tag, sizeof guide_tag - 1) == NULL ||
+		    (item = mc_json_parse(line, (size_t)(nl - line), perr, sizeof perr)) == NULL)
+			continue;
+		item_guide(d, item);
+		cJSON_Delete(item);
+	}
+}
+
 /* What a resumed session already holds, noted line by line as the file
  * is read: its guides, so none is injected twice (its user messages that
  * are a <Context File=PATH> block, and those a compacted session's header
@@ -240,18 +302,14 @@ guide_remember(struct driver *d, const char *path, size_t n)
 static void
 recall(const cJSON *item, const char *line, size_t len, void *arg)
 {
-	static const char tag[] = "<Context File=";
-	const char *content, *type, *role, *end;
+	const char *type;
 	struct driver *d = arg;
 	struct usage u;
-	const cJSON *g;
 
 	type = mc_json_str(item, "type");
 	if (type && strcmp(type, "session") == 0) {
 		recorded_set(d, item);
-		cJSON_ArrayForEach(g, cJSON_GetObjectItemCaseSensitive(item, "guides"))
-			if (cJSON_IsString(g) && !guide_known(d, g->valuestring))
-				guide_remember(d, g->valuestring, strlen(g->valuestring));
+		header_guides(d, item);
 		/* request.c: the session's mc-request builds while the file
 		 * is read, each line given it as it comes. */
 		if (session_resolve_quiet(d) == 0)
@@ -261,17 +319,12 @@ recall(const cJSON *item, const char *line, size_t len, void *arg)
 	build_preload(d, item, line, len);
 	if (type && strcmp(type, "model") == 0)
 		recorded_set(d, item);
-	role = mc_json_str(item, "role");
-	content = mc_json_str(item, "content");
 	if (type && strcmp(type, "usage") == 0) {
 		/* A count missing (an older line) is 0, never NaN made a number. */
 		u = usage_of(item);
 		usage_add(&d->s.used, &u);
-	} else if (type && role && content && strcmp(type, "message") == 0 &&
-	    strcmp(role, "user") == 0 && strncmp(content, tag, sizeof tag - 1) == 0 &&
-	    (end = strchr(content, '>')) != NULL)
-		guide_remember(d, content + sizeof tag - 1,
-		    (size_t)(end - content - (sizeof tag - 1)));
+	} else
+		item_guide(d, item);
 }
 
 /* Resume -c or --session ID (read only, for a dry run); returns 0, or -1
@@ -316,16 +369,10 @@ session_resume(struct driver *d)
 void
 session_forget(struct driver *d)
 {
-	size_t i;
-
 	mc_session_close(&d->s.file);
 	d->s.gen++;
 	d->s.open = 0;
-	for (i = 0; i < d->s.nguides; i++)
-		free(d->s.guides[i]);
-	free(d->s.guides);
-	d->s.guides = NULL;
-	d->s.nguides = 0;
+	guides_free(d);
 	cJSON_Delete(d->s.always);
 	d->s.always = NULL;
 	perms_forget(d);	/* "always for PREFIX" too */

@@ -470,6 +470,7 @@ turn(struct driver *d, const char *text)
 		}
 		o = step_fitted(d, calls);	/* compact2 */
 	}
+	checkpoint_after(d);	/* checkpoint.c: what the turn changed */
 	if (d->t.el != NULL)
 		turn_usage(d, &before);
 	/* Not errors: the run stopped short, and how to go on. */

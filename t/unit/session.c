@@ -103,6 +103,36 @@ created_with_items(const char *home)
 	cJSON_Delete(more);
 }
 
+static void
+turn_at(const cJSON *item, size_t off, void *arg)
+{
+	struct mc_buf *b = arg;
+
+	mc_buf_printf(b, "%zu:%s;", off, mc_json_str(item, "content"));
+}
+
+/* The turns of a session's lines: the user's own messages only. */
+static void
+turns(void)
+{
+	static const char lines[] =
+	    "{\"type\":\"message\",\"role\":\"user\",\"content\":\"one\"}\n"
+	    "{\"type\":\"message\",\"role\":\"user\",\"content\":\"<Context File=a/AGENTS.md>x</Context>\"}\n"
+	    "{\"type\":\"message\",\"role\":\"assistant\",\"content\":\"user\"}\n"
+	    "{\"type\":\"message\",\"role\":\"user\",\"content\":\"<Conversation-Summary>s</Conversation-Summary>\"}\n"
+	    "{\"type\":\"message\",\"role\":\"user\",\"content\":\"said\",\"hook\":\"session_start\"}\n"
+	    "{\"type\":\"usage\",\"input_tokens\":1}\n"
+	    "{\"type\":\"message\",\"role\":\"user\",\"content\":\"two\"}\n"
+	    "{\"type\":\"message\",\"role\":\"user\",\"content\":\"torn";
+	struct mc_buf b = {0};
+
+	CHECK(mc_session_turns(lines, sizeof lines - 1, turn_at, &b) == 2, "turns miscounted");
+	mc_buf_adds(&b, "");
+	CHECK(strcmp(b.data, "0:one;386:two;") == 0, "turns' offsets or texts");
+	CHECK(mc_session_turns("", 0, NULL, NULL) == 0, "turns of nothing");
+	mc_buf_free(&b);
+}
+
 int
 main(void)
 {
@@ -113,6 +143,7 @@ main(void)
 
 	if (mkdtemp(home) == NULL)
 		return 1;
+	turns();
 	CHECK(mc_session_id_valid("20260101-000000-abc123"), "valid id refused");
 	CHECK(!mc_session_id_valid("../x") && !mc_session_id_valid("") &&
 	    !mc_session_id_valid("-x") && !mc_session_id_valid("a/b"), "bad id accepted");
