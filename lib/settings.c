@@ -87,15 +87,19 @@ static const struct field tools_fields[] = {
 	{ "sandbox", K_OBJ, sandbox_fields, NULL },
 	{ NULL, 0, NULL, NULL }
 };
+static const char *const hook_policies[] = { "ignore", "warn", "block", "fail", NULL };
 static const struct field hook_fields[] = {
 	{ "match", K_ERE, NULL, NULL },
 	{ "command", K_STR, NULL, NULL },
 	{ "timeout_s", K_UINT, NULL, NULL },
+	{ "on_failure", K_ENUM, NULL, hook_policies },	/* block: pre_tool only (the driver) */
 	{ NULL, 0, NULL, NULL }
 };
 static const struct field hooks_fields[] = {
 	{ "pre_tool", K_LIST, hook_fields, NULL },
 	{ "post_tool", K_LIST, hook_fields, NULL },
+	{ "after_assistant", K_LIST, hook_fields, NULL },
+	{ "after_reasoning", K_LIST, hook_fields, NULL },
 	{ "session_start", K_LIST, hook_fields, NULL },
 	{ "stop", K_LIST, hook_fields, NULL },
 	{ NULL, 0, NULL, NULL }

@@ -29,6 +29,10 @@ output_item(struct driver *d, const char *name, cJSON *item)
 		mc_json_add_str(ev, "name", name ? name : "");
 		mc_json_add_str(ev, "output", mc_json_str(item, "output") ?
 		    mc_json_str(item, "output") : "");
+		/* hooks.c: a post_tool hook failed after the tool ran */
+		if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(item, "target_ran")) &&
+		    cJSON_AddTrueToObject(ev, "target_ran") == NULL)
+			mc_oom();
 		ev_emit(d, ev);
 	}
 	return session_add(d, item);

@@ -257,6 +257,9 @@ int hooks_pre_tool(struct driver *d, const cJSON *call, char **denial);
 void hooks_post_tool(struct driver *d, const cJSON *call, cJSON *item);
 int hooks_session_start(struct driver *d);
 int hooks_stop(struct driver *d, enum outcome *o);
+int hooks_after_assistant(struct driver *d, const char *text);
+int hooks_after_reasoning(struct driver *d, const char *text);
+const char *hooks_fatal(const struct driver *d);
 void hooks_show(const struct driver *d, struct mc_buf *out);
 
 /* events.c */

@@ -15,6 +15,7 @@
 struct answer {
 	struct mc_buf text;	/* the answer's text as it came */
 	struct mc_buf refusal;	/* the model's refusal, kept apart */
+	struct mc_buf reasoning;	/* its reasoning events' deltas, for after_reasoning hooks */
 	struct mc_term term;	/* the terminal filter's state */
 	struct mc_buf clean;
 	cJSON *calls;		/* function_call items */
@@ -233,6 +234,10 @@ answer(struct driver *d, struct answer *a)
 		delta = mc_json_str(ev, "delta");
 		if ((strcmp(type, "text") == 0 || strcmp(type, "refusal") == 0) && delta != NULL)
 			stream(d, a, type, delta, strlen(delta));
+		else if (strcmp(type, "reasoning") == 0 && delta != NULL) {
+			if (a->reasoning.len < EVENT_CAP)
+				mc_buf_adds(&a->reasoning, delta);
+		}
 		else if (strcmp(type, "tool_call") == 0)
 			mc_json_push(a->calls, mc_item_call(mc_json_str(ev, "call_id") ?
 			    mc_json_str(ev, "call_id") : "", mc_json_str(ev, "name") ?
@@ -258,6 +263,17 @@ answer(struct driver *d, struct answer *a)
 	if (r == 1 && a->closed)
 		send_stop(d, 1);
 	return r == 1 ? -1 : r;
+}
+
+/* hooks.c: an answer's after_reasoning hooks, when it reasoned, then its
+ * after_assistant hooks, when it said something. -1 when one of them
+ * ends the run. */
+static int
+after_hooks(struct driver *d, struct answer *a)
+{
+	if (a->reasoning.len > 0 && hooks_after_reasoning(d, a->reasoning.data) == -1)
+		return -1;
+	return a->text.len > 0 ? hooks_after_assistant(d, a->text.data) : 0;
 }
 
 /*
@@ -295,6 +311,8 @@ step(struct driver *d, cJSON *calls)
 		if (keep_answer(d, &a, o == OUT_LENGTH, calls) == -1)
 			o = OUT_ERROR;
 		account(d, &a);
+		if (o != OUT_ERROR && after_hooks(d, &a) == -1)
+			o = OUT_ERROR;
 		if (a.quiet && o == OUT_STOP && cJSON_GetArraySize(calls) == 0 &&
 		    schema_answer(d, &a) == -1)
 			o = OUT_ERROR;
@@ -312,6 +330,7 @@ step(struct driver *d, cJSON *calls)
 	cJSON_Delete(a.calls);
 	mc_buf_free(&a.text);
 	mc_buf_free(&a.refusal);
+	mc_buf_free(&a.reasoning);
 	mc_buf_free(&a.clean);
 	return o;
 }
@@ -391,6 +410,18 @@ go_on(const struct driver *d, const char *option)
 	return again;
 }
 
+/* A call not run since a hook's failure (on_failure "fail") ends the run:
+ * its output says so, for the session to stay whole. */
+static int
+not_run(struct driver *d, const cJSON *call)
+{
+	char msg[128];
+
+	snprintf(msg, sizeof msg, "error: not run: the hook %s failed and ended the run.",
+	    hooks_fatal(d));
+	return call_output(d, call, msg) == -1 ? MC_EXIT_FAIL : MC_EXIT_OK;
+}
+
 /*
  * One user message: appended to the session before anything is sent, so
  * a failed turn keeps what was typed. Then the agent loop: while the
@@ -422,8 +453,10 @@ turn(struct driver *d, const char *text)
 		touched.len = 0;
 		st = MC_EXIT_OK;
 		cJSON_ArrayForEach(c, calls) {
-			if (st == MC_EXIT_OK)
+			if (st == MC_EXIT_OK && !hooks_fatal(d))
 				st = call_run(d, c, &touched);
+			else if (st == MC_EXIT_OK)
+				st = not_run(d, c);
 			else if (st == MC_EXIT_INTR &&
 			    call_output(d, c,
 			    timed_out ? "error: not run: the run's --timeout came during an earlier call." :
@@ -432,6 +465,8 @@ turn(struct driver *d, const char *text)
 		}
 		cJSON_Delete(calls);
 		calls = mc_json_new_arr();
+		if (st == MC_EXIT_OK && hooks_fatal(d))
+			st = MC_EXIT_FAIL;
 		if (st != MC_EXIT_OK) {
 			o = st == MC_EXIT_INTR ? OUT_CANCELLED : OUT_ERROR;
 			break;
@@ -444,6 +479,9 @@ turn(struct driver *d, const char *text)
 		}
 		o = step_fitted(d, calls);	/* compact2 */
 	}
+	cJSON_ArrayForEach(c, calls)	/* an answer after which a hook ended the run */
+		if (hooks_fatal(d) && not_run(d, c) != MC_EXIT_OK)
+			break;
 	if (d->t.el != NULL)
 		turn_usage(d, &before);
 	/* Not errors: the run stopped short, and how to go on. */
