@@ -10,6 +10,7 @@
 #include "diag.h"
 #include "fsread.h"
 #include "json.h"
+#include "models.h"
 #include "settings.h"
 
 /* K_UINT: a whole number from 1 up; K_STRMAP: an object of strings;
@@ -41,8 +42,16 @@ static const struct field provider_fields[] = {
 	{ "context_window", K_UINT, NULL, NULL },
 	{ NULL, 0, NULL, NULL }
 };
+static const struct field model_tools_fields[] = {
+	{ "include", K_STRS, NULL, NULL },
+	{ "exclude", K_STRS, NULL, NULL },
+	{ NULL, 0, NULL, NULL }
+};
 static const struct field model_fields[] = {
 	{ "context_window", K_UINT, NULL, NULL },
+	{ "family", K_STR, NULL, NULL },	/* its cycles: models.c */
+	{ "tools", K_OBJ, model_tools_fields, NULL },
+	{ "tool_descriptions", K_STRMAP, NULL, NULL },
 	{ NULL, 0, NULL, NULL }
 };
 static const struct field instructions_fields[] = {
@@ -383,7 +392,9 @@ mc_settings_parse(struct mc_settings *s, const char *text, size_t len, char *err
 		snprintf(err, errsz, "%s: expected a JSON object", s->path);
 		return -1;
 	}
-	return check_fields(&c, s->root, top_fields, "");
+	if (check_fields(&c, s->root, top_fields, "") == -1)
+		return -1;
+	return mc_models_check(s, err, errsz);
 }
 
 void

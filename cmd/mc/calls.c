@@ -149,6 +149,11 @@ call_run(struct driver *d, const cJSON *call, struct mc_buf *touched)
 		return call_output(d, call, "error: this tool is disabled for this subagent "
 		    "(disabled_tools of its profile); use the tools you were given.") == -1 ?
 		    MC_EXIT_FAIL : MC_EXIT_OK;
+	/* modeltools.c: a tool the model is not offered is not run. */
+	if (model_tool_refused(d, name))
+		return call_output(d, call, "error: this tool is not offered to this model "
+		    "(models.ID.tools in the settings); use the tools you were given.") == -1 ?
+		    MC_EXIT_FAIL : MC_EXIT_OK;
 	/* hooks.c: the pre_tool hooks come first; one that denies the call
 	 * (exit 2) is its refusal, by "hook", and its message the output. */
 	by = "hook";

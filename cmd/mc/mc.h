@@ -18,6 +18,9 @@
  *   hooks.c    the settings' hooks: before and after tool calls, when a
  *              session starts, when the model is done
  *   mcp.c      the MCP tools, through one mc-mcp serve for the session
+ *   offered.c  the tools the model is offered: the session's list through
+ *              each filter in turn, kept until the list or the model changes
+ *   modeltools.c the per-model filter: models.ID.tools, tool_descriptions
  *   session.c  the session file: created, resumed, appended to
  *   compact.c  long sessions: the conversation compacted by mc-compact
  *              into a new session file, before a request that would pass
@@ -189,6 +192,14 @@ struct subagents {
 	int slots_failed;	/* there are no slots to take: said once */
 };
 
+/* offered.c: the tools offered, and what they were made from. */
+struct offer {
+	int made;
+	struct mc_buf from;	/* the session's list */
+	char *model;		/* the model */
+	struct mc_buf list;	/* the list offered (a JSON array) */
+};
+
 struct driver {
 	struct conf c;
 	struct hooks *hooks;	/* the settings' hooks, compiled: hooks.c's own */
@@ -199,6 +210,7 @@ struct driver {
 	struct mcp mcp;
 	struct sandbox sandbox;
 	struct subagents sub;
+	struct offer offer;
 	struct { int session, done; } ev;	/* events.c: --json's first and last events said */
 };
 
@@ -243,6 +255,15 @@ cJSON *mcp_call(struct driver *d, const cJSON *call);
 void mcp_stop(struct driver *d);
 int mcp_restart(struct driver *d);
 void mcp_forget(struct driver *d);
+
+/* offered.c */
+const struct mc_buf *tools_offered(struct driver *d);
+void tools_offered_free(struct driver *d);
+
+/* modeltools.c */
+int model_tools_active(const struct driver *d);
+int model_tool_refused(const struct driver *d, const char *name);
+void model_tools_filter(const struct driver *d, cJSON *all, int warn);
 
 /* turn.c: how a turn ended (the done event's reason) */
 enum outcome { OUT_STOP, OUT_MAX_STEPS, OUT_LENGTH, OUT_REFUSAL, OUT_ERROR, OUT_CANCELLED,

@@ -187,7 +187,7 @@ static int
 feed(struct driver *d)
 {
 	struct builder *b = &d->build;
-	const struct mc_buf *lines = &d->s.file.lines;
+	const struct mc_buf *lines = &d->s.file.lines, *tools = tools_offered(d);
 	cJSON *m, *t;
 	char err[256];
 
@@ -210,11 +210,11 @@ feed(struct driver *d)
 		b->prompt.len = 0;
 		mc_buf_add(&b->prompt, d->s.prompt.data, d->s.prompt.len);
 	}
-	if ((!b->told && d->s.tools.len > 0) || !same(&b->tools, &d->s.tools)) {
+	if ((!b->told && tools->len > 0) || !same(&b->tools, tools)) {
 		/* The list as one line, whatever its white space (tools_put
 		 * keeps it JSON: an empty list otherwise). */
-		if (d->s.tools.len == 0 ||
-		    (t = mc_json_parse(d->s.tools.data, d->s.tools.len, err, sizeof err)) == NULL)
+		if (tools->len == 0 ||
+		    (t = mc_json_parse(tools->data, tools->len, err, sizeof err)) == NULL)
 			t = mc_json_new_arr();
 		m = mc_json_new_obj();
 		mc_json_add_str(m, "type", "tools");
@@ -222,7 +222,7 @@ feed(struct driver *d)
 		if (control(b, m) == -1)
 			return -1;
 		b->tools.len = 0;
-		mc_buf_add(&b->tools, d->s.tools.data, d->s.tools.len);
+		mc_buf_add(&b->tools, tools->data, tools->len);
 	}
 	b->told = 1;
 	if (lines->len < b->fed)
