@@ -24,6 +24,7 @@ struct field {
 	enum kind kind;
 	const struct field *sub;	/* K_OBJ fields; K_MAP, K_LIST element fields */
 	const char *const *choices;	/* K_ENUM */
+	const struct field *also;	/* K_MAP: fields that may stand beside its entries */
 };
 
 static const char *const apis[] = { "chat", "responses", NULL };
@@ -122,6 +123,16 @@ static const struct field mcp_server_fields[] = {
 	{ "approve", K_BOOL, NULL, NULL },
 	{ NULL, 0, NULL, NULL }
 };
+static const struct field lsp_server_fields[] = {
+	{ "command", K_STR, NULL, NULL },
+	{ "args", K_STRS, NULL, NULL },
+	{ "extensions", K_STRS, NULL, NULL },
+	{ NULL, 0, NULL, NULL }
+};
+static const struct field lsp_also[] = {	/* beside the servers, by language */
+	{ "wait_ms", K_UINT, NULL, NULL },
+	{ NULL, 0, NULL, NULL }
+};
 static const struct field cache_fields[] = {
 	{ "enabled", K_BOOL, NULL, NULL },
 	{ "max_bytes", K_UINT, NULL, NULL },
@@ -158,6 +169,7 @@ static const struct field top_fields[] = {
 	{ "mcp_servers", K_MAP, mcp_server_fields, NULL },
 	{ "cache", K_OBJ, cache_fields, NULL },
 	{ "subagents", K_OBJ, subagents_fields, NULL },
+	{ "lsp", K_MAP, lsp_server_fields, NULL, lsp_also },
 	{ NULL, 0, NULL, NULL }
 };
 
@@ -263,7 +275,16 @@ check_value(struct check *c, const cJSON *v, const struct field *f, const char *
 		if (!cJSON_IsObject(v))
 			return fail(c, at, "expected an object");
 		cJSON_ArrayForEach(e, v) {
+			const struct field *a;
+
 			subpath(sub, sizeof sub, at, e->string, 0);
+			for (a = f->also; a != NULL && a->key != NULL && strcmp(a->key, e->string); a++)
+				;
+			if (a != NULL && a->key != NULL) {
+				if (check_value(c, e, a, sub) == -1)
+					return -1;
+				continue;
+			}
 			if (!cJSON_IsObject(e))
 				return fail(c, sub, "expected an object");
 			if (check_fields(c, e, f->sub, sub) == -1)

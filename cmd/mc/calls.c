@@ -185,6 +185,8 @@ call_run(struct driver *d, const cJSON *call, struct mc_buf *touched)
 			return MC_EXIT_FAIL;
 		return interrupted ? MC_EXIT_INTR : MC_EXIT_OK;
 	}
+	if (!interrupted)
+		lsp_after_edit(d, call, item);	/* lsp.c: a write or edit's diagnostics */
 	return ran_item(d, call, item) == 0 ? MC_EXIT_OK : MC_EXIT_FAIL;
 }
 

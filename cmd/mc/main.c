@@ -290,6 +290,7 @@ cleanup(struct driver *d)
 	mc_buf_free(&d->build.prompt);
 	mc_buf_free(&d->build.tools);
 	mcp_stop(d);
+	lsp_stop(d);
 	hooks_free(d);
 	mcp_forget(d);
 	mc_buf_free(&d->send.out.buf);

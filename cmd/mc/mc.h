@@ -17,6 +17,8 @@
  *              do, shown on the terminal, and the user's answer
  *   hooks.c    the settings' hooks: before and after tool calls, when a
  *              session starts, when the model is done
+ *   lsp.c      post-edit diagnostics: the settings' language servers, told
+ *              of each file written or edited, their errors in its output
  *   mcp.c      the MCP tools, through one mc-mcp serve for the session
  *   offered.c  the tools the model is offered: the session's list through
  *              each filter in turn, kept until the list or the model changes
@@ -203,6 +205,7 @@ struct offer {
 struct driver {
 	struct conf c;
 	struct hooks *hooks;	/* the settings' hooks, compiled: hooks.c's own */
+	struct lsp *lsp;	/* lsp.c's: the language servers, once one is needed */
 	struct ses s;
 	struct term t;
 	struct builder build;
@@ -255,6 +258,10 @@ cJSON *mcp_call(struct driver *d, const cJSON *call);
 void mcp_stop(struct driver *d);
 int mcp_restart(struct driver *d);
 void mcp_forget(struct driver *d);
+
+/* lsp.c */
+void lsp_after_edit(struct driver *d, const cJSON *call, cJSON *item);
+void lsp_stop(struct driver *d);
 
 /* offered.c */
 const struct mc_buf *tools_offered(struct driver *d);
