@@ -95,6 +95,7 @@ static const struct field tools_fields[] = {
 	{ "add_dirs", K_ABS_PATHS, NULL, NULL },
 	{ "env", K_OBJ, env_fields, NULL },
 	{ "sandbox", K_OBJ, sandbox_fields, NULL },
+	{ "defer_after", K_UINT, NULL, NULL },
 	{ NULL, 0, NULL, NULL }
 };
 static const char *const hook_policies[] = { "ignore", "warn", "block", "fail", NULL };

@@ -171,6 +171,8 @@ call_run(struct driver *d, const cJSON *call, struct mc_buf *touched)
 	}
 	if (subagents_has(d, name))	/* subagents.c: children run, their answers the output */
 		return subagents_call(d, call);
+	if (toolsearch_has(d, name))	/* toolsearch.c: deferred tools found and loaded */
+		return toolsearch_call(d, call);
 	item = mcp_has(d, name) ? mcp_call(d, call) : tool_call(call, touched, &st);
 	type = mc_json_str(item, "type");
 	ocid = mc_json_str(item, "call_id");

@@ -23,6 +23,8 @@
  *   offered.c  the tools the model is offered: the session's list through
  *              each filter in turn, kept until the list or the model changes
  *   modeltools.c the per-model filter: models.ID.tools, tool_descriptions
+ *   toolsearch.c past tools.defer_after tools, MCP tools wait for the
+ *              tool_search tool to load them
  *   session.c  the session file: created, resumed, appended to
  *   compact.c  long sessions: the conversation compacted by mc-compact
  *              into a new session file, before a request that would pass
@@ -197,6 +199,8 @@ struct subagents {
 /* offered.c: the tools offered, and what they were made from. */
 struct offer {
 	int made;
+	int same;		/* no filter changed the list: it is d->s.tools */
+	unsigned gen;		/* search.gen */
 	struct mc_buf from;	/* the session's list */
 	char *model;		/* the model */
 	struct mc_buf list;	/* the list offered (a JSON array) */
@@ -214,6 +218,11 @@ struct driver {
 	struct sandbox sandbox;
 	struct subagents sub;
 	struct offer offer;
+	struct {		/* toolsearch.c's */
+		int on;		/* past tools.defer_after: MCP tools wait */
+		struct mc_strset loaded;	/* the tools tool_search loaded */
+		unsigned gen;	/* counts the searches that loaded any */
+	} search;
 	struct { int session, done; } ev;	/* events.c: --json's first and last events said */
 };
 
@@ -266,6 +275,12 @@ void lsp_stop(struct driver *d);
 /* offered.c */
 const struct mc_buf *tools_offered(struct driver *d);
 void tools_offered_free(struct driver *d);
+
+/* toolsearch.c */
+void toolsearch_filter(struct driver *d, cJSON *all);
+int toolsearch_has(const struct driver *d, const char *name);
+int toolsearch_call(struct driver *d, const cJSON *call);
+void toolsearch_free(struct driver *d);
 
 /* modeltools.c */
 int model_tools_active(const struct driver *d);

@@ -1,4 +1,4 @@
-/* offered.c: the tools the model is offered: the session's list through each filter in turn (modeltools.c's per-model one), made again only when the list or the model changes. */
+/* offered.c: the tools the model is offered: the session's list through each filter in turn (modeltools.c's per-model one, toolsearch.c's deferral), made again only when the list, the model or the tools loaded change. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,11 +13,13 @@ same_str(const char *a, const char *b)
 }
 
 /*
- * The list to send: d->s.tools itself when no filter applies, else the
- * filters' result, kept in d->offer until the session's list (compared
- * byte for byte, as request.c compares what it told mc-request) or the
- * model changes. Warnings about names the settings give that name no
- * tool are said when the list is made for a new model.
+ * The list to send: the session's list through the filters in turn, the
+ * per-model one (modeltools.c) and tool search's (toolsearch.c), or
+ * d->s.tools itself when neither changes it. Made again only when the
+ * session's list (compared byte for byte, as request.c compares what it
+ * told mc-request), the model or the tools loaded by tool_search change.
+ * Warnings about names the settings give that name no tool are said
+ * when the list is made for a new model.
  */
 const struct mc_buf *
 tools_offered(struct driver *d)
@@ -26,23 +28,30 @@ tools_offered(struct driver *d)
 	char *text;
 	cJSON *all;
 	size_t n;
-	int new_model;
+	int new_model, mine;
 
-	if (!model_tools_active(d))
-		return &d->s.tools;
 	new_model = !o->made || !same_str(o->model, d->s.model);
-	if (!new_model && o->from.len == d->s.tools.len &&
+	if (!new_model && o->gen == d->search.gen && o->from.len == d->s.tools.len &&
 	    (o->from.len == 0 || memcmp(o->from.data, d->s.tools.data, o->from.len) == 0))
-		return &o->list;
+		return o->same ? &d->s.tools : &o->list;
 	o->from.len = 0;
 	mc_buf_add(&o->from, d->s.tools.data, d->s.tools.len);
 	free(o->model);
 	o->model = d->s.model ? mc_strdup(d->s.model) : NULL;
 	o->made = 1;
+	o->gen = d->search.gen;
 	o->list.len = 0;
+	o->same = 0;
 	if ((all = tools_get(d)) == NULL)
 		return &o->list;
-	model_tools_filter(d, all, new_model);
+	if ((mine = model_tools_active(d)))
+		model_tools_filter(d, all, new_model);
+	toolsearch_filter(d, all);
+	if (!mine && !d->search.on) {
+		o->same = 1;	/* no filter changed it */
+		cJSON_Delete(all);
+		return &d->s.tools;
+	}
 	text = mc_json_compact(all, &n);
 	cJSON_Delete(all);
 	mc_buf_add(&o->list, text, n);
