@@ -197,7 +197,7 @@ last_user() {
 	start=$(script start 'echo x >> "$0.count"; echo "context from a hook"')
 	fake_start "[$(answers one two three | jq -c '.[]' | paste -sd,)]"
 	hooks "{\"session_start\":[{\"command\":\"$start\",\"timeout_s\":5}],
-	  \"pre_tool\":[{\"match\":\"bash|write\",\"command\":\"exit 0\"}],
+	  \"pre_tool\":[{\"match\":\"bash|write\",\"command\":\"exit 0\",\"on_failure\":\"block\"}],
 	  \"stop\":[{\"command\":\"exit 0\"}]}"
 	on_tty "mc"
 	wait_prompt 1
@@ -210,7 +210,7 @@ last_user() {
 	assert_equal "$(wc -l < "$start.count")" 1
 	keys '/context' Enter
 	wait_for 'hooks.stop[0]'
-	pane | grep -F '  hooks.pre_tool[0] (match bash|write, 60 s): exit 0'
+	pane | grep -F '  hooks.pre_tool[0] (match bash|write, 60 s, on_failure block): exit 0'
 	pane | grep -F "  hooks.session_start[0] (5 s): $start"
 	pane | grep -F '  hooks.stop[0] (60 s): exit 0'
 	keys '/new' Enter

@@ -575,10 +575,12 @@ hooks_show(const struct driver *d, struct mc_buf *out)
 		for (i = 0; i < count(d, k); i++, n++) {
 			h = &d->hooks->v[k][i];
 			hook_name(name, sizeof name, k, i);
-			mc_buf_printf(out, "  %s (%s%s%s%u s): %s\n", name,
+			mc_buf_printf(out, "  %s (%s%s%s%u s%s%s): %s\n", name,
 			    h->match && k <= POST_TOOL ? "match " : "",
 			    h->match && k <= POST_TOOL ? h->match : "",
-			    h->match && k <= POST_TOOL ? ", " : "", h->timeout_s, h->command);
+			    h->match && k <= POST_TOOL ? ", " : "", h->timeout_s,
+			    h->on_failure != P_WARN ? ", on_failure " : "",
+			    h->on_failure != P_WARN ? policy_names[h->on_failure] : "", h->command);
 		}
 	if (n == 0)
 		mc_buf_adds(out, "  no hooks\n");
