@@ -158,7 +158,8 @@ search(struct driver *d, const char *query, size_t limit, struct mc_buf *out)
 			mc_oom();
 		hits[n++] = (struct hit){ t, sc, at };
 	}
-	qsort(hits, n, sizeof *hits, by_score);
+	if (n > 1)
+		qsort(hits, n, sizeof *hits, by_score);
 	if (n == 0)
 		mc_buf_printf(out, "No tool not loaded yet matches \"%s\"; try other words.", query);
 	else
