@@ -94,3 +94,21 @@ body_size() {
 	[[ $(tool_content 3 c1) == $'Loaded 1 tool, callable from your next step:\n- srv__count: Count the calls made so far.' ]]
 	[[ $(names 3) == *srv__count* ]]
 }
+
+@test "/new starts a session with no tool loaded" {
+	fake_start "[$(calls "$(call c1 tool_search '{"query":"t7","limit":1}')"), $(text one), $(text two)]"
+	search_settings '' --many 200
+	on_tty "mc"
+	wait_prompt 1
+	keys 'first' Enter
+	wait_for one
+	wait_prompt 2
+	keys '/new' Enter
+	wait_for 'new session'
+	keys 'second' Enter
+	wait_for two
+	keys '/exit' Enter
+	assert_equal "$(wait_status)" 0
+	[[ $(names 2) == *srv__t7* ]]
+	[[ $(names 3) != *srv__* ]]
+}

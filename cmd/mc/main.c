@@ -298,7 +298,7 @@ cleanup(struct driver *d)
 	mc_buf_free(&d->s.prompt);
 	mc_buf_free(&d->s.tools);
 	tools_offered_free(d);
-	toolsearch_free(d);
+	toolsearch_forget(d);
 	free(d->s.provider);
 	free(d->s.model);
 	free(d->c.cwd);

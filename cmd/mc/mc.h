@@ -280,7 +280,7 @@ void tools_offered_free(struct driver *d);
 void toolsearch_filter(struct driver *d, cJSON *all);
 int toolsearch_has(const struct driver *d, const char *name);
 int toolsearch_call(struct driver *d, const cJSON *call);
-void toolsearch_free(struct driver *d);
+void toolsearch_forget(struct driver *d);
 
 /* modeltools.c */
 int model_tools_active(const struct driver *d);

@@ -292,6 +292,7 @@ new_session(struct driver *d)
 	}
 	session_forget(d);
 	mcp_restart(d);
+	toolsearch_forget(d);	/* the new session has loaded none */
 	mc_buf_free(&d->s.prompt);
 	d->s.prompt = b;
 	note(d, "new session");

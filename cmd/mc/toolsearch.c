@@ -208,8 +208,11 @@ toolsearch_call(struct driver *d, const cJSON *call)
 	return r == 0 ? MC_EXIT_OK : MC_EXIT_FAIL;
 }
 
+/* The tools loaded are forgotten: a new session (/new) starts with none,
+ * as does the next run. */
 void
-toolsearch_free(struct driver *d)
+toolsearch_forget(struct driver *d)
 {
 	mc_strset_free(&d->search.loaded);
+	d->search.gen++;
 }
