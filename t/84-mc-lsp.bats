@@ -53,6 +53,17 @@ write_call() { # ID PATH CONTENT
 	assert_equal "$(wait_gone $(cat "$BATS_TEST_TMPDIR/lsp.pids"))" ""
 }
 
+@test "what a server says after an edit's diagnostics is not taken for the next edit's" {
+	fake_start "[$(calls "$(write_call c1 x.fk 'BAD')"),
+	  $(calls "$(call c2 edit '{"path":"x.fk","old_string":"BAD","new_string":"MEH"}')"), $(text done)]"
+	fake_lsp late
+	run --separate-stderr mc --yes 'go' </dev/null
+	assert_success
+	[[ $(tool_content 2 c1) == *'x.fk:1:1: error: BAD is not allowed here' ]]
+	[[ $(tool_content 3 c2) == *$'[diagnostics from lsp.fk]\nx.fk:1:1: warning: MEH is dubious' ]]
+	[[ $(tool_content 3 c2) != *late* ]]
+}
+
 @test "no server for a file it does not take, nor for a read" {
 	printf 'BAD\n' > y.fk
 	fake_start "[$(calls "$(write_call c1 x.txt 'BAD')" "$(call c2 read '{"path":"y.fk"}')"), $(text done)]"

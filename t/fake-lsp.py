@@ -14,6 +14,8 @@ Modes:
   framing   answers initialize with a header that has no Content-Length
   silent    answers initialize, never publishes diagnostics
   many      like ok, with 50 errors for every file
+  late      like ok without versions, each publish followed, in the same
+            write, by a second one for the file: "late noise"
   child     like ok, and starts `sleep 300` in its process group
 --log FILE appends each message received, one JSON line each.
 --pid-file FILE appends this process's pid (and its child's, with child).
@@ -83,6 +85,17 @@ def publish(uri, version, text):
     if a.mode == "many":
         diags += [{"range": {"start": {"line": k, "character": 0}, "end": {"line": k, "character": 1}},
                    "severity": 1, "message": "error number %d" % k} for k in range(50)]
+    if a.mode == "late":
+        msgs = [{"uri": uri, "diagnostics": diags},
+                {"uri": uri, "diagnostics": [{"range": {"start": {"line": 0, "character": 0},
+                                                        "end": {"line": 0, "character": 1}},
+                                              "severity": 1, "message": "late noise"}]}]
+        b = b"".join(b"Content-Length: %d\r\n\r\n" % len(x) + x for x in (json.dumps(
+            {"jsonrpc": "2.0", "method": "textDocument/publishDiagnostics", "params": p}).encode()
+            for p in msgs))
+        out.write(b)
+        out.flush()
+        return
     # an old version's first: the client waits for its own
     if version > 1:
         send({"jsonrpc": "2.0", "method": "textDocument/publishDiagnostics",

@@ -192,8 +192,8 @@ message(const char *method, cJSON *params)
 }
 
 /*
- * The next message of the server, until deadline (mc_clock_ms): 1 with
- * *m, 0 at the deadline, -1 when it failed (why filled: it ended, spoke
+ * The next message of the server, until deadline (mc_clock_ms; one
+ * already past takes what is there to read): 1 with *m, 0 at the deadline, -1 when it failed (why filled: it ended, spoke
  * bad framing or bad JSON, or sent more than LSP_FLOOD_MAX meanwhile).
  * A request of the server's is answered null here and not returned.
  */
@@ -237,8 +237,9 @@ next_msg(struct lsp_server *s, long long deadline, size_t *taken, cJSON **m, cha
 			}
 			return 1;
 		}
-		if ((left = deadline - mc_clock_ms()) <= 0)
-			return 0;
+		/* Past the deadline, what is there already is still read. */
+		if ((left = deadline - mc_clock_ms()) < 0)
+			left = 0;
 		p.revents = 0;
 		if ((r = poll(&p, 1, (int)left)) == -1 && errno == EINTR) {
 			if (interrupted)
@@ -246,7 +247,7 @@ next_msg(struct lsp_server *s, long long deadline, size_t *taken, cJSON **m, cha
 			continue;
 		}
 		if (r <= 0)
-			continue;	/* the deadline, seen at the loop's top */
+			return 0;
 		if ((n = read(s->rd, buf, sizeof buf)) == -1 && (errno == EINTR || errno == EAGAIN))
 			continue;
 		if (n <= 0) {
@@ -344,6 +345,20 @@ server_start(struct driver *d, struct lsp_server *s, long long deadline, size_t 
 		return -1;
 	}
 	return 0;
+}
+
+/* What the server said since the last edit (late diagnostics, logs),
+ * read and dropped, so that this edit's wait reads only what follows
+ * it. 0, or -1 with why. */
+static int
+drain(struct lsp_server *s, size_t *taken, char *why, size_t whysz)
+{
+	cJSON *m;
+	int r;
+
+	while ((r = next_msg(s, 0, taken, &m, why, whysz)) == 1)
+		cJSON_Delete(m);
+	return r;
 }
 
 /* Tell the server of the file's text: didOpen the first time, didChange
@@ -504,7 +519,8 @@ lsp_after_edit(struct driver *d, const cJSON *call, cJSON *item)
 	}
 	deadline = mc_clock_ms() + servers(d)->wait_ms;
 	uri = uri_of(path);
-	r = s->pid > 0 ? 0 : server_start(d, s, deadline, &taken, why, sizeof why);
+	r = s->pid > 0 ? drain(s, &taken, why, sizeof why) :
+	    server_start(d, s, deadline, &taken, why, sizeof why);
 	if (r == 0 && tell(s, uri, rd.data, &version) == -1) {
 		snprintf(why, sizeof why, "it stopped reading: %s", strerror(errno));
 		r = -1;
