@@ -112,3 +112,12 @@ body_size() {
 	[[ $(names 2) == *srv__t7* ]]
 	[[ $(names 3) != *srv__* ]]
 }
+
+@test "mc prompt --stats counts the schemas a request would carry: the deferred ones not" {
+	search_settings '' --many 200
+	run --separate-stderr mc prompt --stats </dev/null
+	assert_success
+	n=$(mc --dry-run -p ollama -m m hi </dev/null | jq '.body.tools | length')
+	grep -Eq "^schemas +mc-tool +[0-9]+ +[0-9]+ +sent beside the prompt: $n tool schemas\$" <<<"$output"
+	! grep -q '^schemas +mcp' <<<"$output"
+}
