@@ -121,3 +121,17 @@ body_size() {
 	grep -Eq "^schemas +mc-tool +[0-9]+ +[0-9]+ +sent beside the prompt: $n tool schemas\$" <<<"$output"
 	! grep -q '^schemas +mcp' <<<"$output"
 }
+
+@test "a resumed session starts with none loaded; a deferred tool it calls by name runs and is loaded" {
+	fake_start "[$(calls "$(call c1 tool_search '{"query":"t7","limit":1}')"), $(text one),
+	  $(calls "$(call c2 srv__t7 '{"text":"again"}')"), $(text two)]"
+	search_settings '' --many 200
+	run --separate-stderr mc 'first' </dev/null
+	assert_success
+	run --separate-stderr mc -c 'second' </dev/null
+	assert_success
+	assert_output two
+	[[ $(names 3) != *srv__* ]]
+	assert_equal "$(tool_content 4 c2)" again
+	assert_equal "$(fake_request 4 '[.body.tools[].function.name | select(startswith("srv__"))] | join(",")')" srv__t7
+}

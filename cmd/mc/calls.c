@@ -173,6 +173,7 @@ call_run(struct driver *d, const cJSON *call, struct mc_buf *touched)
 		return subagents_call(d, call);
 	if (toolsearch_has(d, name))	/* toolsearch.c: deferred tools found and loaded */
 		return toolsearch_call(d, call);
+	toolsearch_used(d, name);	/* toolsearch.c: a deferred tool called is loaded */
 	item = mcp_has(d, name) ? mcp_call(d, call) : tool_call(call, touched, &st);
 	type = mc_json_str(item, "type");
 	ocid = mc_json_str(item, "call_id");

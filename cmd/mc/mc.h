@@ -281,6 +281,7 @@ void toolsearch_filter(struct driver *d, cJSON *all);
 int toolsearch_has(const struct driver *d, const char *name);
 int toolsearch_call(struct driver *d, const cJSON *call);
 void toolsearch_forget(struct driver *d);
+void toolsearch_used(struct driver *d, const char *name);
 
 /* modeltools.c */
 int model_tools_active(const struct driver *d);

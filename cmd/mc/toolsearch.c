@@ -208,6 +208,17 @@ toolsearch_call(struct driver *d, const cJSON *call)
 	return r == 0 ? MC_EXIT_OK : MC_EXIT_FAIL;
 }
 
+/* A call to a deferred tool the model knew of (from a resumed session's
+ * history, say) runs, and loads it like a search. */
+void
+toolsearch_used(struct driver *d, const char *name)
+{
+	if (d->search.on && deferred(d, name)) {
+		mc_strset_add(&d->search.loaded, name, 0, NULL);
+		d->search.gen++;
+	}
+}
+
 /* The tools loaded are forgotten: a new session (/new) starts with none,
  * as does the next run. */
 void
