@@ -119,6 +119,21 @@ bad() {
 	bad framing 'bad framing: no Content-Length'
 }
 
+@test "a server that stops reading holds an edit no longer than lsp.wait_ms" {
+	# more than the pipe to it holds (1 MiB)
+	head -c 1500000 /dev/zero | tr '\0' a > "$BATS_TEST_TMPDIR/big"
+	jq -nc --rawfile c "$BATS_TEST_TMPDIR/big" --argjson more "[$(calls "$(write_call c2 z.fk 'BAD')"), $(text done)]" \
+		'[{answer: {api: "chat", calls: [{call_id: "c1", name: "write",
+		  arguments: ({path: "x.fk", content: $c} | tojson)}]}}] + $more' > "$BATS_TEST_TMPDIR/script"
+	fake_start "$BATS_TEST_TMPDIR/script"
+	fake_lsp deaf 4000
+	run --separate-stderr mc --yes 'go' </dev/null
+	assert_success
+	assert_equal "$stderr" "mc: warning: lsp.fk: it did not read what it was sent in time; no diagnostics from it this session"
+	assert_equal "$(wc -c < x.fk)" 1500000
+	assert_equal "$(wait_gone $(cat "$BATS_TEST_TMPDIR/lsp.pids"))" ""
+}
+
 @test "a server that cannot be started is said once" {
 	fake_start "[$(calls "$(write_call c1 x.fk 'BAD')"), $(calls "$(write_call c2 z.fk 'BAD')"), $(text done)]"
 	lsp '{"fk":{"command":"no-such-language-server","extensions":[".fk"]}}'

@@ -13,6 +13,7 @@ Modes:
   flood     answers initialize, then sends notifications without end
   framing   answers initialize with a header that has no Content-Length
   silent    answers initialize, never publishes diagnostics
+  deaf      answers initialize, then reads nothing more (sleeps)
   many      like ok, with 50 errors for every file
   late      like ok without versions, each publish followed, in the same
             write, by a second one for the file: "late noise"
@@ -125,6 +126,8 @@ while True:
             out.flush()
             continue
         send({"jsonrpc": "2.0", "id": m["id"], "result": {"capabilities": {"textDocumentSync": 1}}})
+        if a.mode == "deaf":
+            time.sleep(300)
         if a.mode == "flood":
             while True:
                 send({"jsonrpc": "2.0", "method": "window/logMessage",

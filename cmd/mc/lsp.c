@@ -40,6 +40,7 @@ struct lsp_server {
 	int wr, rd;
 	int off;		/* failed: said once, off for the session */
 	long long id;		/* the last request's id */
+	long long deadline;	/* what is written to it waits until then at most */
 	struct mc_lsp_reader in;
 	struct doc *docs;	/* the files it was told of */
 	size_t ndocs;
@@ -92,6 +93,34 @@ server_for(struct lsp *l, const char *path)
 
 static int next_msg(struct lsp_server *, long long, size_t *, cJSON **, char *, size_t);
 
+/* All of p to the server (its stdin is non-blocking), waiting for room
+ * until s->deadline at most: a server that reads nothing holds no edit
+ * longer. 0, or -1 with errno (ETIMEDOUT). */
+static int
+write_all(struct lsp_server *s, const char *p, size_t n)
+{
+	struct pollfd w = { .fd = s->wr, .events = POLLOUT };
+	long long left;
+	ssize_t k;
+
+	while (n > 0) {
+		if ((k = write(s->wr, p, n)) > 0) {
+			p += k;
+			n -= (size_t)k;
+			continue;
+		}
+		if (k == -1 && errno != EAGAIN && errno != EINTR)
+			return -1;
+		if ((left = s->deadline - mc_clock_ms()) <= 0) {
+			errno = ETIMEDOUT;
+			return -1;
+		}
+		if (poll(&w, 1, (int)left) == -1 && errno != EINTR)
+			return -1;
+	}
+	return 0;
+}
+
 /* Politely: shutdown, its answer waited for (a bounded while), exit. */
 static void
 say_bye(struct lsp_server *s, long long until)
@@ -105,8 +134,9 @@ say_bye(struct lsp_server *s, long long until)
 	cJSON *m;
 	int r;
 
+	s->deadline = until;
 	mc_lsp_frame(&b, bye, sizeof bye - 1);
-	r = mc_write_all(s->wr, b.data, b.len);
+	r = write_all(s, b.data, b.len);
 	while (r == 0 && (r = next_msg(s, until, &taken, &m, why, sizeof why)) == 1) {
 		id = mc_json_str(m, "id");
 		r = id != NULL && strcmp(id, "end") == 0 ? 2 : 0;
@@ -116,7 +146,7 @@ say_bye(struct lsp_server *s, long long until)
 	}
 	b.len = 0;
 	mc_lsp_frame(&b, ex, sizeof ex - 1);
-	(void)mc_write_all(s->wr, b.data, b.len);
+	(void)write_all(s, b.data, b.len);
 	mc_buf_free(&b);
 }
 
@@ -163,6 +193,16 @@ server_failed(struct lsp_server *s, const char *why)
 	server_end(s, 0);
 }
 
+/* Why a write to the server failed, into why. */
+static void
+stopped(char *why, size_t whysz)
+{
+	if (errno == ETIMEDOUT)
+		snprintf(why, whysz, "it did not read what it was sent in time");
+	else
+		snprintf(why, whysz, "it stopped reading: %s", strerror(errno));
+}
+
 static int
 send_msg(struct lsp_server *s, cJSON *m)
 {
@@ -176,7 +216,7 @@ send_msg(struct lsp_server *s, cJSON *m)
 	cJSON_Delete(m);
 	mc_lsp_frame(&b, text, n);
 	free(text);
-	r = mc_write_all(s->wr, b.data, b.len);
+	r = write_all(s, b.data, b.len);
 	mc_buf_free(&b);
 	return r;
 }
@@ -230,7 +270,7 @@ next_msg(struct lsp_server *s, long long deadline, size_t *taken, cJSON **m, cha
 					mc_oom();
 				cJSON_Delete(*m);
 				if (send_msg(s, a) == -1) {
-					snprintf(why, whysz, "it stopped reading: %s", strerror(errno));
+					stopped(why, whysz);
 					return -1;
 				}
 				continue;
@@ -313,6 +353,7 @@ server_start(struct driver *d, struct lsp_server *s, long long deadline, size_t 
 		snprintf(why, whysz, "%s", err);
 		return -1;
 	}
+	fcntl(s->wr, F_SETFL, fcntl(s->wr, F_GETFL) | O_NONBLOCK);
 	root = uri_of(d->c.cwd);
 	p = mc_json_new_obj();
 	mc_json_add_num(p, "processId", (double)getpid());
@@ -325,7 +366,7 @@ server_start(struct driver *d, struct lsp_server *s, long long deadline, size_t 
 	m = message("initialize", p);
 	mc_json_add_num(m, "id", (double)++s->id);
 	if (send_msg(s, m) == -1) {
-		snprintf(why, whysz, "it stopped reading: %s", strerror(errno));
+		stopped(why, whysz);
 		return -1;
 	}
 	while ((r = next_msg(s, deadline, taken, &m, why, whysz)) == 1) {
@@ -341,7 +382,7 @@ server_start(struct driver *d, struct lsp_server *s, long long deadline, size_t 
 	if (r != 1)
 		return -1;
 	if (send_msg(s, message("initialized", mc_json_new_obj())) == -1) {
-		snprintf(why, whysz, "it stopped reading: %s", strerror(errno));
+		stopped(why, whysz);
 		return -1;
 	}
 	return 0;
@@ -517,12 +558,12 @@ lsp_after_edit(struct driver *d, const cJSON *call, cJSON *item)
 		cJSON_Delete(args);
 		return;		/* not a text file it could be told of */
 	}
-	deadline = mc_clock_ms() + servers(d)->wait_ms;
+	deadline = s->deadline = mc_clock_ms() + servers(d)->wait_ms;
 	uri = uri_of(path);
 	r = s->pid > 0 ? drain(s, &taken, why, sizeof why) :
 	    server_start(d, s, deadline, &taken, why, sizeof why);
 	if (r == 0 && tell(s, uri, rd.data, &version) == -1) {
-		snprintf(why, sizeof why, "it stopped reading: %s", strerror(errno));
+		stopped(why, sizeof why);
 		r = -1;
 	}
 	if (r == 0) {
@@ -534,7 +575,9 @@ lsp_after_edit(struct driver *d, const cJSON *call, cJSON *item)
 			r = -1;
 		}
 	}
-	if (r == -1)
+	if (r != 1 && interrupted)
+		server_end(s, 0);	/* the user's stop, not its failure: started again later */
+	else if (r == -1)
 		server_failed(s, why);
 	else if (r == 1 && b.len > strlen(out))
 		cJSON_ReplaceItemInObjectCaseSensitive(item, "output",
