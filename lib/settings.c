@@ -11,6 +11,7 @@
 #include "fsread.h"
 #include "json.h"
 #include "rules.h"
+#include "models.h"
 #include "settings.h"
 
 /* K_UINT: a whole number from 1 up; K_STRMAP: an object of strings;
@@ -25,6 +26,7 @@ struct field {
 	enum kind kind;
 	const struct field *sub;	/* K_OBJ fields; K_MAP, K_LIST element fields */
 	const char *const *choices;	/* K_ENUM */
+	const struct field *also;	/* K_MAP: fields that may stand beside its entries */
 };
 
 static const char *const apis[] = { "chat", "responses", "messages", NULL };
@@ -44,9 +46,17 @@ static const struct field provider_fields[] = {
 	{ "prompt_cache", K_BOOL, NULL, NULL },
 	{ NULL, 0, NULL, NULL }
 };
+static const struct field model_tools_fields[] = {
+	{ "include", K_STRS, NULL, NULL },
+	{ "exclude", K_STRS, NULL, NULL },
+	{ NULL, 0, NULL, NULL }
+};
 static const struct field model_fields[] = {
 	{ "context_window", K_UINT, NULL, NULL },
 	{ "max_output_tokens", K_UINT, NULL, NULL },
+	{ "family", K_STR, NULL, NULL },	/* its cycles: models.c */
+	{ "tools", K_OBJ, model_tools_fields, NULL },
+	{ "tool_descriptions", K_STRMAP, NULL, NULL },
 	{ NULL, 0, NULL, NULL }
 };
 static const struct field instructions_fields[] = {
@@ -89,17 +99,22 @@ static const struct field tools_fields[] = {
 	{ "add_dirs", K_ABS_PATHS, NULL, NULL },
 	{ "env", K_OBJ, env_fields, NULL },
 	{ "sandbox", K_OBJ, sandbox_fields, NULL },
+	{ "defer_after", K_UINT, NULL, NULL },
 	{ NULL, 0, NULL, NULL }
 };
+static const char *const hook_policies[] = { "ignore", "warn", "block", "fail", NULL };
 static const struct field hook_fields[] = {
 	{ "match", K_ERE, NULL, NULL },
 	{ "command", K_STR, NULL, NULL },
 	{ "timeout_s", K_UINT, NULL, NULL },
+	{ "on_failure", K_ENUM, NULL, hook_policies },	/* block: pre_tool only (the driver) */
 	{ NULL, 0, NULL, NULL }
 };
 static const struct field hooks_fields[] = {
 	{ "pre_tool", K_LIST, hook_fields, NULL },
 	{ "post_tool", K_LIST, hook_fields, NULL },
+	{ "after_assistant", K_LIST, hook_fields, NULL },
+	{ "after_reasoning", K_LIST, hook_fields, NULL },
 	{ "session_start", K_LIST, hook_fields, NULL },
 	{ "stop", K_LIST, hook_fields, NULL },
 	{ NULL, 0, NULL, NULL }
@@ -113,6 +128,16 @@ static const struct field mcp_server_fields[] = {
 	{ "timeout_s", K_UINT, NULL, NULL },
 	{ "enabled", K_BOOL, NULL, NULL },
 	{ "approve", K_BOOL, NULL, NULL },
+	{ NULL, 0, NULL, NULL }
+};
+static const struct field lsp_server_fields[] = {
+	{ "command", K_STR, NULL, NULL },
+	{ "args", K_STRS, NULL, NULL },
+	{ "extensions", K_STRS, NULL, NULL },
+	{ NULL, 0, NULL, NULL }
+};
+static const struct field lsp_also[] = {	/* beside the servers, by language */
+	{ "wait_ms", K_UINT, NULL, NULL },
 	{ NULL, 0, NULL, NULL }
 };
 static const struct field cache_fields[] = {
@@ -165,6 +190,7 @@ static const struct field top_fields[] = {
 	{ "subagents", K_OBJ, subagents_fields, NULL },
 	{ "permissions", K_OBJ, permissions_fields, NULL },
 	{ "checkpoints", K_OBJ, checkpoints_fields, NULL },
+	{ "lsp", K_MAP, lsp_server_fields, NULL, lsp_also },
 	{ NULL, 0, NULL, NULL }
 };
 
@@ -287,7 +313,16 @@ check_value(struct check *c, const cJSON *v, const struct field *f, const char *
 		if (!cJSON_IsObject(v))
 			return fail(c, at, "expected an object");
 		cJSON_ArrayForEach(e, v) {
+			const struct field *a;
+
 			subpath(sub, sizeof sub, at, e->string, 0);
+			for (a = f->also; a != NULL && a->key != NULL && strcmp(a->key, e->string); a++)
+				;
+			if (a != NULL && a->key != NULL) {
+				if (check_value(c, e, a, sub) == -1)
+					return -1;
+				continue;
+			}
 			if (!cJSON_IsObject(e))
 				return fail(c, sub, "expected an object");
 			if (check_fields(c, e, f->sub, sub) == -1)
@@ -416,7 +451,9 @@ mc_settings_parse(struct mc_settings *s, const char *text, size_t len, char *err
 		snprintf(err, errsz, "%s: expected a JSON object", s->path);
 		return -1;
 	}
-	return check_fields(&c, s->root, top_fields, "");
+	if (check_fields(&c, s->root, top_fields, "") == -1)
+		return -1;
+	return mc_models_check(s, err, errsz);
 }
 
 void

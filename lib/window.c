@@ -4,9 +4,11 @@
 #include <strings.h>
 
 #include "json.h"
+#include "models.h"
 #include "window.h"
 
-/* The whole number member "context_window" of the entry name in the map. */
+/* The whole number member "context_window" of the entry name in the map
+ * (for a model, as its family and "*" give it too). */
 static long long
 entry_window(const struct mc_settings *s, const char *map, const char *name, char *from,
     size_t fromsz)
@@ -15,8 +17,12 @@ entry_window(const struct mc_settings *s, const char *map, const char *name, cha
 
 	if (name == NULL)
 		return 0;
-	e = cJSON_GetObjectItemCaseSensitive(mc_settings_get(s, map), name);
-	v = cJSON_GetObjectItemCaseSensitive(e, "context_window");
+	if (strcmp(map, "models") == 0)
+		v = mc_model_field(s, name, "context_window", &name);
+	else {
+		e = cJSON_GetObjectItemCaseSensitive(mc_settings_get(s, map), name);
+		v = cJSON_GetObjectItemCaseSensitive(e, "context_window");
+	}
 	if (!cJSON_IsNumber(v) || v->valuedouble < 1)
 		return 0;
 	if (from != NULL)

@@ -169,14 +169,16 @@ import re, sys
 src = open(sys.argv[1]).read()
 tables = {}
 for name, body in re.findall(r'static const struct field (\w+)\[\] = \{(.*?)\n\};', src, re.S):
-    tables[name] = re.findall(r'\{ "(\w+)", (K_\w+), (\w+),', body)
+    tables[name] = re.findall(r'\{ "(\w+)", (K_\w+), (\w+), \w+(?:, (\w+))? \}', body)
 if "top_fields" not in tables:
     sys.exit("no top_fields table in lib/settings.c")
 
 code = set()
 def walk(table, prefix):
-    for key, kind, sub in tables[table]:
+    for key, kind, sub, also in tables[table]:
         path = prefix + key
+        if also:	# fields beside a map's entries
+            walk(also, path + ".")
         if kind == "K_OBJ":
             walk(sub, path + ".")
             continue

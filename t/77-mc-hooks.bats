@@ -8,25 +8,12 @@ load helper
 load fake
 load mc
 
-# hooks JSON [MORE]: the fake as the provider, "hooks": JSON, and MORE
-# (more top-level members, e.g. "tools":{...}).
-hooks() {
-	settings "{\"provider\":\"fake\",\"model\":\"fake-model\",
-	  \"providers\":{\"fake\":{\"base_url\":\"$FAKE_URL\",\"api\":\"chat\",\"api_key_env\":null}},
-	  \"hooks\":$1${2:+,$2}}"
-}
-
 # A hook script in the repository's parent, out of the model's way:
 # script NAME BODY writes $BATS_TEST_TMPDIR/NAME and prints its path.
 script() {
 	printf '#!/bin/sh\n%s\n' "$2" > "$BATS_TEST_TMPDIR/$1"
 	chmod +x "$BATS_TEST_TMPDIR/$1"
 	printf '%s' "$BATS_TEST_TMPDIR/$1"
-}
-
-# tool_content N ID: the content of request N's tool message for call ID
-tool_content() {
-	fake_request "$1" ".body.messages[] | select(.role == \"tool\" and .tool_call_id == \"$2\") | .content"
 }
 
 # last_user N: the content of request N's last user message
@@ -138,13 +125,16 @@ last_user() {
 	  {\"command\":\"echo odd >&2; exit 5\"}]}"
 	run --separate-stderr mc --yes 'say hello' </dev/null
 	assert_success
-	assert_equal "$(tool_content 2 c1)" "$(printf 'hello\n[exit status 0]\nlint: 3 warnings in hello.c')"
+	# the failing one (a warning) tells the model the tool ran (SPEC 26)
+	read_out=$(printf 'hello\n[exit status 0]\nlint: 3 warnings in hello.c\n%s' \
+		'(the hook hooks.post_tool[2] failed after the tool ran: exit status 5: odd; target_ran: true)')
+	assert_equal "$(tool_content 2 c1)" "$read_out"
 	assert_equal "$(jq -r '.call.call_id + " " + .call.name' "$post.in")" "c1 bash"
 	assert_equal "$(jq -r .output "$post.in")" "$(printf 'hello\n[exit status 0]')"
 	assert_equal "$stderr" "mc: warning: hooks.post_tool[2]: exit status 5: odd"
 	# the session keeps what the model read
 	assert_equal "$(jq -r 'select(.type == "function_call_output") | .output' "$(session_files)")" \
-		"$(printf 'hello\n[exit status 0]\nlint: 3 warnings in hello.c')"
+		"$read_out"
 }
 
 @test "post_tool: only calls that ran have post_tool hooks, not refused or denied ones" {
@@ -207,7 +197,7 @@ last_user() {
 	start=$(script start 'echo x >> "$0.count"; echo "context from a hook"')
 	fake_start "[$(answers one two three | jq -c '.[]' | paste -sd,)]"
 	hooks "{\"session_start\":[{\"command\":\"$start\",\"timeout_s\":5}],
-	  \"pre_tool\":[{\"match\":\"bash|write\",\"command\":\"exit 0\"}],
+	  \"pre_tool\":[{\"match\":\"bash|write\",\"command\":\"exit 0\",\"on_failure\":\"block\"}],
 	  \"stop\":[{\"command\":\"exit 0\"}]}"
 	on_tty "mc"
 	wait_prompt 1
@@ -220,7 +210,7 @@ last_user() {
 	assert_equal "$(wc -l < "$start.count")" 1
 	keys '/context' Enter
 	wait_for 'hooks.stop[0]'
-	pane | grep -F '  hooks.pre_tool[0] (match bash|write, 60 s): exit 0'
+	pane | grep -F '  hooks.pre_tool[0] (match bash|write, 60 s, on_failure block): exit 0'
 	pane | grep -F "  hooks.session_start[0] (5 s): $start"
 	pane | grep -F '  hooks.stop[0] (60 s): exit 0'
 	keys '/new' Enter

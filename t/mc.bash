@@ -133,3 +133,16 @@ wait_status() {
 	pane >&2
 	return 1
 }
+
+# hooks JSON [MORE]: the fake as the provider, "hooks": JSON, and MORE
+# (more top-level members, e.g. "tools":{...}).
+hooks() {
+	settings "{\"provider\":\"fake\",\"model\":\"fake-model\",
+	  \"providers\":{\"fake\":{\"base_url\":\"$FAKE_URL\",\"api\":\"chat\",\"api_key_env\":null}},
+	  \"hooks\":$1${2:+,$2}}"
+}
+
+# tool_content N ID: the content of request N's tool message for call ID
+tool_content() {
+	fake_request "$1" ".body.messages[] | select(.role == \"tool\" and .tool_call_id == \"$2\") | .content"
+}

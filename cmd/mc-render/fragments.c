@@ -7,6 +7,7 @@
 #include "diag.h"
 #include "fsread.h"
 #include "json.h"
+#include "models.h"
 #include "prompts.h"
 #include "settings.h"
 #include "template.h"
@@ -124,6 +125,20 @@ matches(const char *match, const char *model)
 	return openai ? strncasecmp(model, match, n) == 0 : strncmp(model, match, n) == 0;
 }
 
+/* Whether match applies to the model or to a family of it
+ * (models.ID.family, SPEC 26): a family's overrides are its models'. */
+static int
+matches_family(const struct render *R, const char *match, const char *model)
+{
+	const char *chain[MC_FAMILY_DEPTH];
+	size_t n = mc_model_chain(&R->s, model, chain), i;
+
+	for (i = 0; i < n; i++)
+		if (matches(match, chain[i]))
+			return 1;
+	return 0;
+}
+
 /* One section of an entry, checked; at names it for messages. */
 static int
 check_section(const cJSON *sec, const char *at, unsigned *u)
@@ -190,7 +205,7 @@ check_overrides(struct render *R, const char *model, unsigned *used)
 			    R->s.path, key, i, key, R->every_index);
 			return -1;
 		}
-		applies = every || (R->override == NULL && matches(match, model));
+		applies = every || (R->override == NULL && matches_family(R, match, model));
 		cJSON_ArrayForEach(sec, cJSON_GetObjectItemCaseSensitive(e, "sections")) {
 			snprintf(at, sizeof at, "%s: %s[%d].sections.%s", R->s.path, key, i,
 			    sec->string);

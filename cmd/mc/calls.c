@@ -29,6 +29,10 @@ output_item(struct driver *d, const char *name, cJSON *item)
 		mc_json_add_str(ev, "name", name ? name : "");
 		mc_json_add_str(ev, "output", mc_json_str(item, "output") ?
 		    mc_json_str(item, "output") : "");
+		/* hooks.c: a post_tool hook failed after the tool ran */
+		if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(item, "target_ran")) &&
+		    cJSON_AddTrueToObject(ev, "target_ran") == NULL)
+			mc_oom();
 		ev_emit(d, ev);
 	}
 	return session_add(d, item);
@@ -148,6 +152,11 @@ call_run(struct driver *d, const cJSON *call, struct mc_buf *touched)
 		return call_output(d, call, "error: this tool is disabled for this subagent "
 		    "(disabled_tools of its profile); use the tools you were given.") == -1 ?
 		    MC_EXIT_FAIL : MC_EXIT_OK;
+	/* modeltools.c: a tool the model is not offered is not run. */
+	if (model_tool_refused(d, name))
+		return call_output(d, call, "error: this tool is not offered to this model "
+		    "(models.ID.tools in the settings); use the tools you were given.") == -1 ?
+		    MC_EXIT_FAIL : MC_EXIT_OK;
 	/* hooks.c: the pre_tool hooks come first; one that denies the call
 	 * (exit 2) is its refusal, by "hook", and its message the output. */
 	by = "hook";
@@ -171,6 +180,9 @@ call_run(struct driver *d, const cJSON *call, struct mc_buf *touched)
 	}
 	if (subagents_has(d, name))	/* subagents.c: children run, their answers the output */
 		return subagents_call(d, call);
+	if (toolsearch_has(d, name))	/* toolsearch.c: deferred tools found and loaded */
+		return toolsearch_call(d, call);
+	toolsearch_used(d, name);	/* toolsearch.c: a deferred tool called is loaded */
 	item = mcp_routes(d, name, call) ? mcp_call(d, call) : tool_call(call, touched, &st);
 	type = mc_json_str(item, "type");
 	ocid = mc_json_str(item, "call_id");
@@ -185,6 +197,8 @@ call_run(struct driver *d, const cJSON *call, struct mc_buf *touched)
 			return MC_EXIT_FAIL;
 		return interrupted ? MC_EXIT_INTR : MC_EXIT_OK;
 	}
+	if (!interrupted)
+		lsp_after_edit(d, call, item);	/* lsp.c: a write or edit's diagnostics */
 	return ran_item(d, call, item) == 0 ? MC_EXIT_OK : MC_EXIT_FAIL;
 }
 

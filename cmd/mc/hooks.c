@@ -1,4 +1,4 @@
-/* hooks.c: the settings' hooks: commands run before and after tool calls, when a session starts and when the model is done. */
+/* hooks.c: the settings' hooks: commands run before and after tool calls, after each answer and its reasoning, when a session starts and when the model is done; what a hook's failure does. */
 #include <errno.h>
 #include <limits.h>
 #include <regex.h>
@@ -23,33 +23,62 @@
 #define UNUSED_CAP 256		/* output nobody reads (mc_clip's least) */
 #define SHOWN_MAX 200		/* bytes of a hook's message in a warning or a note */
 
-enum kind { PRE_TOOL, POST_TOOL, SESSION_START, STOP, KINDS };
-static const char *const kind_names[KINDS] = { "pre_tool", "post_tool", "session_start", "stop" };
+enum kind { PRE_TOOL, POST_TOOL, AFTER_ASSISTANT, AFTER_REASONING, SESSION_START, STOP, KINDS };
+static const char *const kind_names[KINDS] = { "pre_tool", "post_tool", "after_assistant",
+	"after_reasoning", "session_start", "stop" };
+
+/* on_failure: what a hook that failed (could not run, timed out, was
+ * killed, or exited with a status its kind gives no meaning to) does. */
+enum policy { P_WARN, P_IGNORE, P_BLOCK, P_FAIL };
+static const char *const policy_names[] = { "warn", "ignore", "block", "fail", NULL };
 
 struct hook {
 	const char *command;	/* the settings' own strings */
 	const char *match;	/* NULL: every tool */
 	regex_t re;		/* match, compiled */
 	unsigned timeout_s;
+	enum policy on_failure;
 };
 
 struct hooks {
 	struct hook *v[KINDS];
 	size_t n[KINDS];
+	char fatal[48];		/* the hook whose failure ends the run, or "" */
 };
 
 /* What a hook did. */
 struct ran {
 	char name[48];		/* "hooks.pre_tool[0]" */
-	int status;		/* its exit status; -1: it did not exit (said why) */
+	int status;		/* its exit status; -1: it did not exit (why says why) */
 	char *out, *err;	/* its stdout and stderr, cut (malloc'ed) */
 	size_t outlen, errlen;
+	char why[SHOWN_MAX + 128];	/* how it failed, when it did not exit */
 };
 
 static void
 hook_name(char *buf, size_t n, enum kind k, size_t i)
 {
 	snprintf(buf, n, "hooks.%s[%zu]", kind_names[k], i);
+}
+
+/* A hook's on_failure, checked by the settings but for `block`, which
+ * only a pre_tool hook can do (it refuses the call). */
+static int
+policy(const struct driver *d, enum kind k, const cJSON *e, const char *name, enum policy *p)
+{
+	const char *s = mc_json_str(e, "on_failure");
+
+	*p = P_WARN;
+	if (s == NULL)
+		return 0;
+	while (policy_names[*p] != NULL && strcmp(policy_names[*p], s) != 0)
+		(*p)++;
+	if (*p == P_BLOCK && k != PRE_TOOL) {
+		mc_err("%s: %s.on_failure: \"block\" is for pre_tool hooks only (it refuses the "
+		    "call); use \"ignore\", \"warn\" or \"fail\"", d->c.set.path, name);
+		return -1;
+	}
+	return 0;
 }
 
 /*
@@ -96,6 +125,8 @@ hooks_load(struct driver *d)
 				hk->match = NULL;
 				return -1;
 			}
+			if (policy(d, k, e, name, &hk->on_failure) == -1)
+				return -1;
 			t = cJSON_GetObjectItemCaseSensitive(e, "timeout_s");
 			hk->timeout_s = !cJSON_IsNumber(t) ? HOOK_TIMEOUT :
 			    t->valuedouble >= UINT_MAX / 1000 ? UINT_MAX / 1000 :
@@ -177,20 +208,21 @@ hook_run(struct driver *d, enum kind k, size_t i, const cJSON *in, size_t outcap
 	free(text);
 	res->out = mc_clip_finish(&out, &res->outlen);
 	res->err = mc_clip_finish(&err, &res->errlen);
+	res->why[0] = '\0';
 	if (rc == -1)
-		mc_warn("%s: cannot run /bin/sh: %s", res->name, strerror(e));
+		snprintf(res->why, sizeof res->why, "cannot run /bin/sh: %s", strerror(e));
 	else if (r.interrupted)
 		raise(r.interrupted);
 	else if (r.timed_out)
-		mc_warn("%s: timed out after %u s; it and every process it started were stopped",
-		    res->name, h->timeout_s);
+		snprintf(res->why, sizeof res->why,
+		    "timed out after %u s; it and every process it started were stopped", h->timeout_s);
 	else if (r.reaped && WIFSIGNALED(r.status))
-		mc_warn("%s: killed by signal %d (%s)", res->name, WTERMSIG(r.status),
+		snprintf(res->why, sizeof res->why, "killed by signal %d (%s)", WTERMSIG(r.status),
 		    strsignal(WTERMSIG(r.status)));
 	else if (r.reaped && WIFEXITED(r.status))
 		res->status = WEXITSTATUS(r.status);
 	else
-		mc_warn("%s: its exit status could not be had", res->name);
+		snprintf(res->why, sizeof res->why, "its exit status could not be had");
 	if (r.leftovers && !r.interrupted)
 		mc_warn("%s: processes it left running were stopped", res->name);
 }
@@ -207,25 +239,62 @@ first_line(const struct ran *res)
 	return (int)n;
 }
 
-/* A status the hook's kind gives no meaning to. */
-static void
-warn_status(const struct ran *res)
+/*
+ * Hook i of kind k failed: it did not exit, or exited with a status its
+ * kind gives no meaning to. Its on_failure policy says what follows:
+ * ignore, a warning (warn), the call refused (block: the caller's), or
+ * the run's end (fail: said here, and hooks_fatal names the hook from
+ * now on). Returns the policy; why is filled for the model to read.
+ */
+static enum policy
+failed(struct driver *d, enum kind k, size_t i, struct ran *res)
 {
-	mc_warn("%s: exit status %d%s%.*s", res->name, res->status, res->errlen ? ": " : "",
-	    first_line(res), res->err);
+	enum policy p = d->hooks->v[k][i].on_failure;
+
+	if (interrupted)	/* not the hook's failure: the user's stop */
+		return P_IGNORE;
+	if (res->status >= 0)
+		snprintf(res->why, sizeof res->why, "exit status %d%s%.*s", res->status,
+		    res->errlen ? ": " : "", first_line(res), res->err);
+	switch (p) {
+	case P_IGNORE:
+		break;
+	case P_WARN:
+		mc_warn("%s: %s", res->name, res->why);
+		break;
+	case P_BLOCK:
+		mc_note("%s failed (%s); on_failure \"block\" refuses the call", res->name, res->why);
+		break;
+	case P_FAIL:
+		mc_err("%s failed (%s); on_failure \"fail\" ends the run", res->name, res->why);
+		if (d->hooks->fatal[0] == '\0')
+			snprintf(d->hooks->fatal, sizeof d->hooks->fatal, "%s", res->name);
+		break;
+	}
+	return p;
+}
+
+/* The hook whose failure ends the run (on_failure "fail"), or NULL. */
+const char *
+hooks_fatal(const struct driver *d)
+{
+	return d->hooks != NULL && d->hooks->fatal[0] != '\0' ? d->hooks->fatal : NULL;
 }
 
 /*
  * Before a call, before its approval: the pre_tool hooks that match its
  * name, in order. Returns 1 to go on; 0 when one exits 2 and so denies
  * the call, *denial (malloc'ed) then being the output the model reads:
- * the hook's stderr; -1 when the user interrupted.
+ * the hook's stderr; 0 too when one fails with on_failure "block" or
+ * "fail" (the call is not run; after "fail", the run ends); -1 when the
+ * user interrupted.
  */
 int
 hooks_pre_tool(struct driver *d, const cJSON *call, char **denial)
 {
 	const char *tool = mc_json_str(call, "name") ? mc_json_str(call, "name") : "";
 	struct ran res;
+	enum policy p;
 	size_t i;
 
 	*denial = NULL;
@@ -251,8 +320,13 @@ hooks_pre_tool(struct driver *d, const cJSON *call, char **denial)
 			ran_free(&res);
 			return 0;
 		}
-		if (res.status > 0)
-			warn_status(&res);
+		if (res.status != 0 && (p = failed(d, PRE_TOOL, i, &res)) >= P_BLOCK) {
+			if (asprintf(denial, "error: not run: the hook %s failed (%s)%s.", res.name,
+			    res.why, p == P_FAIL ? " and the run ends" : "") == -1)
+				mc_oom();
+			ran_free(&res);
+			return 0;
+		}
 		ran_free(&res);
 	}
 	return 1;
@@ -262,8 +336,20 @@ hooks_pre_tool(struct driver *d, const cJSON *call, char **denial)
  * After a call, its output item in hand: the post_tool hooks that match
  * its name, in order, each given {"call":CALL,"output":TEXT} (the tool's
  * own output). The stderr of each that exits 2 is appended to the
- * output the model reads.
+ * output the model reads. One that fails (but under "ignore") says so
+ * in that output too, and marks the item "target_ran": true: the tool
+ * did run, whatever the hook after it did.
  */
+/* b, the output the model reads once a hook adds to it, at a new line. */
+static void
+out_line(struct mc_buf *b, const char *output)
+{
+	if (b->data == NULL)
+		mc_buf_adds(b, output);
+	if (b->len > 0 && b->data[b->len - 1] != '\n')
+		mc_buf_addc(b, '\n');
+}
+
 void
 hooks_post_tool(struct driver *d, const cJSON *call, cJSON *item)
 {
@@ -286,13 +372,17 @@ hooks_post_tool(struct driver *d, const cJSON *call, cJSON *item)
 		}
 		hook_run(d, POST_TOOL, i, in, UNUSED_CAP, FEEDBACK_CAP, &res);
 		if (res.status == 2 && res.errlen > 0) {
-			if (b.data == NULL)
-				mc_buf_adds(&b, output);
-			if (b.len > 0 && b.data[b.len - 1] != '\n')
-				mc_buf_addc(&b, '\n');
+			out_line(&b, output);
 			mc_buf_add(&b, res.err, res.errlen);
-		} else if (res.status > 0 && res.status != 2)
-			warn_status(&res);
+		} else if (res.status != 0 && res.status != 2 &&
+		    failed(d, POST_TOOL, i, &res) != P_IGNORE) {
+			out_line(&b, output);
+			mc_buf_printf(&b, "(the hook %s failed after the tool ran: %s; target_ran: true)",
+			    res.name, res.why);
+			if (!cJSON_HasObjectItem(item, "target_ran") &&
+			    cJSON_AddTrueToObject(item, "target_ran") == NULL)
+				mc_oom();
+		}
 		ran_free(&res);
 	}
 	cJSON_Delete(in);
@@ -335,12 +425,53 @@ hooks_session_start(struct driver *d)
 		if (res.status == 0 && strspn(res.out, " \t\r\n") < res.outlen) {
 			snprintf(file, sizeof file, "hook:%zu", i);
 			r = context_add(d, file, res.out);
-		} else if (res.status > 0)
-			warn_status(&res);
+		} else if (res.status != 0 && failed(d, SESSION_START, i, &res) == P_FAIL)
+			r = -1;
 		ran_free(&res);
 	}
 	cJSON_Delete(in);
 	return r;
+}
+
+/*
+ * After an answer of the model: the hooks of kind k (after_assistant,
+ * given the answer's text; after_reasoning, given its reasoning), each
+ * given {"session":ID,"text":TEXT}. What they print is not read; they
+ * run for their effects. -1 when one failed with on_failure "fail".
+ */
+static int
+after(struct driver *d, enum kind k, const char *text)
+{
+	struct ran res;
+	cJSON *in;
+	size_t i;
+	int r = 0;
+
+	if (count(d, k) == 0)
+		return 0;
+	in = session_in(d);
+	if (!cJSON_AddItemToObject(in, "text", cJSON_CreateStringReference(text)))
+		mc_oom();
+	for (i = 0; i < count(d, k) && !interrupted && r == 0; i++) {
+		hook_run(d, k, i, in, UNUSED_CAP, FEEDBACK_CAP, &res);
+		if (res.status != 0 && !interrupted && failed(d, k, i, &res) == P_FAIL)
+			r = -1;
+		ran_free(&res);
+	}
+	cJSON_Delete(in);
+	return r;
+}
+
+int
+hooks_after_assistant(struct driver *d, const char *text)
+{
+	return after(d, AFTER_ASSISTANT, text);
+}
+
+int
+hooks_after_reasoning(struct driver *d, const char *text)
+{
+	return after(d, AFTER_REASONING, text);
 }
 
 /* The text of the session's last answer: its last assistant message, or
@@ -417,8 +548,11 @@ hooks_stop(struct driver *d, enum outcome *o)
 			ran_free(&res);
 			break;
 		}
-		if (res.status > 0)
-			warn_status(&res);
+		if (res.status != 0 && failed(d, STOP, i, &res) == P_FAIL) {
+			*o = OUT_ERROR;
+			ran_free(&res);
+			break;
+		}
 		ran_free(&res);
 	}
 	if (interrupted && r == 0)
@@ -441,10 +575,12 @@ hooks_show(const struct driver *d, struct mc_buf *out)
 		for (i = 0; i < count(d, k); i++, n++) {
 			h = &d->hooks->v[k][i];
 			hook_name(name, sizeof name, k, i);
-			mc_buf_printf(out, "  %s (%s%s%s%u s): %s\n", name,
+			mc_buf_printf(out, "  %s (%s%s%s%u s%s%s): %s\n", name,
 			    h->match && k <= POST_TOOL ? "match " : "",
 			    h->match && k <= POST_TOOL ? h->match : "",
-			    h->match && k <= POST_TOOL ? ", " : "", h->timeout_s, h->command);
+			    h->match && k <= POST_TOOL ? ", " : "", h->timeout_s,
+			    h->on_failure != P_WARN ? ", on_failure " : "",
+			    h->on_failure != P_WARN ? policy_names[h->on_failure] : "", h->command);
 		}
 	if (n == 0)
 		mc_buf_adds(out, "  no hooks\n");

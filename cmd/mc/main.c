@@ -295,6 +295,7 @@ cleanup(struct driver *d)
 	mc_buf_free(&d->build.prompt);
 	mc_buf_free(&d->build.tools);
 	mcp_stop(d);
+	lsp_stop(d);
 	hooks_free(d);
 	mcp_forget(d);
 	mc_buf_free(&d->send.out.buf);
@@ -303,6 +304,8 @@ cleanup(struct driver *d)
 	mode_free(d);
 	mc_buf_free(&d->s.prompt);
 	mc_buf_free(&d->s.tools);
+	tools_offered_free(d);
+	toolsearch_forget(d);
 	free(d->s.provider);
 	free(d->s.model);
 	free(d->c.cwd);

@@ -23,6 +23,13 @@
  *              session starts, when the model is done
  *   mcp.c      the MCP tools, resources and prompts, through one mc-mcp
  *              serve for the session
+ *   lsp.c      post-edit diagnostics: the settings' language servers, told
+ *              of each file written or edited, their errors in its output
+ *   offered.c  the tools the model is offered: the session's list through
+ *              each filter in turn, kept until the list or the model changes
+ *   modeltools.c the per-model filter: models.ID.tools, tool_descriptions
+ *   toolsearch.c past tools.defer_after tools, MCP tools wait for the
+ *              tool_search tool to load them
  *   session.c  the session file: created, resumed, appended to
  *   compact.c  long sessions: the conversation compacted by mc-compact
  *              into a new session file, before a request that would pass
@@ -210,15 +217,24 @@ enum mode { MODE_DEFAULT, MODE_ACCEPT_EDITS, MODE_PLAN, MODE_YES };
 struct modes {
 	enum mode now;
 	enum mode before;	/* plan's: the mode /go goes back to */
-	struct mc_buf from;	/* the session's tool list plan's was made from */
-	struct mc_buf offered;	/* plan's tool list */
 	struct mc_buf plan;	/* the plan fragment, rendered once */
 };
 struct checkpoints;	/* checkpoint.c's own */
+/* offered.c: the tools offered, and what they were made from. */
+struct offer {
+	int made;
+	int same;		/* no filter changed the list: it is d->s.tools */
+	unsigned gen;		/* search.gen */
+	int plan;		/* made for plan mode */
+	struct mc_buf from;	/* the session's list */
+	char *model;		/* the model */
+	struct mc_buf list;	/* the list offered (a JSON array) */
+};
 
 struct driver {
 	struct conf c;
 	struct hooks *hooks;	/* the settings' hooks, compiled: hooks.c's own */
+	struct lsp *lsp;	/* lsp.c's: the language servers, once one is needed */
 	struct ses s;
 	struct term t;
 	struct builder build;
@@ -228,6 +244,12 @@ struct driver {
 	struct subagents sub;
 	struct permissions *perms;	/* permissions.c's own */
 	struct modes mode;
+	struct offer offer;
+	struct {		/* toolsearch.c's */
+		int on;		/* past tools.defer_after: MCP tools wait */
+		struct mc_strset loaded;	/* the tools tool_search loaded */
+		unsigned gen;	/* counts the searches that loaded any */
+	} search;
 	struct { int session, done; } ev;	/* events.c: --json's first and last events said */
 	struct checkpoints *cp;	/* checkpoint.c: this turn's checkpoint, or NULL */
 };
@@ -280,6 +302,26 @@ void mcp_sync(struct driver *d);
 int mcp_prompt(struct driver *d, const char *line, char **text);
 void mcp_help(const struct driver *d);
 
+/* lsp.c */
+void lsp_after_edit(struct driver *d, const cJSON *call, cJSON *item);
+void lsp_stop(struct driver *d);
+
+/* offered.c */
+const struct mc_buf *tools_offered(struct driver *d);
+void tools_offered_free(struct driver *d);
+
+/* toolsearch.c */
+void toolsearch_filter(struct driver *d, cJSON *all);
+int toolsearch_has(const struct driver *d, const char *name);
+int toolsearch_call(struct driver *d, const cJSON *call);
+void toolsearch_forget(struct driver *d);
+void toolsearch_used(struct driver *d, const char *name);
+
+/* modeltools.c */
+int model_tools_active(const struct driver *d);
+int model_tool_refused(const struct driver *d, const char *name);
+void model_tools_filter(const struct driver *d, cJSON *all, int warn);
+
 /* turn.c: how a turn ended (the done event's reason) */
 enum outcome { OUT_STOP, OUT_MAX_STEPS, OUT_LENGTH, OUT_REFUSAL, OUT_ERROR, OUT_CANCELLED,
 	OUT_TIMEOUT };
@@ -293,6 +335,9 @@ int hooks_pre_tool(struct driver *d, const cJSON *call, char **denial);
 void hooks_post_tool(struct driver *d, const cJSON *call, cJSON *item);
 int hooks_session_start(struct driver *d);
 int hooks_stop(struct driver *d, enum outcome *o);
+int hooks_after_assistant(struct driver *d, const char *text);
+int hooks_after_reasoning(struct driver *d, const char *text);
+const char *hooks_fatal(const struct driver *d);
 void hooks_show(const struct driver *d, struct mc_buf *out);
 
 /* events.c */
@@ -342,7 +387,6 @@ void mode_free(struct driver *d);
 void mode_set(struct driver *d, enum mode m);
 int plan_offers(const struct driver *d, const char *name);
 cJSON *plan_filter(const struct driver *d, cJSON *tools);
-const struct mc_buf *mode_tools(struct driver *d);
 int mode_turn(struct driver *d);
 void mode_slash(struct driver *d, const char *arg);
 char *mode_go(struct driver *d, const char *arg);

@@ -59,8 +59,6 @@ mode_init(struct driver *d, const char *opt)
 void
 mode_free(struct driver *d)
 {
-	mc_buf_free(&d->mode.from);
-	mc_buf_free(&d->mode.offered);
 	mc_buf_free(&d->mode.plan);
 }
 
@@ -104,32 +102,6 @@ plan_filter(const struct driver *d, cJSON *tools)
 	}
 	cJSON_Delete(tools);
 	return out;
-}
-
-/* The tool list the next request offers: the session's, or in plan mode
- * the session's filtered, made again only when the session's changes. */
-const struct mc_buf *
-mode_tools(struct driver *d)
-{
-	char err[256], *text;
-	cJSON *all;
-	size_t n;
-
-	if (d->mode.now != MODE_PLAN || d->s.tools.len == 0)
-		return &d->s.tools;
-	if (d->mode.offered.len > 0 && mc_buf_same(&d->mode.from, &d->s.tools))
-		return &d->mode.offered;
-	if ((all = mc_json_parse(d->s.tools.data, d->s.tools.len, err, sizeof err)) == NULL)
-		all = mc_json_new_arr();
-	all = plan_filter(d, all);
-	text = mc_json_compact(all, &n);
-	cJSON_Delete(all);
-	d->mode.offered.len = 0;
-	mc_buf_add(&d->mode.offered, text, n);
-	free(text);
-	d->mode.from.len = 0;
-	mc_buf_add(&d->mode.from, d->s.tools.data, d->s.tools.len);
-	return &d->mode.offered;
 }
 
 /* The plan fragment, rendered by mc-render --fragment plan once a run. */

@@ -315,6 +315,7 @@ new_session(struct driver *d)
 	}
 	session_forget(d);
 	mcp_restart(d);
+	toolsearch_forget(d);	/* the new session has loaded none */
 	mc_buf_free(&d->s.prompt);
 	d->s.prompt = b;
 	note(d, "new session");
@@ -457,11 +458,11 @@ interactive(struct driver *d)
 			note(d, "(cancelled)");
 		interrupted = 0;
 		free(line);
-		if (terminated)
+		if (terminated || hooks_fatal(d))	/* on_failure "fail" ends the session */
 			break;
 	}
 	el_end(el);
 	d->t.el = NULL;
 	history_end(h);
-	return MC_EXIT_OK;
+	return hooks_fatal(d) ? MC_EXIT_FAIL : MC_EXIT_OK;
 }

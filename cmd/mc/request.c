@@ -180,7 +180,7 @@ static int
 feed(struct driver *d)
 {
 	struct builder *b = &d->build;
-	const struct mc_buf *lines = &d->s.file.lines, *tools = mode_tools(d);
+	const struct mc_buf *lines = &d->s.file.lines, *tools = tools_offered(d);
 	cJSON *m, *t;
 	char err[256];
 
@@ -203,7 +203,6 @@ feed(struct driver *d)
 		b->prompt.len = 0;
 		mc_buf_add(&b->prompt, d->s.prompt.data, d->s.prompt.len);
 	}
-	/* modes.c: what the mode offers of the session's tools */
 	if ((!b->told && tools->len > 0) || !mc_buf_same(&b->tools, tools)) {
 		/* The list as one line, whatever its white space (tools_put
 		 * keeps it JSON: an empty list otherwise). */

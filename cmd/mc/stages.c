@@ -156,7 +156,8 @@ stage_output(int fd, size_t cap, const char *name, struct mc_buf *out)
  * travel beside the prompt in every request and are often most of its
  * bytes, a row for each source that has any: mc-tool's, the MCP servers'
  * (their mc-mcp started and ended for it) and the subagents tool, as a
- * session would send them (without the tools the settings disable).
+ * session would send them (without the tools the settings disable, and
+ * through offered.c's filters: per model, tool search).
  */
 static int
 tool_stats(struct driver *d)
@@ -177,6 +178,10 @@ tool_stats(struct driver *d)
 	    subagents_prepare(d) == -1 || subagents_tools(d) == -1 || (all = tools_get(d)) == NULL)
 		return -1;
 	mcp_stop(d);
+	/* offered.c's filters, as a request would have them */
+	if (model_tools_active(d))
+		model_tools_filter(d, all, 0);
+	toolsearch_filter(d, all);
 	for (i = 0; i < 3; i++)
 		rows[i] = mc_json_new_arr();
 	while ((t = cJSON_DetachItemFromArray(all, 0)) != NULL) {

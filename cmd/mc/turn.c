@@ -17,6 +17,8 @@
 struct answer {
 	struct mc_buf text;	/* the answer's text as it came */
 	struct mc_buf refusal;	/* the model's refusal, kept apart */
+	struct mc_buf thought;	/* its reasoning's text, for after_reasoning hooks */
+	int thought_deltas;	/* the text came as reasoning deltas */
 	struct mc_term term;	/* the terminal filter's state */
 	struct mc_buf clean;
 	cJSON *calls;		/* function_call items */
@@ -221,6 +223,14 @@ account(struct driver *d, const struct answer *a)
 	}
 }
 
+/* The reasoning's text, kept (up to a cap) for after_reasoning hooks. */
+static void
+thought(struct answer *a, const char *text)
+{
+	if (a->thought.len < EVENT_CAP)
+		mc_buf_adds(&a->thought, text);
+}
+
 /*
  * Read the answer's events from mc-send as they come: the text shown,
  * the calls gathered, the usage noted. Returns 0 at its done event, -1
@@ -242,16 +252,22 @@ answer(struct driver *d, struct answer *a)
 		delta = mc_json_str(ev, "delta");
 		if ((strcmp(type, "text") == 0 || strcmp(type, "refusal") == 0) && delta != NULL)
 			stream(d, a, type, delta, strlen(delta));
+		else if (strcmp(type, "reasoning") == 0 && delta != NULL) {
+			a->thought_deltas = 1;
+			thought(a, delta);
+		}
 		else if (strcmp(type, "tool_call") == 0)
 			mc_json_push(a->calls, mc_item_call(mc_json_str(ev, "call_id") ?
 			    mc_json_str(ev, "call_id") : "", mc_json_str(ev, "name") ?
 			    mc_json_str(ev, "name") : "", mc_json_str(ev, "arguments") ?
 			    mc_json_str(ev, "arguments") : ""));
-		else if (strcmp(type, "reasoning_item") == 0)
+		else if (strcmp(type, "reasoning_item") == 0) {
+			if (!a->thought_deltas)	/* the whole block is the text */
+				thought(a, mc_json_str(ev, "text") ? mc_json_str(ev, "text") : "");
 			mc_json_push(a->reasoning, mc_item_reasoning(mc_json_str(ev, "text") ?
 			    mc_json_str(ev, "text") : "", mc_json_str(ev, "api"),
 			    mc_json_obj(ev, "data")));
-		else if (strcmp(type, "usage") == 0) {
+		} else if (strcmp(type, "usage") == 0) {
 			a->used = usage_of(ev);
 			a->got_usage = 1;
 		} else if (strcmp(type, "done") == 0) {
@@ -271,6 +287,17 @@ answer(struct driver *d, struct answer *a)
 	if (r == 1 && a->closed)
 		send_stop(d, 1);
 	return r == 1 ? -1 : r;
+}
+
+/* hooks.c: an answer's after_reasoning hooks, when it reasoned, then its
+ * after_assistant hooks, when it said something. -1 when one of them
+ * ends the run. */
+static int
+after_hooks(struct driver *d, struct answer *a)
+{
+	if (a->thought.len > 0 && hooks_after_reasoning(d, a->thought.data) == -1)
+		return -1;
+	return a->text.len > 0 ? hooks_after_assistant(d, a->text.data) : 0;
 }
 
 /*
@@ -313,6 +340,8 @@ step(struct driver *d, cJSON *calls, int *paused)
 		if (keep_answer(d, &a, o == OUT_LENGTH, calls) == -1)
 			o = OUT_ERROR;
 		account(d, &a);
+		if (o != OUT_ERROR && after_hooks(d, &a) == -1)
+			o = OUT_ERROR;
 		if (a.quiet && o == OUT_STOP && cJSON_GetArraySize(calls) == 0 &&
 		    schema_answer(d, &a) == -1)
 			o = OUT_ERROR;
@@ -331,6 +360,7 @@ step(struct driver *d, cJSON *calls, int *paused)
 	cJSON_Delete(a.reasoning);
 	mc_buf_free(&a.text);
 	mc_buf_free(&a.refusal);
+	mc_buf_free(&a.thought);
 	mc_buf_free(&a.clean);
 	return o;
 }
@@ -416,6 +446,18 @@ go_on(const struct driver *d, const char *option)
 	return again;
 }
 
+/* A call not run since a hook's failure (on_failure "fail") ends the run:
+ * its output says so, for the session to stay whole. */
+static int
+not_run(struct driver *d, const cJSON *call)
+{
+	char msg[128];
+
+	snprintf(msg, sizeof msg, "error: not run: the hook %s failed and ended the run.",
+	    hooks_fatal(d));
+	return call_output(d, call, msg) == -1 ? MC_EXIT_FAIL : MC_EXIT_OK;
+}
+
 /*
  * One user message: appended to the session before anything is sent, so
  * a failed turn keeps what was typed. Then the agent loop: while the
@@ -448,8 +490,10 @@ turn(struct driver *d, const char *text)
 		touched.len = 0;
 		st = MC_EXIT_OK;
 		cJSON_ArrayForEach(c, calls) {
-			if (st == MC_EXIT_OK)
+			if (st == MC_EXIT_OK && !hooks_fatal(d))
 				st = call_run(d, c, &touched);
+			else if (st == MC_EXIT_OK)
+				st = not_run(d, c);
 			else if (st == MC_EXIT_INTR &&
 			    call_output(d, c,
 			    timed_out ? "error: not run: the run's --timeout came during an earlier call." :
@@ -458,6 +502,8 @@ turn(struct driver *d, const char *text)
 		}
 		cJSON_Delete(calls);
 		calls = mc_json_new_arr();
+		if (st == MC_EXIT_OK && hooks_fatal(d))
+			st = MC_EXIT_FAIL;
 		if (st != MC_EXIT_OK) {
 			o = st == MC_EXIT_INTR ? OUT_CANCELLED : OUT_ERROR;
 			break;
@@ -471,6 +517,9 @@ turn(struct driver *d, const char *text)
 		o = step_fitted(d, calls);	/* compact2 */
 	}
 	checkpoint_after(d);	/* checkpoint.c: what the turn changed */
+	cJSON_ArrayForEach(c, calls)	/* an answer after which a hook ended the run */
+		if (hooks_fatal(d) && not_run(d, c) != MC_EXIT_OK)
+			break;
 	if (d->t.el != NULL)
 		turn_usage(d, &before);
 	/* Not errors: the run stopped short, and how to go on. */
