@@ -66,6 +66,7 @@ struct conf {
 	char *cwd;
 	const char *provider, *model, *agent, *session;
 	const char *schema;	/* --schema FILE */
+	cJSON *schema_doc;	/* what it holds, read before the run */
 	const char *max_output;	/* --max-output-tokens N */
 	const char *cache;	/* --cache or --refresh, passed on to mc-send; or NULL */
 	int cont, dry, stats, yes, json, no_session, keep_going;

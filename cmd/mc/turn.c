@@ -8,6 +8,7 @@
 #include "items.h"
 #include "json.h"
 #include "mc.h"
+#include "schema.h"
 #include "term.h"
 #include "utf8.h"
 
@@ -132,18 +133,66 @@ keep_partial(struct driver *d, const struct mc_buf *text, const char *why)
 	session_add(d, m);
 }
 
-/* The final answer of a --schema run must be JSON: printed compact (in a
- * text event with --json). */
+/*
+ * A --schema answer that will not do: the error (with --json an error
+ * event that holds the answer too), then the answer itself on stderr as
+ * it came, line by line, so that nothing the model wrote is lost.
+ */
+static void
+schema_reject(struct driver *d, const struct answer *a, const char *msg)
+{
+	void (*hook)(const char *) = mc_diag_hook;
+	const char *p = a->text.data ? a->text.data : "", *end = p + a->text.len, *nl;
+	char said[4 * 1400 + 1], *line, *clean;
+	size_t n;
+	cJSON *ev;
+
+	mc_diag_hook = NULL;	/* the event is this one, with the answer */
+	mc_err("%s", msg);
+	mc_diag_hook = hook;
+	if (d->c.json) {
+		ev = ev_new("error");
+		mc_json_add_str(ev, "message", mc_sanitize(said, sizeof said, msg));
+		mc_json_add_str(ev, "answer", p);
+		ev_emit(d, ev);
+	}
+	for (; p < end; p = nl + 1) {
+		if ((nl = memchr(p, '\n', (size_t)(end - p))) == NULL)
+			nl = end;
+		n = (size_t)(nl - p);
+		line = mc_strndup(p, n);
+		if ((clean = malloc(n * 4 + 1)) == NULL)
+			mc_oom();
+		fprintf(stderr, "%s\n", mc_sanitize(clean, n * 4 + 1, line));
+		free(clean);
+		free(line);
+	}
+}
+
+/*
+ * The final answer of a --schema run must be JSON matching the schema:
+ * printed compact (in a text event with --json); else the first mismatch
+ * is named by its JSON pointer, and the answer shown on stderr.
+ */
 static int
 schema_answer(struct driver *d, struct answer *a)
 {
-	char err[256], *s;
+	char err[256], ptr[512], why[512], msg[1400], *s;
 	cJSON *v, *ev;
 	size_t n;
 
 	if ((v = mc_json_parse(a->text.data ? a->text.data : "", a->text.len, err,
 	    sizeof err)) == NULL) {
-		mc_err("--schema: the answer is not JSON: %s", err);
+		snprintf(msg, sizeof msg, "--schema: the answer is not JSON: %s; it was:", err);
+		schema_reject(d, a, msg);
+		return -1;
+	}
+	if (d->c.schema_doc != NULL &&
+	    mc_schema_check(d->c.schema_doc, v, ptr, sizeof ptr, why, sizeof why) == -1) {
+		snprintf(msg, sizeof msg, "--schema: the answer does not match the schema at %s%s: "
+		    "%s; it was:", ptr[0] ? ptr : "the top level", ptr[0] ? "" : " (\"\")", why);
+		cJSON_Delete(v);
+		schema_reject(d, a, msg);
 		return -1;
 	}
 	s = mc_json_compact(v, &n);
