@@ -327,12 +327,18 @@ enum compact_why { COMPACT_THRESHOLD, COMPACT_OVERFLOW, COMPACT_HAND };
  * per 4 bytes after it; without one, the estimate of everything. */
 long long compact_estimate(struct driver *d);
 /* Compact the session with mc-compact (focus may be NULL) and go on in
- * the new session file. 1 compacted, 0 nothing to compact, -1 failed
- * (said why; the session is as it was). */
-int compact_run(struct driver *d, enum compact_why why, const char *focus);
-/* Before a request: compact past 80% of a known window. 0 to send, -1
- * when compaction failed (nothing is to be sent). */
-int compact_due(struct driver *d);
+ * the new session file; pending, when not NULL, is a message not yet in
+ * the session, compacted as its last item (it is then in the new file,
+ * and the old file is left as it was). 1 compacted, 0 nothing to compact,
+ * -1 failed (said why; the session is as it was, pending not in it). */
+int compact_run(struct driver *d, enum compact_why why, const char *focus,
+    const cJSON *pending);
+/* Before a request: compact past 80% of a known window, counting
+ * pending (the user message the request will add, or NULL). 1 when it
+ * was compacted (pending is in the new file), 0 to send as it is (pending
+ * is the caller's to add), -1 when compaction failed (nothing is to be
+ * sent; pending not added). */
+int compact_due(struct driver *d, const cJSON *pending);
 /* An error event of mc-send: whether it says the request did not fit. */
 void compact_seen_error(struct driver *d, const cJSON *ev);
 /* After a failed request: when it did not fit, compact once. True when

@@ -367,16 +367,16 @@ step(struct driver *d, cJSON *calls)
 
 /*
  * compact2 (SPEC 12, compact.c): one step, the session compacted first
- * when the request would pass 80% of a known window; when the provider
- * answers that it does not fit, compacted once and sent once more, never
- * again.
+ * when the request would pass 80% of a known window (unless the caller
+ * has just seen to it: due 0); when the provider answers that it does
+ * not fit, compacted once and sent once more, never again.
  */
 static enum outcome
-step_fitted(struct driver *d, cJSON *calls)
+step_fitted(struct driver *d, cJSON *calls, int due)
 {
 	enum outcome o;
 
-	if (compact_due(d) == -1)
+	if (due && compact_due(d, NULL) == -1)
 		return interrupted ? OUT_CANCELLED : OUT_ERROR;
 	d->s.cmp.overflowed = 0;
 	o = step(d, calls);
@@ -453,15 +453,25 @@ turn(struct driver *d, const char *text)
 	struct usage before = d->s.run;
 	enum outcome o;
 	long long n;
-	cJSON *calls, *c;
+	cJSON *calls, *c, *msg;
 	int st;
 
-	/* hooks.c: a new session's session_start hooks, before its first message */
-	if (session_begin(d) == -1 || hooks_session_start(d) == -1 ||
-	    session_add(d, mc_item_message("user", text)) == -1)
+	/* hooks.c: a new session's session_start hooks, before its first
+	 * message. compact2: a compaction the message makes due takes it as
+	 * its last item, so that it goes to the new file only (SPEC 12: the
+	 * old one is left as it was); when none happens, or it fails, the
+	 * message goes to the session as it is (nothing typed is lost). */
+	if (session_begin(d) == -1 || hooks_session_start(d) == -1)
 		return OUT_ERROR;
+	msg = mc_item_message("user", text);
+	if ((st = compact_due(d, msg)) == 1)
+		cJSON_Delete(msg);	/* in the new file, as the compaction's last item */
+	else if (session_add(d, msg) == -1)
+		return OUT_ERROR;
+	if (st == -1)
+		return interrupted ? OUT_CANCELLED : OUT_ERROR;
 	calls = mc_json_new_arr();
-	o = step_fitted(d, calls);	/* compact2 */
+	o = step_fitted(d, calls, 0);
 	/* An answer without calls ends the loop, unless a stop hook (hooks.c)
 	 * sends the model back to work: then the loop runs no call and sends
 	 * again, a step like any other. */
@@ -491,7 +501,7 @@ turn(struct driver *d, const char *text)
 			o = OUT_MAX_STEPS;
 			break;
 		}
-		o = step_fitted(d, calls);	/* compact2 */
+		o = step_fitted(d, calls, 1);	/* compact2 */
 	}
 	if (d->t.el != NULL)
 		turn_usage(d, &before);
