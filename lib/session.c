@@ -671,7 +671,10 @@ tally(struct mc_session_info *in, const char *data, size_t len)
 		type = mc_json_str(item, "type");
 		role = mc_json_str(item, "role");
 		content = mc_json_str(item, "content");
-		if (type && strcmp(type, "usage") == 0) {
+		if (type && strcmp(type, "usage") == 0 &&
+		    cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(item, "cached"))) {
+			;	/* an answer from the cache: no tokens spent */
+		} else if (type && strcmp(type, "usage") == 0) {
 			in->input += (long long)cJSON_GetNumberValue(
 			    cJSON_GetObjectItemCaseSensitive(item, "input_tokens"));
 			in->output += (long long)cJSON_GetNumberValue(

@@ -438,3 +438,32 @@ refusal() {
 	keys C-d
 	assert_equal "$(wait_status)" 0
 }
+
+@test "--cache: an answer from the cache is marked cached, and its tokens are not spent" {
+	fake_start "[$(text 'four')]"
+	use_fake
+	run --separate-stderr mc --json --cache 'two plus two' </dev/null
+	assert_success
+	assert_equal "$(jqo -c 'select(.type == "usage")')" \
+		'{"type":"usage","input_tokens":10,"output_tokens":5,"cached_tokens":0}'
+	assert_equal "$(jqo -c 'select(.type == "done") | [.usage.input_tokens, .cached]')" '[10,null]'
+	sleep 0.01
+	run --separate-stderr mc --json --cache 'two plus two' </dev/null
+	assert_success
+	assert_equal "$(fake_count)" 1
+	assert_equal "$(jqo -j 'select(.type == "text") | .delta')" four
+	assert_equal "$(jqo -c 'select(.type == "usage")')" \
+		'{"type":"usage","input_tokens":10,"output_tokens":5,"cached_tokens":0,"cached":true}'
+	assert_equal "$(jqo -c 'select(.type == "done")')" \
+		'{"type":"done","reason":"stop","steps":1,"usage":{"input_tokens":0,"output_tokens":0,"cached_tokens":0},"cached":true}'
+	# not on a terminal: no note
+	assert_equal "$stderr" ''
+	# the session's usage line says so; mc sessions counts no tokens for it
+	id=$(jqo -r 'select(.type == "session") | .id')
+	assert_equal "$(jq -c 'select(.type == "usage") | .cached' "$MC_HOME/sessions/$id.jsonl")" true
+	run --separate-stderr mc sessions --json
+	assert_equal "$(jqo -s -c 'map([.input_tokens, .output_tokens])')" '[[0,0],[10,5]]'
+	run --separate-stderr mc sessions
+	[[ ${lines[0]} == *' 0 tokens  two plus two' ]]
+	[[ ${lines[1]} == *' 15 tokens  two plus two' ]]
+}

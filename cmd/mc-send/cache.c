@@ -136,6 +136,7 @@ cache_replay(struct out *o, const cJSON *events)
 	const cJSON *j;
 	char err[512];
 
+	o->replay = 1;
 	cJSON_ArrayForEach(j, events) {
 		(void)event_read(j, &ev, err, sizeof err);	/* checked by cache_find */
 		if (on_event(&ev, o) != 0 || o->sd->broken)

@@ -85,6 +85,7 @@ struct out {
 	cJSON *calls;		/* function_call items */
 	int want_items;
 	int recording;		/* the events are kept in record, for the cache */
+	int replay;		/* the events are a kept answer's ("cached":true) */
 	struct mc_buf record;	/* as --events writes them */
 	struct mc_jw line;	/* the event being written */
 	int wrote;		/* any byte of this answer written to stdout */

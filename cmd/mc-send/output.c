@@ -244,6 +244,9 @@ event_line(struct out *o, const struct mc_event *ev)
 		return;
 	}
 	j = event_json(ev);
+	/* A kept answer costs nothing: its usage and done say so. */
+	if (o->replay && (ev->type == MC_EVENT_USAGE || ev->type == MC_EVENT_DONE))
+		mc_json_add(j, "cached", cJSON_CreateTrue());
 	s = mc_json_compact(j, &n);
 	cJSON_Delete(j);
 	mc_jw_raw(&o->line, s, n);

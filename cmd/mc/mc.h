@@ -116,6 +116,7 @@ struct ses {
 	unsigned gen;		/* counts the session files taken up: a new one is
 				 * given to mc-request whole */
 	long long steps;	/* requests this run */
+	long long replayed;	/* of them, answered from mc-send's cache */
 	unsigned refused;	/* guarded tools whose one-shot refusal was said */
 	struct {		/* compact.c's */
 		size_t futile;	/* items when there was nothing to compact */
@@ -299,7 +300,9 @@ char *workspace_outside(const struct conf *c, const char *name, const cJSON *cal
 int session_begin(struct driver *d);
 int session_resume(struct driver *d);
 int session_add(struct driver *d, cJSON *item);
-void session_usage(struct driver *d, const struct usage *u);
+/* cached: the answer came from mc-send's cache: its line says so, and
+ * its tokens are not counted as spent. */
+void session_usage(struct driver *d, const struct usage *u, int cached);
 void session_forget(struct driver *d);
 int session_resolve(struct driver *d);
 int session_resolve_quiet(struct driver *d);
@@ -353,6 +356,7 @@ int show(const struct driver *d, const char *p, size_t n);
 void note(const struct driver *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void announce(const struct driver *d, const char *name, const cJSON *call);
 void usage_line(const struct driver *d, const struct usage *u);
+void cached_line(const struct driver *d);
 int term_width(int fd);
 void show_rows(const struct driver *d, struct mc_buf *out, const char *gutter, const char *cont,
     const char *s, size_t n, int width);

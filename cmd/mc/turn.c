@@ -22,6 +22,7 @@ struct answer {
 	char finish[32];	/* the done event's finish_reason */
 	struct usage used;
 	int got_usage;
+	int cached;		/* it came from mc-send's cache: nothing spent */
 	int quiet;		/* the text waits for the end (--schema) */
 	int closed;		/* stdout went away */
 	char last;		/* the last byte shown */
@@ -250,13 +251,18 @@ account(struct driver *d, const struct answer *a)
 {
 	cJSON *ev;
 
+	if (a->cached)
+		d->s.replayed++;
 	if (!a->got_usage)
 		return;
-	usage_add(&d->s.run, &a->used);
-	session_usage(d, &a->used);
+	if (!a->cached)
+		usage_add(&d->s.run, &a->used);
+	session_usage(d, &a->used, a->cached);
 	if (d->c.json) {
 		ev = ev_new("usage");
 		usage_put(ev, &a->used);
+		if (a->cached)
+			mc_json_add(ev, "cached", cJSON_CreateTrue());
 		ev_emit(d, ev);
 	}
 }
@@ -290,7 +296,9 @@ answer(struct driver *d, struct answer *a)
 		else if (strcmp(type, "usage") == 0) {
 			a->used = usage_of(ev);
 			a->got_usage = 1;
+			a->cached |= cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(ev, "cached"));
 		} else if (strcmp(type, "done") == 0) {
+			a->cached |= cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(ev, "cached"));
 			fr = mc_json_str(ev, "finish_reason");
 			snprintf(a->finish, sizeof a->finish, "%s", fr ? fr : "stop");
 			r = 0;
@@ -344,6 +352,8 @@ step(struct driver *d, cJSON *calls)
 		if (keep_answer(d, &a, o == OUT_LENGTH, calls) == -1)
 			o = OUT_ERROR;
 		account(d, &a);
+		if (a.cached && !d->c.json)
+			cached_line(d);
 		if (a.quiet && o == OUT_STOP && cJSON_GetArraySize(calls) == 0 &&
 		    schema_answer(d, &a) == -1)
 			o = OUT_ERROR;
