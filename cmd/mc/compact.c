@@ -115,10 +115,10 @@ unchanged(const struct mc_buf *in, const struct mc_buf *out)
  * for the mc-send it runs. 0, or -1 after saying why.
  */
 static int
-run_compact(struct driver *d, const struct mc_buf *in, long long window, const char *focus,
-    struct mc_buf *out)
+run_compact(struct driver *d, const struct mc_buf *in, long long window, long long told,
+    const char *focus, struct mc_buf *out)
 {
-	char *argv[16], keep[32], win[32], err[256], **env;
+	char *argv[20], keep[32], win[32], tok[32], base[32], err[256], **env;
 	struct mc_filter f = { .in = in->data, .inlen = in->len,
 	    .collect = out, .cap = MC_SESSION_MAX, .stop = &interrupted };
 	size_t k = 0;
@@ -132,11 +132,22 @@ run_compact(struct driver *d, const struct mc_buf *in, long long window, const c
 		argv[k++] = "--window";
 		argv[k++] = win;
 	} else {
-		/* No window known: the last fifth of the conversation is kept. */
-		snprintf(keep, sizeof keep, "%lld", mc_window_tokens(in->len) / 5);
+		/* No window known: the last fifth of the conversation is kept,
+		 * as the provider counted it when it said. */
+		snprintf(keep, sizeof keep, "%lld", (told > 0 ? told : mc_window_tokens(in->len)) / 5);
 		argv[k++] = "--keep-tokens";
 		argv[k++] = keep;
 	}
+	if (told > 0) {
+		/* The provider's count beats the estimate (mc-compact scales by it). */
+		snprintf(tok, sizeof tok, "%lld", told);
+		argv[k++] = "--prompt-tokens";
+		argv[k++] = tok;
+	}
+	/* What a count holds besides the items, so that it is not all put on them. */
+	snprintf(base, sizeof base, "%lld", mc_window_tokens(d->s.prompt.len + d->s.tools.len));
+	argv[k++] = "--base-tokens";
+	argv[k++] = base;
 	if (focus != NULL) {
 		argv[k++] = "--focus";
 		argv[k++] = (char *)focus;
@@ -289,7 +300,8 @@ compact_run(struct driver *d, enum compact_why why, const char *focus, const cJS
 	in = compact_input(d, pending, &own);
 	if (pending != NULL)
 		before += mc_window_tokens(own.len - d->s.file.lines.len);
-	if (run_compact(d, in, window, focus, &out) == -1)
+	if (run_compact(d, in, window, why == COMPACT_OVERFLOW ? d->s.cmp.told : 0, focus,
+	    &out) == -1)
 		goto out;
 	if (unchanged(in, &out)) {
 		r = 0;		/* mc-compact said so */
@@ -374,6 +386,7 @@ compact_seen_error(struct driver *d, const cJSON *ev)
 
 	d->s.cmp.overflowed = mc_window_overflow(cJSON_IsNumber(st) ? st->valueint : 0,
 	    mc_json_str(ev, "code"), mc_json_str(ev, "message"));
+	d->s.cmp.told = d->s.cmp.overflowed ? mc_json_count(ev, "prompt_tokens") : 0;
 }
 
 int

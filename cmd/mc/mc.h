@@ -122,6 +122,7 @@ struct ses {
 		size_t futile;	/* items when there was nothing to compact */
 		int stuck;	/* compacted, still past the threshold: no more */
 		int overflowed;	/* the last answer was a context-overflow error */
+		long long told;	/* its count of the request's tokens (0: none) */
 		size_t seen;	/* the lines looked at for usage so far */
 		size_t usage_end;	/* where the last usage line ends (0: none) */
 		long long usage;	/* its tokens */
