@@ -302,7 +302,8 @@ new_then_third() {
 	wait_for 'session: 10 tokens in (0 cached), 5 out'
 	[[ $(pane) != *'answered from the cache'* ]]
 	keys C-d
-	wait_status
+	assert_equal "$(wait_status)" 0
+	tmux -S "$TMUX_SOCK" kill-server
 	# the same question again, in a new session: from the cache
 	on_tty 'env MC_CACHE=1 mc'
 	wait_prompt 1
@@ -313,7 +314,8 @@ new_then_third() {
 	wait_for 'session: 0 tokens in (0 cached), 0 out; this run: 0 in, 0 out'
 	[[ $(pane) != *'10 tokens in'* ]]
 	keys C-d
-	wait_status
+	assert_equal "$(wait_status)" 0
+	tmux -S "$TMUX_SOCK" kill-server
 	# a one-shot run with --cache says it too
 	on_tty "mc --cache 'two plus two'"
 	wait_for '(answered from the cache: no model call, no tokens spent)'
