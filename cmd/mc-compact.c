@@ -33,7 +33,8 @@
 
 static const char usage[] =
     "usage: mc-compact [-q] [-p NAME] [-m ID] [--keep-tokens N] [--window N]\n"
-    "                  [--focus TEXT] < ITEMS > COMPACTED\n"
+    "                  [--prompt-tokens N] [--base-tokens N] [--focus TEXT]\n"
+    "                  < ITEMS > COMPACTED\n"
     "\n"
     "Read a session's items on stdin and write them compacted: a summary of the\n"
     "older items, written by the model, then the recent turns as they were.\n"
@@ -44,6 +45,10 @@ static const char usage[] =
     "                       (default: 20% of the context window)\n"
     "  --window N           the model's context window, in tokens (default: the\n"
     "                       setting models.ID or providers.NAME .context_window)\n"
+    "  --prompt-tokens N    the provider counted N tokens in a request of these\n"
+    "                       items that did not fit (its context-overflow error)\n"
+    "  --base-tokens N      a request holds about N tokens besides the items (its\n"
+    "                       system prompt and tools), by the estimate\n"
     "  --focus TEXT         what the summary should above all keep\n"
     "  -q                   no warnings on stderr\n"
     "  -h, --help           show this help\n"
@@ -56,6 +61,8 @@ static const char ask[] =
 static struct mc_provider_opts popts;
 static long long keep = -1;	/* -1: 20% of the window */
 static long long window;	/* 0: unknown */
+static long long told;		/* --prompt-tokens; 0: not given */
+static long long base;		/* --base-tokens */
 static const char *focus;
 
 /* A conversation item as it came: its line, and the item checked. */
@@ -73,6 +80,8 @@ struct session {
 	cJSON *items;		/* the same, checked by mc_items_parse */
 	long long usage;	/* the last usage record's count; -1: none */
 	size_t usage_at;	/* the items before that record */
+	long long real;		/* the provider's count: told, else usage; -1: none */
+	size_t real_at;		/* the items it covers */
 };
 
 /* The summary request's answer, from mc-send's events. */
@@ -286,6 +295,32 @@ tokens_of(const struct session *S, size_t from, size_t to)
 	for (; from < to; from++)
 		t += S->lines[from].tokens;
 	return t;
+}
+
+/*
+ * The provider's count is the truth (SPEC 12): the request that did not
+ * fit (--prompt-tokens: all the items), else the last usage record (the
+ * items before it). When it is more than the estimate of what it covers
+ * (those items, and the system prompt and tools: --base-tokens), each of
+ * those items' estimates is scaled by the same factor, so that the tail
+ * is cut by real tokens; items the provider has not counted yet keep the
+ * estimate. Without --base-tokens the whole count is the items': more is
+ * summarized, never less. A count below the estimate changes nothing.
+ */
+static void
+trust_provider(struct session *S)
+{
+	long double f;
+	long long est;
+	size_t i;
+
+	S->real = told > 0 ? told : S->usage;
+	S->real_at = told > 0 ? S->n : S->usage_at;
+	if (S->real <= 0 || (est = tokens_of(S, 0, S->real_at)) <= 0 || S->real <= est + base)
+		return;
+	f = (long double)S->real / (long double)(est + base);
+	for (i = 0; i < S->real_at; i++)
+		S->lines[i].tokens = (long long)(S->lines[i].tokens * f + 0.999L);
 }
 
 /* The lines from..n-1 as they came, on stdout. */
@@ -670,7 +705,7 @@ compact(struct session *S, size_t cut, const char *from, char **keys)
 	t1 = tokens_of(S, 0, cut);
 	t3 = tokens_of(S, cut, S->n);
 	t2 = A.tokens > 0 ? A.tokens : mc_window_tokens(strlen(summary));
-	before = S->usage >= 0 ? S->usage + tokens_of(S, S->usage_at, S->n) : t1 + t3;
+	before = S->real >= 0 ? S->real + tokens_of(S, S->real_at, S->n) : t1 + t3;
 	after = before - t1 + t2 < t2 + t3 ? t2 + t3 : before - t1 + t2;
 	fprintf(stderr, "mc-compact: compacted %zu item%s (about %lld tokens) into a summary of "
 	    "about %lld tokens; kept %zu item%s (about %lld tokens); about %lld tokens before, "
@@ -742,13 +777,15 @@ resolve_window(const struct mc_settings *s, const struct mc_provider *p, char *f
 int
 main(int argc, char *argv[])
 {
-	enum { OPT_KEEP = 256, OPT_WINDOW, OPT_FOCUS };
+	enum { OPT_KEEP = 256, OPT_WINDOW, OPT_FOCUS, OPT_TOLD, OPT_BASE };
 	static const struct option longopts[] = {
 		{ "provider", required_argument, NULL, 'p' },
 		{ "model", required_argument, NULL, 'm' },
 		{ "keep-tokens", required_argument, NULL, OPT_KEEP },
 		{ "window", required_argument, NULL, OPT_WINDOW },
 		{ "focus", required_argument, NULL, OPT_FOCUS },
+		{ "prompt-tokens", required_argument, NULL, OPT_TOLD },
+		{ "base-tokens", required_argument, NULL, OPT_BASE },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, MC_OPT_VERSION },
 		{ NULL, 0, NULL, 0 }
@@ -780,6 +817,12 @@ main(int argc, char *argv[])
 			break;
 		case OPT_FOCUS:
 			focus = optarg;
+			break;
+		case OPT_TOLD:
+			told = mc_opt_num("--prompt-tokens", optarg, 1, TOKENS_MAX, &bad);
+			break;
+		case OPT_BASE:
+			base = mc_opt_num("--base-tokens", optarg, 0, TOKENS_MAX, &bad);
 			break;
 		default:	/* -h, --version or a bad option */
 			return mc_opt_exit(c, usage);
@@ -814,6 +857,7 @@ main(int argc, char *argv[])
 	}
 	if (read_session(&S) == -1)
 		goto out;
+	trust_provider(&S);
 	cut = tail_start(&S);
 	if (cut == 0 || cut == S.n)
 		status = unchanged(&S, cut) == 0 ? MC_EXIT_OK : MC_EXIT_FAIL;

@@ -709,7 +709,10 @@ tally(struct mc_session_info *in, const char *data, size_t len)
 			continue;
 		type = mc_json_str(item, "type");
 		content = mc_json_str(item, "content");
-		if (type && strcmp(type, "usage") == 0) {
+		if (type && strcmp(type, "usage") == 0 &&
+		    cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(item, "cached"))) {
+			;	/* an answer from the cache: no tokens spent */
+		} else if (type && strcmp(type, "usage") == 0) {
 			in->input += (long long)cJSON_GetNumberValue(
 			    cJSON_GetObjectItemCaseSensitive(item, "input_tokens"));
 			in->output += (long long)cJSON_GetNumberValue(

@@ -48,6 +48,7 @@ struct mc_stream {
 	size_t headlen;
 	struct call *calls;
 	size_t ncalls, ncap, nemitted;
+	size_t ndropped;	/* calls without a name: not reported (a warning) */
 	struct calltab bykey, bycallid;
 	size_t next_emit;	/* responses: calls before this one are out */
 	int unordered;		/* responses: a call came with a lower output_index */
@@ -55,6 +56,7 @@ struct mc_stream {
 	int have_usage;
 	long long in, out, cached;
 	unsigned hi_text, hi_refusal;	/* a surrogate half the last delta ended with */
+	int marks;		/* the event being read holds surrogate markers */
 	struct mc_buf delta;	/* the fast path's text */
 	struct mc_buf fixed;	/* text repaired to valid UTF-8, or joined */
 	struct mc_buf escaped;	/* an event with its \u0000 and lone surrogate escapes fixed */

@@ -105,7 +105,7 @@ mc_ans_has_error(const cJSON *doc)
 {
 	const cJSON *e = cJSON_GetObjectItemCaseSensitive(doc, "error");
 
-	return cJSON_IsObject(e) || (cJSON_IsString(e) && e->valuestring[0]);
+	return cJSON_IsObject(e) || (cJSON_IsString(e) && e->valuestring[0]) || cJSON_IsTrue(e);
 }
 
 /* Counts n more bytes of the answer; false (and the answer failed) past the cap. */
@@ -135,11 +135,18 @@ mc_ans_room(struct mc_stream *s, size_t n)
  * A provider may cut a surrogate pair between two deltas ("\ud83d", then
  * "\ude00"), which no JSON parser turns into UTF-8. Before an event is
  * parsed, such a half at a string's end (high) or start (low) becomes a
- * marker: a code point of the last private-use block, U+10F800 + the
- * half's offset (high) or U+10FC00 + offset (low), four bytes F4 8F xx xx.
- * Joining a piece with the next turns the markers back into the pair's
- * character. Any other lone half becomes U+FFFD.
+ * marker: four bytes that are no UTF-8 at all, F5 80 followed by two
+ * bytes that carry 0x000 + the half's offset (high) or 0x400 + offset
+ * (low). No text can hold them: a byte from F5 up is never in UTF-8, and
+ * where markers are made (fix_escapes) every such byte the provider sent
+ * is made U+FFFD first; the text of an event that had none made
+ * (s->marks 0) is never read for them. Joining a piece with the next
+ * turns the markers back into the pair's character. Any other lone half
+ * becomes U+FFFD. (Markers in the last private-use block, as before,
+ * were taken for characters U+10F800-U+10FFFF that a provider sent.)
  */
+
+#define MARK_BASE 0x140000u	/* put_cp of it and up: F5 80 xx xx */
 
 /* The surrogate a marker at p stands for, or 0 when p is no marker. */
 static unsigned
@@ -148,7 +155,7 @@ marker(const char *p)
 	const unsigned char *u = (const unsigned char *)p;
 	unsigned x;
 
-	if (u[0] != 0xf4 || u[1] != 0x8f || (u[2] & 0xe0) != 0xa0 || (u[3] & 0xc0) != 0x80)
+	if (u[0] != 0xf5 || u[1] != 0x80 || (u[2] & 0xe0) != 0x80 || (u[3] & 0xc0) != 0x80)
 		return 0;
 	x = (unsigned)(u[2] & 0x1f) << 6 | (u[3] & 0x3f);
 	return x < 0x400 ? 0xd800 + x : 0xdc00 + (x - 0x400);
@@ -167,19 +174,19 @@ put_cp(struct mc_buf *b, unsigned cp)
 }
 
 static int
-needs_join(const char *t, size_t n, unsigned hi)
+needs_join(const struct mc_stream *s, const char *t, size_t n, unsigned hi)
 {
-	return hi != 0 || (n >= 4 && (marker(t) != 0 || marker(t + n - 4) != 0));
+	return hi != 0 || (s->marks && n >= 4 && (marker(t) != 0 || marker(t + n - 4) != 0));
 }
 
 /* Append the piece t, n to out, joined with the half *hi the previous piece
  * ended with; *hi becomes the half this one ends with (or 0). */
 static void
-join16(struct mc_buf *out, const char *t, size_t n, unsigned *hi)
+join16(const struct mc_stream *s, struct mc_buf *out, const char *t, size_t n, unsigned *hi)
 {
 	unsigned m;
 
-	if (n >= 4 && (m = marker(t)) >= 0xdc00) {
+	if (s->marks && n >= 4 && (m = marker(t)) >= 0xdc00) {
 		if (*hi)
 			put_cp(out, 0x10000 + ((*hi - 0xd800) << 10) + (m - 0xdc00));
 		else
@@ -189,7 +196,7 @@ join16(struct mc_buf *out, const char *t, size_t n, unsigned *hi)
 	} else if (*hi)
 		mc_buf_adds(out, "\xef\xbf\xbd");
 	*hi = 0;
-	if (n >= 4 && (m = marker(t + n - 4)) != 0 && m < 0xdc00) {
+	if (s->marks && n >= 4 && (m = marker(t + n - 4)) != 0 && m < 0xdc00) {
 		*hi = m;
 		n -= 4;
 	}
@@ -197,17 +204,26 @@ join16(struct mc_buf *out, const char *t, size_t n, unsigned *hi)
 }
 
 /* An event's text with every \u0000 escape made \ufffd (cJSON would cut
- * the string there) and each lone surrogate escape made a marker or
- * \ufffd, as above; NULL when none needs it. */
+ * the string there), each lone surrogate escape made a marker or
+ * \ufffd, as above, and each byte from F5 up made U+FFFD; NULL when none
+ * needs it. s->marks says whether a marker was made. */
 static const char *
 fix_escapes(struct mc_stream *s, const char *p, size_t n, size_t *outn)
 {
 	size_t i, from = 0, start = 0;
 	unsigned v, w;
-	int in = 0;
+	int in = 0, any = 0;
 
 	s->escaped.len = 0;
+	s->marks = 0;
 	for (i = 0; i < n; i++) {
+		if ((unsigned char)p[i] >= 0xf5) {
+			mc_buf_add(&s->escaped, p + from, i - from);
+			mc_buf_adds(&s->escaped, "\xef\xbf\xbd");
+			from = i + 1;
+			any = 1;
+			continue;
+		}
 		if (p[i] == '"') {
 			in = !in;
 			start = i + 1;
@@ -229,16 +245,19 @@ fix_escapes(struct mc_stream *s, const char *p, size_t n, size_t *outn)
 			continue;
 		}
 		mc_buf_add(&s->escaped, p + from, i - from);
-		if (v >= 0xd800 && v <= 0xdbff && i + 6 < n && p[i + 6] == '"')
-			put_cp(&s->escaped, 0x10f800 + (v - 0xd800));
-		else if (v >= 0xdc00 && v <= 0xdfff && i == start)
-			put_cp(&s->escaped, 0x10fc00 + (v - 0xdc00));
-		else
+		if (v >= 0xd800 && v <= 0xdbff && i + 6 < n && p[i + 6] == '"') {
+			put_cp(&s->escaped, MARK_BASE + (v - 0xd800));
+			s->marks = 1;
+		} else if (v >= 0xdc00 && v <= 0xdfff && i == start) {
+			put_cp(&s->escaped, MARK_BASE + 0x400 + (v - 0xdc00));
+			s->marks = 1;
+		} else
 			mc_buf_adds(&s->escaped, "\\ufffd");
 		i += 5;
 		from = i + 1;
+		any = 1;
 	}
-	if (from == 0)
+	if (!any)
 		return NULL;
 	mc_buf_add(&s->escaped, p + from, n - from);
 	*outn = s->escaped.len;
@@ -274,18 +293,19 @@ mc_ans_text(struct mc_stream *s, const char *t, int refusal)
 		return;
 	ev.text = t;
 	ev.len = strlen(t);
-	/* cJSON does not check UTF-8: what a provider garbles must not reach
-	 * the session, where it would make every later request invalid. */
-	if (!mc_utf8_valid(t, ev.len)) {
-		mc_clip_repair(&tmp, t, ev.len);
-		ev.text = tmp.data;
-		ev.len = tmp.len;
-	}
-	if (needs_join(ev.text, ev.len, *hi)) {
+	/* The markers first: they are no UTF-8, and a repair would take them. */
+	if (needs_join(s, ev.text, ev.len, *hi)) {
 		s->fixed.len = 0;
-		join16(&s->fixed, ev.text, ev.len, hi);
+		join16(s, &s->fixed, ev.text, ev.len, hi);
 		ev.text = s->fixed.data ? s->fixed.data : "";
 		ev.len = s->fixed.len;
+	}
+	/* cJSON does not check UTF-8: what a provider garbles must not reach
+	 * the session, where it would make every later request invalid. */
+	if (!mc_utf8_valid(ev.text, ev.len)) {
+		mc_clip_repair(&tmp, ev.text, ev.len);
+		ev.text = tmp.data;
+		ev.len = tmp.len;
 	}
 	if (ev.len > 0 && room(s, ev.len)) {
 		if (refusal)
@@ -426,14 +446,14 @@ mc_ans_call_set_id(struct mc_stream *s, struct call *c, const char *call_id)
 }
 
 static void
-args_put(struct call *c, const char *piece)
+args_put(const struct mc_stream *s, struct call *c, const char *piece)
 {
 	size_t n = strlen(piece);
 
-	if (!needs_join(piece, n, c->hi))
+	if (!needs_join(s, piece, n, c->hi))
 		mc_buf_add(&c->args, piece, n);
 	else
-		join16(&c->args, piece, n, &c->hi);
+		join16(s, &c->args, piece, n, &c->hi);
 }
 
 void
@@ -457,7 +477,7 @@ mc_ans_args_add(struct mc_stream *s, struct call *c, const char *piece)
 {
 	size_t before = c->args.len;
 
-	args_put(c, piece);
+	args_put(s, c, piece);
 	room(s, c->args.len - before);
 }
 
@@ -472,7 +492,7 @@ mc_ans_args_set(struct mc_stream *s, struct call *c, const cJSON *a)
 	if (cJSON_IsString(a)) {
 		c->args.len = 0;
 		c->hi = 0;
-		args_put(c, a->valuestring);
+		args_put(s, c, a->valuestring);
 	} else if (cJSON_IsObject(a)) {
 		if ((p = cJSON_PrintUnformatted(a)) == NULL)
 			mc_oom();
@@ -540,6 +560,15 @@ mc_ans_call_emit(struct mc_stream *s, struct call *c)
 		return;
 	c->emitted = 1;
 	s->nemitted++;
+	/* A call with no name runs nothing the model meant: never dispatched. */
+	if (c->name.len == 0) {
+		s->ndropped++;
+		repair_buf(&c->args);
+		mc_warn("the answer holds a tool call without a name (arguments: %.*s%s); "
+		    "it is dropped", (int)(c->args.len > 100 ? 100 : c->args.len),
+		    c->args.len ? c->args.data : "", c->args.len > 100 ? "..." : "");
+		return;
+	}
 	repair(&c->call_id);
 	repair_buf(&c->name);
 	if (c->hi) {
@@ -644,8 +673,10 @@ mc_ans_finish(struct mc_stream *s, const char *reason)
 	for (i = 0; i < sizeof map / sizeof map[0]; i++)
 		if (strcmp(reason, map[i][0]) == 0)
 			reason = map[i][1];
-	if (strcmp(reason, "stop") == 0 && s->nemitted)
+	if (strcmp(reason, "stop") == 0 && s->nemitted > s->ndropped)
 		reason = "tool_calls";
+	else if (strcmp(reason, "tool_calls") == 0 && s->nemitted == s->ndropped)
+		reason = "stop";	/* its calls were dropped: none to run */
 	else if (strcmp(reason, "stop") == 0 && s->nrefusal)
 		reason = "refusal";
 	memset(&ev, 0, sizeof ev);
@@ -684,9 +715,17 @@ on_sse(const char *event, const char *data, size_t len, void *arg)
 		mc_ans_finish(s, s->finish);
 		return 0;
 	}
+	/* Some servers end a Responses stream as a chat one: no JSON, and no
+	 * answer without response.completed. */
+	if (s->api == MC_API_RESPONSES && is_done(data, len)) {
+		mc_ans_fail(s, "the stream ended with [DONE] before its last event, "
+		    "response.completed", NULL, 0, 1);
+		return 0;
+	}
 	/* Most chunks are a plain text delta: no tree for those. */
 	if (s->api == MC_API_CHAT && !mc_stream_nofast && strcmp(event, "error") != 0 &&
 	    mc_chunk_text(data, len, &s->delta) == 1) {
+		s->marks = 0;
 		mc_ans_text(s, s->delta.data, 0);
 		return 0;
 	}

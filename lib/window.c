@@ -1,5 +1,6 @@
 /* window.c: the model's context window: its size from settings, token counts, overflow errors. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -70,6 +71,39 @@ mc_window_usage(const cJSON *item, long long *tokens, char *err, size_t errsz)
 		*tokens += (long long)v->valuedouble;
 	}
 	return 1;
+}
+
+long long
+mc_window_told(const char *body, size_t len, const char *message)
+{
+	static const char said[] = "resulted in ";
+	const cJSON *e, *v = NULL;
+	const char *p, *end;
+	long long n = 0;
+	cJSON *doc = NULL;
+	char *stop;
+
+	/* An error event's data, or a whole error body. */
+	if (body != NULL && len >= 5 && memcmp(body, "data:", 5) == 0) {
+		body += 5;
+		len -= 5;
+	}
+	if (body != NULL)
+		doc = mc_json_parse_doc(body, len, &end);
+	e = cJSON_GetObjectItemCaseSensitive(doc, "error");
+	if (cJSON_IsObject(e))
+		v = cJSON_GetObjectItemCaseSensitive(e, "n_prompt_tokens");
+	if (!cJSON_IsNumber(v))
+		v = cJSON_GetObjectItemCaseSensitive(doc, "n_prompt_tokens");
+	if (cJSON_IsNumber(v) && v->valuedouble >= 1 && v->valuedouble < 1e15)
+		n = (long long)v->valuedouble;
+	cJSON_Delete(doc);
+	if (n == 0 && message != NULL && (p = strstr(message, said)) != NULL) {
+		n = strtoll(p + sizeof said - 1, &stop, 10);
+		if (stop == p + sizeof said - 1 || strncmp(stop, " tokens", 7) != 0 || n < 1)
+			n = 0;
+	}
+	return n;
 }
 
 bool

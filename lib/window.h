@@ -40,4 +40,13 @@ int mc_window_usage(const cJSON *item, long long *tokens, char *err, size_t errs
  */
 bool mc_window_overflow(int status, const char *code, const char *message);
 
+/*
+ * The size of the request, in tokens, as a provider's context-overflow
+ * error counts it: n_prompt_tokens in the error body (llama.cpp's, at the
+ * top or in its "error" object; body may be NULL), else the count in the
+ * message ("... your messages resulted in 9000 tokens", OpenAI's). 0
+ * when neither says.
+ */
+long long mc_window_told(const char *body, size_t len, const char *message);
+
 #endif

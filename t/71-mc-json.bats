@@ -212,6 +212,49 @@ stopped_short() {
 	[[ $stderr == 'mc: --schema: the answer is not JSON'* ]]
 }
 
+@test "--schema: an answer that does not match exits 1 naming the first mismatch; the answer is shown" {
+	printf '{"type":"object","properties":{"answer":{"type":"string"}},"required":["answer"],"additionalProperties":false}\n' > s.json
+	fake_start "[$(text '{"answer":5}'), $(text '{"answer":"five","extra":1}'), $(text '{"answer":"five"}')]"
+	use_fake
+	run --separate-stderr mc --schema s.json 'five?' </dev/null
+	assert_failure 1
+	assert_output ''
+	assert_equal "${stderr_lines[0]}" 'mc: --schema: the answer does not match the schema at /answer: expected string, got number; it was:'
+	assert_equal "${stderr_lines[1]}" '{"answer":5}'
+	run --separate-stderr mc --schema s.json 'five?' </dev/null
+	assert_failure 1
+	assert_equal "${stderr_lines[0]}" 'mc: --schema: the answer does not match the schema at /extra: not allowed: the schema has no such property (additionalProperties is false); it was:'
+	run --separate-stderr mc --schema s.json 'five?' </dev/null
+	assert_success
+	assert_output '{"answer":"five"}'
+}
+
+@test "--schema: an answer that is not JSON is shown on stderr, and in the error event with --json" {
+	printf '{"type":"object","properties":{"n":{"type":"integer"}},"required":["n"]}\n' > s.json
+	fake_start "[$(text 'It is four.
+Really.'), $(text 'four'), $(text '{"n":"4"}')]"
+	use_fake
+	run --separate-stderr mc --schema s.json 'two plus two' </dev/null
+	assert_failure 1
+	assert_output ''
+	[[ ${stderr_lines[0]} == 'mc: --schema: the answer is not JSON: '*'; it was:' ]]
+	assert_equal "${stderr_lines[1]}" 'It is four.'
+	assert_equal "${stderr_lines[2]}" 'Really.'
+	run --separate-stderr mc --json --schema s.json 'two plus two' </dev/null
+	assert_failure 1
+	assert_equal "$(printf '%s\n' "$output" | jq -c 'select(.type == "error") | .answer')" '"four"'
+	[[ $(printf '%s\n' "$output" | jq -r 'select(.type == "error") | .message') == '--schema: the answer is not JSON: '* ]]
+	assert_equal "$(printf '%s\n' "$output" | jq -c 'select(.type == "error")' | wc -l)" 1
+	assert_equal "$(printf '%s\n' "$output" | tail -1 | jq -r .reason)" error
+	[[ $stderr == *'four'* ]]
+	run --separate-stderr mc --json --schema s.json 'two plus two' </dev/null
+	assert_failure 1
+	assert_equal "$(printf '%s\n' "$output" | jq -r 'select(.type == "error") | .message')" \
+		'--schema: the answer does not match the schema at /n: expected integer, got string; it was:'
+	assert_equal "$(printf '%s\n' "$output" | jq -r 'select(.type == "error") | .answer')" '{"n":"4"}'
+	assert_equal "$(printf '%s\n' "$output" | jq -c 'select(.type == "text")' | wc -l)" 0
+}
+
 @test "mc sessions: this directory's, newest first; --all; --json" {
 	fake_start "[$(text one), $(text two), $(text three)]"
 	use_fake
@@ -394,4 +437,33 @@ refusal() {
 	wait_prompt 3	# Ctrl-D typed ahead is lost to the switch of terminal modes
 	keys C-d
 	assert_equal "$(wait_status)" 0
+}
+
+@test "--cache: an answer from the cache is marked cached, and its tokens are not spent" {
+	fake_start "[$(text 'four')]"
+	use_fake
+	run --separate-stderr mc --json --cache 'two plus two' </dev/null
+	assert_success
+	assert_equal "$(jqo -c 'select(.type == "usage")')" \
+		'{"type":"usage","input_tokens":10,"output_tokens":5,"cached_tokens":0}'
+	assert_equal "$(jqo -c 'select(.type == "done") | [.usage.input_tokens, .cached]')" '[10,null]'
+	sleep 0.01
+	run --separate-stderr mc --json --cache 'two plus two' </dev/null
+	assert_success
+	assert_equal "$(fake_count)" 1
+	assert_equal "$(jqo -j 'select(.type == "text") | .delta')" four
+	assert_equal "$(jqo -c 'select(.type == "usage")')" \
+		'{"type":"usage","input_tokens":10,"output_tokens":5,"cached_tokens":0,"cached":true}'
+	assert_equal "$(jqo -c 'select(.type == "done")')" \
+		'{"type":"done","reason":"stop","steps":1,"usage":{"input_tokens":0,"output_tokens":0,"cached_tokens":0},"cached":true}'
+	# not on a terminal: no note
+	assert_equal "$stderr" ''
+	# the session's usage line says so; mc sessions counts no tokens for it
+	id=$(jqo -r 'select(.type == "session") | .id')
+	assert_equal "$(jq -c 'select(.type == "usage") | .cached' "$MC_HOME/sessions/$id.jsonl")" true
+	run --separate-stderr mc sessions --json
+	assert_equal "$(jqo -s -c 'map([.input_tokens, .output_tokens])')" '[[0,0],[10,5]]'
+	run --separate-stderr mc sessions
+	[[ ${lines[0]} == *' 0 tokens  two plus two' ]]
+	[[ ${lines[1]} == *' 15 tokens  two plus two' ]]
 }

@@ -280,3 +280,35 @@ new_then_third() {
 	sys=$(fake_request 3 '.body.messages[0].content')
 	[[ $sys == *'Rule two.'* && $sys == *OTHER-MODEL-NOTE* && $sys != *'Rule one.'* ]]
 }
+
+@test "answers from the cache on a terminal: a dim note says they cost nothing; /usage does not count them" {
+	fake_start "[$(text 'four')]"
+	use_fake
+	# MC_CACHE=1 (or cache.enabled): the interactive session's mc-send caches
+	on_tty 'env MC_CACHE=1 mc'
+	wait_prompt 1
+	keys 'two plus two' Enter
+	wait_prompt 2
+	keys '/usage' Enter
+	wait_for 'session: 10 tokens in (0 cached), 5 out'
+	[[ $(pane) != *'answered from the cache'* ]]
+	keys C-d
+	assert_equal "$(wait_status)" 0
+	tmux -S "$TMUX_SOCK" kill-server
+	# the same question again, in a new session: from the cache
+	on_tty 'env MC_CACHE=1 mc'
+	wait_prompt 1
+	keys 'two plus two' Enter
+	wait_for '(answered from the cache: no model call, no tokens spent)'
+	wait_prompt 2
+	keys '/usage' Enter
+	wait_for 'session: 0 tokens in (0 cached), 0 out; this run: 0 in, 0 out'
+	[[ $(pane) != *'10 tokens in'* ]]
+	keys C-d
+	assert_equal "$(wait_status)" 0
+	tmux -S "$TMUX_SOCK" kill-server
+	# a one-shot run with --cache says it too
+	on_tty "mc --cache 'two plus two'"
+	wait_for '(answered from the cache: no model call, no tokens spent)'
+	assert_equal "$(fake_count)" 1
+}

@@ -515,6 +515,48 @@ three_turns() {
 	assert_equal "$(req '.body.messages | length')" 4
 }
 
+@test "the provider's counts beat bytes/4: an overflow's --prompt-tokens, and the last usage record, cut the tail" {
+	fake_start "$(answer 'S.' | jq -c '.[0].times = 3')"
+	use_fake
+	# three items of about 816 tokens by the estimate, a real request of
+	# 12761 (a llama.cpp -c 12288 server): the estimate says they fit the
+	# 2457 tokens kept
+	header
+	msg user "first $(pad 1544)"
+	msg assistant "answer $(pad 1544)"
+	msg user "second $(pad 10)"
+	compact --window 12288
+	assert_success
+	stderr_has 'mc-compact: nothing to compact: the 3 items (about 816 tokens) fit in the 2457 tokens kept'
+	assert_equal "$(fake_count)" 0
+	compact --window 12288 --prompt-tokens 12761
+	assert_success
+	tail_is 1
+	assert_equal "$(fake_count)" 1
+	stderr_has 'mc-compact: compacted 2 items (about '
+	stderr_has 'about 12761 tokens before'
+	# the same from the last usage record: the items before it are scaled
+	# by its count, those after it estimated
+	: > "$S"
+	header
+	msg user "first $(pad 1544)"
+	msg assistant "answer $(pad 1544)"
+	usage 12000 100
+	msg user "second $(pad 10)"
+	compact --window 12288
+	assert_success
+	tail_is 1
+	assert_equal "$(fake_count)" 2
+	stderr_has 'about 12116 tokens before'
+	# the overflow's count is the newer: one below the estimate changes
+	# nothing, the usage record's notwithstanding
+	compact --window 12288 --prompt-tokens 10
+	assert_success
+	stderr_has 'nothing to compact: the 3 items (about 816 tokens) fit'
+	compact --prompt-tokens 0 --keep-tokens 10
+	assert_failure 2
+}
+
 @test "a usage record with a bad count is an error naming its line" {
 	fake_start '[]'
 	use_fake

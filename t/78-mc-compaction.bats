@@ -31,6 +31,11 @@ overflow() {
 	printf '%s' '{"status":400,"json":{"error":{"message":"This model'"'"'s maximum context length is 8192 tokens. However, your messages resulted in 9000 tokens.","type":"invalid_request_error","code":"context_length_exceeded"}}}'
 }
 
+# llama.cpp's context-overflow error, with its count of the request
+llama_overflow() {
+	printf '{"status":400,"json":{"error":{"code":400,"message":"the request exceeds the available context size, try increasing it","type":"exceed_context_size_error","n_prompt_tokens":%s,"n_ctx":12288}}}' "$1"
+}
+
 # pad N: N bytes of text
 pad() { head -c "$1" /dev/zero | tr '\0' "${2:-x}"; }
 
@@ -82,8 +87,9 @@ two_big_turns() {
 	assert_equal "$(printf '%s\n' "$stderr" | wc -l)" 2
 	# the old file as it was; the new one from it
 	assert_equal "$(session_files | wc -l)" 2
-	# (the message was added before the compaction, which then left it alone)
-	cmp "$(old_file)" <(cat "$BATS_TEST_TMPDIR/before.jsonl"; echo '{"type":"message","role":"user","content":"third question"}')
+	# (the message was compacted with it, as its last item: it is in the
+	# new file only, SPEC 12)
+	cmp "$(old_file)" "$BATS_TEST_TMPDIR/before.jsonl"
 	assert_equal "$(head -n 1 "$(new_file)" | jq -r .compacted_from)" "$(head -n 1 "$(old_file)" | jq -r .id)"
 	assert_equal "$(basename "$(new_file)" .jsonl)" "$(head -n 1 "$(new_file)" | jq -r .id)"
 	assert_equal "$(sed -n 2p "$(new_file)" | jq -r .content | head -n 1)" '<Conversation-Summary>'
@@ -126,7 +132,7 @@ two_big_turns() {
 	# mc sessions: the new one first; its summary is no turn, no first prompt
 	run --separate-stderr mc sessions --json
 	assert_equal "$(jqo -s -c '[.[0].id, .[0].turns, .[0].first, .[1].id, .[1].turns]')" \
-		"[\"$new\",2,\"third question\",\"$old\",3]"
+		"[\"$new\",2,\"third question\",\"$old\",2]"
 }
 
 @test "a context-overflow error: one compaction, the request sent once more" {
@@ -150,6 +156,28 @@ two_big_turns() {
 	stderr_has "mc: the request did not fit the model's context window: the conversation was compacted and the request is sent once more; session "
 	assert_equal "$(session_files | wc -l)" 2
 	assert_equal "$(tail -n 2 "$(new_file)" | head -n 1 | jq -r .content)" 'third answer'
+}
+
+@test "an overflow the estimate says fits: the provider's n_prompt_tokens decides what is cut (a window set)" {
+	fake_start "$(script "$(say "first answer $(pad 1500)")" "$(llama_overflow 12761)" \
+		"$(say 'Summary.')" "$(say 'second answer')")"
+	use_fake
+	run --separate-stderr mc "first question $(pad 1500)" </dev/null
+	assert_success
+	window '.models["fake-model"].context_window = 12288'
+	run --separate-stderr mc --json -c 'second question' </dev/null
+	assert_success
+	assert_equal "$(jqo -j 'select(.type == "text") | .delta')" 'second answer'
+	assert_equal "$(fake_count)" 4
+	# mc-send's error event carries the provider's count
+	assert_equal "$(jqo -c 'select(.type == "error") | [.code, .prompt_tokens]')" '["exceed_context_size_error",12761]'
+	stderr_has 'mc-compact: compacted 2 items (about '
+	stderr_has 'about 12761 tokens before'
+	stderr_has "mc: the request did not fit the model's context window: the conversation was compacted"
+	# the summary and the message kept (merged: both are the user's)
+	assert_equal "$(fake_request 4 '.body.messages | length')" 2
+	assert_equal "$(fake_request 4 '.body.messages[1].content' | head -n 1)" '<Conversation-Summary>'
+	assert_equal "$(fake_request 4 '.body.messages[1].content' | tail -n 1)" 'second question'
 }
 
 @test "an overflow again after the retry is a clean failure: no second compaction, no third try" {
@@ -266,20 +294,22 @@ three_files() {
 	assert_equal "$(fake_count)" 5
 	assert_equal "$(jqo -s -c '[.[].type | select(. != "text")]')" \
 		'["session","tool_call","usage","approval","tool_output","tool_call","usage","approval","tool_output","tool_call","usage","approval","tool_output","compaction","usage","done"]'
-	# request 4: the summary of the request and the first call
+	# request 4: the summary of the request and the first two calls (the
+	# last usage, 8000 tokens, scales the estimate of the items it counted:
+	# c2 and c3 with their outputs no longer fit the 2000 tokens kept)
 	assert_equal "$(fake_request 4 '.body.messages[0].content')" "$(mc-render --fragment compact)"
-	assert_equal "$(fake_request 4 '[.body.messages[].role] | join(",")')" 'system,user,assistant,tool,user'
+	assert_equal "$(fake_request 4 '[.body.messages[].role] | join(",")')" 'system,user,assistant,tool,assistant,tool,user'
 	assert_equal "$(fake_request 4 '.body.messages[1].content')" 'read f1, f2 and f3'
 	assert_equal "$(fake_request 4 '.body.messages[2].tool_calls[0].id')" c1
-	# request 5: the summary, then the kept calls c2 and c3 with their outputs
-	assert_equal "$(fake_request 5 '[.body.messages[].role] | join(",")')" 'system,user,assistant,tool,assistant,tool'
+	# request 5: the summary, then the kept call c3 with its output
+	assert_equal "$(fake_request 5 '[.body.messages[].role] | join(",")')" 'system,user,assistant,tool'
 	assert_equal "$(fake_request 5 '.body.messages[1].content' | sed -n 2p)" 'Read f1 so far.'
-	assert_equal "$(fake_request 5 '.body.messages[2].tool_calls[0].id')" c2
-	assert_equal "$(fake_request 5 '.body.messages[5].tool_call_id')" c3
-	stderr_has 'mc-compact: compacted 3 items'
-	# the new session: the summary, then c2 onwards, then the last answer
+	assert_equal "$(fake_request 5 '.body.messages[2].tool_calls[0].id')" c3
+	assert_equal "$(fake_request 5 '.body.messages[3].tool_call_id')" c3
+	stderr_has 'mc-compact: compacted 5 items'
+	# the new session: the summary, then c3 onwards, then the last answer
 	assert_equal "$(jq -r 'select(.type != "usage") | .type + ":" + (.call_id // .role)' "$(new_file)" | tr '\n' ' ')" \
-		'session: message:user function_call:c2 function_call_output:c2 function_call:c3 function_call_output:c3 message:assistant '
+		'session: message:user function_call:c3 function_call_output:c3 message:assistant '
 }
 
 @test "--no-session: the compacted conversation stays in memory" {
@@ -294,7 +324,7 @@ three_files() {
 	assert_equal "$(fake_count)" 5
 	assert_equal "$(jqo -s -c '.[] | select(.type == "compaction") | [.from, .to]')" '[null,null]'
 	stderr_has 'and was compacted; the session goes on in memory (--no-session)'
-	assert_equal "$(fake_request 5 '.body.messages[2].tool_calls[0].id')" c2
+	assert_equal "$(fake_request 5 '.body.messages[2].tool_calls[0].id')" c3
 	[ ! -e "$MC_HOME/sessions" ] || assert_equal "$(ls -A "$MC_HOME/sessions")" ''
 }
 

@@ -138,6 +138,7 @@ cache_replay(struct out *o, const cJSON *events)
 	size_t n;
 	int r;
 
+	o->replay = 1;
 	cJSON_ArrayForEach(j, events) {
 		(void)event_read(j, &ev, err, sizeof err);	/* checked by cache_find */
 		/* A reasoning block's data is text in the event, an object here. */

@@ -9,6 +9,7 @@
 #include "diag.h"
 #include "json.h"
 #include "mc-send.h"
+#include "window.h"
 #include "provider.h"
 
 /* Wait ms milliseconds, spinning on a terminal; 0, or -1 when interrupted. */
@@ -80,6 +81,8 @@ attempt_error(struct out *o, const struct envelope *env, const struct mc_http_re
 			    env->url, msg);
 		else
 			snprintf(line, sizeof line, "HTTP %ld from %s: %s", res->status, env->provider, msg);
+		if (!o->failed)		/* for mc-compact's cut (SPEC 12) */
+			o->told = mc_window_told(res->errbody.data, res->errbody.len, msg);
 		set_error(o, line, code, (int)res->status, 0);
 	}
 }

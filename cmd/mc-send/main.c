@@ -264,7 +264,7 @@ bad_line(struct sender *sd, size_t lineno, const char *what)
 
 	snprintf(msg, sizeof msg, "line %zu: %s", lineno, what);
 	mc_err("%s", msg);
-	put_error(sd, msg, NULL, 0);
+	put_error(sd, msg, NULL, 0, 0);
 }
 
 /* One envelope per line, one answer each, as events. */
@@ -303,7 +303,7 @@ serve(struct sender *sd)
 		    envelope_auth(&env, sd, &auth, err, sizeof err) == -1) {
 			/* The environment's fault, the same on every line: no number. */
 			mc_err("%s", err);
-			put_error(sd, err, NULL, 0);
+			put_error(sd, err, NULL, 0, 0);
 			cJSON_Delete(doc);
 			envelope_free(&env);
 			continue;

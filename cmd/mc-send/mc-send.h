@@ -90,6 +90,7 @@ struct out {
 	cJSON *reasoning;	/* reasoning items, before the message */
 	int want_items;
 	int recording;		/* the events are kept in record, for the cache */
+	int replay;		/* the events are a kept answer's ("cached":true) */
 	struct mc_buf record;	/* as --events writes them */
 	struct mc_jw line;	/* the event being written */
 	int wrote;		/* any byte of this answer written to stdout */
@@ -99,6 +100,7 @@ struct out {
 	/* the error, when there is one */
 	int failed, status, local;
 	char msg[2400], code[128];	/* room for a whole attempt error line */
+	long long told;		/* the request's tokens, as an overflow error counts them */
 	/* the spinner */
 	int spin_on, spin_frame;
 	struct timespec spin_last;
@@ -113,8 +115,9 @@ void spin_tick(void *arg);
 int out_check(struct sender *sd);
 int on_event(const struct mc_event *ev, void *arg);
 void set_error(struct out *o, const char *msg, const char *code, int status, int local);
-/* An error event {"type":"error","message":...} (events modes). */
-void put_error(struct sender *sd, const char *msg, const char *code, int status);
+/* An error event {"type":"error","message":...} (events modes); told,
+ * when not 0, is its "prompt_tokens". */
+void put_error(struct sender *sd, const char *msg, const char *code, int status, long long told);
 void report(struct out *o);
 /* The answer's assistant message item (its text, its refusal, marked
  * incomplete when the answer was cut), or NULL when it had neither; the

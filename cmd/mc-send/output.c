@@ -10,6 +10,7 @@
 #include "items.h"
 #include "json.h"
 #include "mc-send.h"
+#include "window.h"
 
 /* A key shorter than this is a placeholder ("x", "none" for a local
  * server), and redacting it would garble every word holding it. */
@@ -276,6 +277,9 @@ event_line(struct out *o, const struct mc_event *ev)
 		return;
 	}
 	j = event_json(ev);
+	/* A kept answer costs nothing: its usage and done say so. */
+	if (o->replay && (ev->type == MC_EVENT_USAGE || ev->type == MC_EVENT_DONE))
+		mc_json_add(j, "cached", cJSON_CreateTrue());
 	s = mc_json_compact(j, &n);
 	cJSON_Delete(j);
 	mc_jw_raw(&o->line, s, n);
@@ -353,6 +357,8 @@ on_event(const struct mc_event *ev, void *arg)
 		snprintf(o->finish, sizeof o->finish, "%s", ev->finish_reason);
 		return emit(o, ev);
 	case MC_EVENT_ERROR:
+		if (!o->failed)
+			o->told = mc_window_told(NULL, 0, ev->message);
 		set_error(o, ev->message, ev->code, ev->status, ev->local);
 		return 0;
 	}
@@ -360,7 +366,7 @@ on_event(const struct mc_event *ev, void *arg)
 }
 
 void
-put_error(struct sender *sd, const char *msg, const char *code, int status)
+put_error(struct sender *sd, const char *msg, const char *code, int status, long long told)
 {
 	cJSON *j;
 	int r;
@@ -374,6 +380,8 @@ put_error(struct sender *sd, const char *msg, const char *code, int status)
 	if (code != NULL && code[0])
 		mc_json_add_str(j, "code", code);
 	mc_json_add_str(j, "message", msg);
+	if (told > 0)
+		mc_json_add_num(j, "prompt_tokens", (double)told);
 	errno = 0;
 	r = mc_json_write(stdout, j, 0);
 	cJSON_Delete(j);
@@ -392,7 +400,7 @@ report(struct out *o)
 		putchar('\n');
 		out_check(o->sd);
 	}
-	put_error(o->sd, o->msg, o->code, o->status);
+	put_error(o->sd, o->msg, o->code, o->status, o->told);
 	if (strncmp(o->msg, "HTTP ", 5) == 0 || o->local)
 		mc_err("%s", o->msg);
 	else

@@ -77,13 +77,13 @@ compact_estimate(struct driver *d)
 
 /*
  * Whether mc-compact gave the conversation back as it came (it had
- * nothing to compact): out is then the session's lines without its
+ * nothing to compact): out is then its input's lines without the
  * bookkeeping lines, byte for byte.
  */
 static int
-unchanged(const struct driver *d, const struct mc_buf *out)
+unchanged(const struct mc_buf *in, const struct mc_buf *out)
 {
-	const char *p = d->s.file.lines.data, *end = p + d->s.file.lines.len, *nl;
+	const char *p = in->data, *end = p + in->len, *nl;
 	size_t at = 0, n;
 	char err[64];
 	cJSON *item;
@@ -115,10 +115,11 @@ unchanged(const struct driver *d, const struct mc_buf *out)
  * for the mc-send it runs. 0, or -1 after saying why.
  */
 static int
-run_compact(struct driver *d, long long window, const char *focus, struct mc_buf *out)
+run_compact(struct driver *d, const struct mc_buf *in, long long window, long long told,
+    const char *focus, struct mc_buf *out)
 {
-	char *argv[16], keep[32], win[32], err[256], **env;
-	struct mc_filter f = { .in = d->s.file.lines.data, .inlen = d->s.file.lines.len,
+	char *argv[20], keep[32], win[32], tok[32], base[32], err[256], **env;
+	struct mc_filter f = { .in = in->data, .inlen = in->len,
 	    .collect = out, .cap = MC_SESSION_MAX, .stop = &interrupted };
 	size_t k = 0;
 	int st, r;
@@ -131,11 +132,22 @@ run_compact(struct driver *d, long long window, const char *focus, struct mc_buf
 		argv[k++] = "--window";
 		argv[k++] = win;
 	} else {
-		/* No window known: the last fifth of the conversation is kept. */
-		snprintf(keep, sizeof keep, "%lld", mc_window_tokens(d->s.file.lines.len) / 5);
+		/* No window known: the last fifth of the conversation is kept,
+		 * as the provider counted it when it said. */
+		snprintf(keep, sizeof keep, "%lld", (told > 0 ? told : mc_window_tokens(in->len)) / 5);
 		argv[k++] = "--keep-tokens";
 		argv[k++] = keep;
 	}
+	if (told > 0) {
+		/* The provider's count beats the estimate (mc-compact scales by it). */
+		snprintf(tok, sizeof tok, "%lld", told);
+		argv[k++] = "--prompt-tokens";
+		argv[k++] = tok;
+	}
+	/* What a count holds besides the items, so that it is not all put on them. */
+	snprintf(base, sizeof base, "%lld", mc_window_tokens(d->s.prompt.len + d->s.tools.len));
+	argv[k++] = "--base-tokens";
+	argv[k++] = base;
 	if (focus != NULL) {
 		argv[k++] = "--focus";
 		argv[k++] = (char *)focus;
@@ -249,10 +261,30 @@ tell(struct driver *d, enum compact_why why, const char *old, long long window,
 	ev_emit(d, ev);
 }
 
-int
-compact_run(struct driver *d, enum compact_why why, const char *focus)
+/* What mc-compact reads: the session's lines, and the message about to
+ * be added when there is one (in *own, which the caller frees, or the
+ * session's own lines as they are). */
+static const struct mc_buf *
+compact_input(const struct driver *d, const cJSON *pending, struct mc_buf *own)
 {
-	struct mc_buf out = {0};
+	char *s;
+	size_t n;
+
+	if (pending == NULL)
+		return &d->s.file.lines;
+	mc_buf_add(own, d->s.file.lines.data ? d->s.file.lines.data : "", d->s.file.lines.len);
+	s = mc_json_compact(pending, &n);
+	mc_buf_add(own, s, n);
+	mc_buf_addc(own, '\n');
+	free(s);
+	return own;
+}
+
+int
+compact_run(struct driver *d, enum compact_why why, const char *focus, const cJSON *pending)
+{
+	struct mc_buf out = {0}, own = {0};
+	const struct mc_buf *in;
 	struct mc_session to;
 	long long window, before;
 	char from[512], err[512], *old = NULL, *old_path = NULL;
@@ -265,9 +297,13 @@ compact_run(struct driver *d, enum compact_why why, const char *focus)
 	}
 	window = window_of(d, from, sizeof from);
 	before = compact_estimate(d);
-	if (run_compact(d, window, focus, &out) == -1)
+	in = compact_input(d, pending, &own);
+	if (pending != NULL)
+		before += mc_window_tokens(own.len - d->s.file.lines.len);
+	if (run_compact(d, in, window, why == COMPACT_OVERFLOW ? d->s.cmp.told : 0, focus,
+	    &out) == -1)
 		goto out;
-	if (unchanged(d, &out)) {
+	if (unchanged(in, &out)) {
 		r = 0;		/* mc-compact said so */
 		goto out;
 	}
@@ -289,11 +325,23 @@ out:
 	free(old);
 	free(old_path);
 	mc_buf_free(&out);
+	mc_buf_free(&own);
 	return r;
 }
 
+/* The estimate of the message not yet in the session. */
+static long long
+pending_tokens(const cJSON *pending)
+{
+	size_t n = 0;
+
+	if (pending != NULL)
+		free(mc_json_compact(pending, &n));
+	return mc_window_tokens(n);
+}
+
 int
-compact_due(struct driver *d)
+compact_due(struct driver *d, const cJSON *pending)
 {
 	long long window, tokens;
 	char from[512];
@@ -302,7 +350,7 @@ compact_due(struct driver *d)
 	if (!d->s.open || d->s.cmp.stuck || d->s.file.items == d->s.cmp.futile ||
 	    (window = window_of(d, from, sizeof from)) == 0)
 		return 0;
-	tokens = compact_estimate(d);
+	tokens = compact_estimate(d) + pending_tokens(pending);
 	if (tokens * 100 <= window * THRESHOLD_PERCENT)
 		return 0;
 	if (d->c.dry) {
@@ -311,14 +359,15 @@ compact_due(struct driver *d)
 		    THRESHOLD_PERCENT, window, from);
 		return 0;
 	}
-	if ((r = compact_run(d, COMPACT_THRESHOLD, NULL)) == -1) {
+	if ((r = compact_run(d, COMPACT_THRESHOLD, NULL, pending)) == -1) {
 		if (!interrupted)
 			mc_err("the conversation could not be compacted; nothing was sent");
 		return -1;
 	}
 	if (r == 0) {
-		/* Nothing to compact: sent as it is, not tried again until it grows. */
-		d->s.cmp.futile = d->s.file.items;
+		/* Nothing to compact: sent as it is, not tried again until it
+		 * grows (past the message the caller adds). */
+		d->s.cmp.futile = d->s.file.items + (pending != NULL);
 		return 0;
 	}
 	if ((tokens = compact_estimate(d)) * 100 > window * THRESHOLD_PERCENT) {
@@ -327,7 +376,7 @@ compact_due(struct driver *d)
 		    tokens, THRESHOLD_PERCENT, window, from);
 		d->s.cmp.stuck = 1;
 	}
-	return 0;
+	return 1;
 }
 
 void
@@ -337,6 +386,7 @@ compact_seen_error(struct driver *d, const cJSON *ev)
 
 	d->s.cmp.overflowed = mc_window_overflow(cJSON_IsNumber(st) ? st->valueint : 0,
 	    mc_json_str(ev, "code"), mc_json_str(ev, "message"));
+	d->s.cmp.told = d->s.cmp.overflowed ? mc_json_count(ev, "prompt_tokens") : 0;
 }
 
 int
@@ -347,7 +397,7 @@ compact_overflowed(struct driver *d)
 	if (!d->s.cmp.overflowed || interrupted || d->c.dry)
 		return 0;
 	d->s.cmp.overflowed = 0;
-	if ((r = compact_run(d, COMPACT_OVERFLOW, NULL)) == 0)
+	if ((r = compact_run(d, COMPACT_OVERFLOW, NULL, NULL)) == 0)
 		mc_err("the request does not fit the model's context window, and there is "
 		    "nothing to compact");
 	else if (r == -1 && !interrupted)

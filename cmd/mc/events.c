@@ -160,6 +160,9 @@ ev_done(struct driver *d, enum outcome o)
 	mc_json_add_str(ev, "reason", reasons[o]);
 	mc_json_add_num(ev, "steps", (double)d->s.steps);
 	mc_json_add(ev, "usage", ev_usage(&d->s.run));
+	/* Every answer of the run came from mc-send's cache. */
+	if (d->s.steps > 0 && d->s.replayed == d->s.steps)
+		mc_json_add(ev, "cached", cJSON_CreateTrue());
 	ev_emit(d, ev);
 	d->ev.done = 1;
 }

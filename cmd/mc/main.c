@@ -312,6 +312,7 @@ cleanup(struct driver *d)
 	mc_env_free(d->c.keys);
 	workspace_free(&d->c);
 	mc_settings_free(&d->c.set);
+	cJSON_Delete(d->c.schema_doc);
 	subagents_free(d);
 	checkpoint_free(d);
 }
@@ -331,14 +332,12 @@ args_usable(struct driver *d)
 	struct mc_provider_opts o = { .provider = d->c.provider, .model = d->c.model };
 	struct mc_provider p = {0};
 	char err[1024];
-	cJSON *schema;
 	int r = 0;
 
-	if (d->c.schema != NULL) {
-		if ((schema = mc_request_schema_read(d->c.schema, err, sizeof err)) == NULL)
-			return mc_usage_error("--schema: %s", err);
-		cJSON_Delete(schema);
-	}
+	/* Kept: the answer is checked against it (turn.c). */
+	if (d->c.schema != NULL &&
+	    (d->c.schema_doc = mc_request_schema_read(d->c.schema, err, sizeof err)) == NULL)
+		return mc_usage_error("--schema: %s", err);
 	if (d->c.provider != NULL && mc_provider_resolve(&d->c.set, &o, &p, err, sizeof err) == -1)
 		r = mc_usage_error("%s", err);
 	mc_provider_free(&p);

@@ -84,6 +84,7 @@ struct conf {
 	char *cwd;
 	const char *provider, *model, *agent, *session;
 	const char *schema;	/* --schema FILE */
+	cJSON *schema_doc;	/* what it holds, read before the run */
 	const char *max_output;	/* --max-output-tokens N */
 	const char *cache;	/* --cache or --refresh, passed on to mc-send; or NULL */
 	int cont, dry, stats, yes, json, no_session, keep_going;
@@ -134,11 +135,13 @@ struct ses {
 	unsigned gen;		/* counts the session files taken up: a new one is
 				 * given to mc-request whole */
 	long long steps;	/* requests this run */
+	long long replayed;	/* of them, answered from mc-send's cache */
 	unsigned refused;	/* guarded tools whose one-shot refusal was said */
 	struct {		/* compact.c's */
 		size_t futile;	/* items when there was nothing to compact */
 		int stuck;	/* compacted, still past the threshold: no more */
 		int overflowed;	/* the last answer was a context-overflow error */
+		long long told;	/* its count of the request's tokens (0: none) */
 		size_t seen;	/* the lines looked at for usage so far */
 		size_t usage_end;	/* where the last usage line ends (0: none) */
 		long long usage;	/* its tokens */
@@ -419,7 +422,9 @@ char *workspace_outside(const struct conf *c, const char *name, const cJSON *cal
 int session_begin(struct driver *d);
 int session_resume(struct driver *d);
 int session_add(struct driver *d, cJSON *item);
-void session_usage(struct driver *d, const struct usage *u);
+/* cached: the answer came from mc-send's cache: its line says so, and
+ * its tokens are not counted as spent. */
+void session_usage(struct driver *d, const struct usage *u, int cached);
 void session_forget(struct driver *d);
 int session_resolve(struct driver *d);
 int session_resolve_quiet(struct driver *d);
@@ -450,12 +455,18 @@ enum compact_why { COMPACT_THRESHOLD, COMPACT_OVERFLOW, COMPACT_HAND };
  * per 4 bytes after it; without one, the estimate of everything. */
 long long compact_estimate(struct driver *d);
 /* Compact the session with mc-compact (focus may be NULL) and go on in
- * the new session file. 1 compacted, 0 nothing to compact, -1 failed
- * (said why; the session is as it was). */
-int compact_run(struct driver *d, enum compact_why why, const char *focus);
-/* Before a request: compact past 80% of a known window. 0 to send, -1
- * when compaction failed (nothing is to be sent). */
-int compact_due(struct driver *d);
+ * the new session file; pending, when not NULL, is a message not yet in
+ * the session, compacted as its last item (it is then in the new file,
+ * and the old file is left as it was). 1 compacted, 0 nothing to compact,
+ * -1 failed (said why; the session is as it was, pending not in it). */
+int compact_run(struct driver *d, enum compact_why why, const char *focus,
+    const cJSON *pending);
+/* Before a request: compact past 80% of a known window, counting
+ * pending (the user message the request will add, or NULL). 1 when it
+ * was compacted (pending is in the new file), 0 to send as it is (pending
+ * is the caller's to add), -1 when compaction failed (nothing is to be
+ * sent; pending not added). */
+int compact_due(struct driver *d, const cJSON *pending);
 /* An error event of mc-send: whether it says the request did not fit. */
 void compact_seen_error(struct driver *d, const cJSON *ev);
 /* After a failed request: when it did not fit, compact once. True when
@@ -470,6 +481,7 @@ int show(const struct driver *d, const char *p, size_t n);
 void note(const struct driver *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void announce(const struct driver *d, const char *name, const cJSON *call);
 void usage_line(const struct driver *d, const struct usage *u);
+void cached_line(const struct driver *d);
 int term_width(int fd);
 void show_rows(const struct driver *d, struct mc_buf *out, const char *gutter, const char *cont,
     const char *s, size_t n, int width);

@@ -348,7 +348,7 @@ command(struct driver *d, const char *line, char **send)
 		show_usage(d);
 	} else if (IS("/compact")) {	/* compact2: SPEC 12, compact.c */
 		interrupted = 0;
-		compact_run(d, COMPACT_HAND, *argp ? argp : NULL);
+		compact_run(d, COMPACT_HAND, *argp ? argp : NULL, NULL);
 		interrupted = 0;
 	} else if (IS("/new")) {
 		new_session(d);

@@ -320,9 +320,11 @@ recall(const cJSON *item, const char *line, size_t len, void *arg)
 	if (type && strcmp(type, "model") == 0)
 		recorded_set(d, item);
 	if (type && strcmp(type, "usage") == 0) {
-		/* A count missing (an older line) is 0, never NaN made a number. */
+		/* A count missing (an older line) is 0, never NaN made a number;
+		 * an answer from the cache cost nothing. */
 		u = usage_of(item);
-		usage_add(&d->s.used, &u);
+		if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(item, "cached")))
+			usage_add(&d->s.used, &u);
 	} else
 		item_guide(d, item);
 }
@@ -399,7 +401,7 @@ session_switch(struct driver *d, struct mc_session *to)
 /* An answer's usage: a bookkeeping line of the session (mc-request skips
  * it) and the session's totals. */
 void
-session_usage(struct driver *d, const struct usage *u)
+session_usage(struct driver *d, const struct usage *u, int cached)
 {
 	cJSON *l = mc_json_new_obj();
 
@@ -407,6 +409,9 @@ session_usage(struct driver *d, const struct usage *u)
 	usage_put(l, u);
 	mc_json_add_str(l, "provider", d->s.provider);
 	mc_json_add_str(l, "model", d->s.model);
+	if (cached)
+		mc_json_add(l, "cached", cJSON_CreateTrue());
 	session_add(d, l);
-	usage_add(&d->s.used, u);
+	if (!cached)
+		usage_add(&d->s.used, u);
 }

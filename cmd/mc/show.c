@@ -98,6 +98,17 @@ usage_line(const struct driver *d, const struct usage *u)
 	    u->input, cached, u->output, d->t.color ? "\033[0m" : "");
 }
 
+/* After an answer from mc-send's cache: one dim line saying it cost
+ * nothing, on a terminal. */
+void
+cached_line(const struct driver *d)
+{
+	if (!isatty(STDERR_FILENO))
+		return;
+	fprintf(stderr, "%s(answered from the cache: no model call, no tokens spent)%s\n",
+	    d->t.color ? "\033[2m" : "", d->t.color ? "\033[0m" : "");
+}
+
 /* The code point of the well-formed k-byte sequence at s. */
 static unsigned long
 code_point(const unsigned char *s, size_t k)

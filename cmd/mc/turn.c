@@ -8,6 +8,7 @@
 #include "items.h"
 #include "json.h"
 #include "mc.h"
+#include "schema.h"
 #include "term.h"
 #include "utf8.h"
 
@@ -26,6 +27,7 @@ struct answer {
 	char finish[32];	/* the done event's finish_reason */
 	struct usage used;
 	int got_usage;
+	int cached;		/* it came from mc-send's cache: nothing spent */
 	int quiet;		/* the text waits for the end (--schema) */
 	int closed;		/* stdout went away */
 	char last;		/* the last byte shown */
@@ -137,18 +139,66 @@ keep_partial(struct driver *d, const struct mc_buf *text, const char *why)
 	session_add(d, m);
 }
 
-/* The final answer of a --schema run must be JSON: printed compact (in a
- * text event with --json). */
+/*
+ * A --schema answer that will not do: the error (with --json an error
+ * event that holds the answer too), then the answer itself on stderr as
+ * it came, line by line, so that nothing the model wrote is lost.
+ */
+static void
+schema_reject(struct driver *d, const struct answer *a, const char *msg)
+{
+	void (*hook)(const char *) = mc_diag_hook;
+	const char *p = a->text.data ? a->text.data : "", *end = p + a->text.len, *nl;
+	char said[4 * 1400 + 1], *line, *clean;
+	size_t n;
+	cJSON *ev;
+
+	mc_diag_hook = NULL;	/* the event is this one, with the answer */
+	mc_err("%s", msg);
+	mc_diag_hook = hook;
+	if (d->c.json) {
+		ev = ev_new("error");
+		mc_json_add_str(ev, "message", mc_sanitize(said, sizeof said, msg));
+		mc_json_add_str(ev, "answer", p);
+		ev_emit(d, ev);
+	}
+	for (; p < end; p = nl + 1) {
+		if ((nl = memchr(p, '\n', (size_t)(end - p))) == NULL)
+			nl = end;
+		n = (size_t)(nl - p);
+		line = mc_strndup(p, n);
+		if ((clean = malloc(n * 4 + 1)) == NULL)
+			mc_oom();
+		fprintf(stderr, "%s\n", mc_sanitize(clean, n * 4 + 1, line));
+		free(clean);
+		free(line);
+	}
+}
+
+/*
+ * The final answer of a --schema run must be JSON matching the schema:
+ * printed compact (in a text event with --json); else the first mismatch
+ * is named by its JSON pointer, and the answer shown on stderr.
+ */
 static int
 schema_answer(struct driver *d, struct answer *a)
 {
-	char err[256], *s;
+	char err[256], ptr[512], why[512], msg[1400], *s;
 	cJSON *v, *ev;
 	size_t n;
 
 	if ((v = mc_json_parse(a->text.data ? a->text.data : "", a->text.len, err,
 	    sizeof err)) == NULL) {
-		mc_err("--schema: the answer is not JSON: %s", err);
+		snprintf(msg, sizeof msg, "--schema: the answer is not JSON: %s; it was:", err);
+		schema_reject(d, a, msg);
+		return -1;
+	}
+	if (d->c.schema_doc != NULL &&
+	    mc_schema_check(d->c.schema_doc, v, ptr, sizeof ptr, why, sizeof why) == -1) {
+		snprintf(msg, sizeof msg, "--schema: the answer does not match the schema at %s%s: "
+		    "%s; it was:", ptr[0] ? ptr : "the top level", ptr[0] ? "" : " (\"\")", why);
+		cJSON_Delete(v);
+		schema_reject(d, a, msg);
 		return -1;
 	}
 	s = mc_json_compact(v, &n);
@@ -212,13 +262,18 @@ account(struct driver *d, const struct answer *a)
 {
 	cJSON *ev;
 
+	if (a->cached)
+		d->s.replayed++;
 	if (!a->got_usage)
 		return;
-	usage_add(&d->s.run, &a->used);
-	session_usage(d, &a->used);
+	if (!a->cached)
+		usage_add(&d->s.run, &a->used);
+	session_usage(d, &a->used, a->cached);
 	if (d->c.json) {
 		ev = ev_new("usage");
 		usage_put(ev, &a->used);
+		if (a->cached)
+			mc_json_add(ev, "cached", cJSON_CreateTrue());
 		ev_emit(d, ev);
 	}
 }
@@ -270,7 +325,9 @@ answer(struct driver *d, struct answer *a)
 		} else if (strcmp(type, "usage") == 0) {
 			a->used = usage_of(ev);
 			a->got_usage = 1;
+			a->cached |= cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(ev, "cached"));
 		} else if (strcmp(type, "done") == 0) {
+			a->cached |= cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(ev, "cached"));
 			fr = mc_json_str(ev, "finish_reason");
 			snprintf(a->finish, sizeof a->finish, "%s", fr ? fr : "stop");
 			r = 0;
@@ -342,6 +399,8 @@ step(struct driver *d, cJSON *calls, int *paused)
 		account(d, &a);
 		if (o != OUT_ERROR && after_hooks(d, &a) == -1)
 			o = OUT_ERROR;
+		if (a.cached && !d->c.json)
+			cached_line(d);
 		if (a.quiet && o == OUT_STOP && cJSON_GetArraySize(calls) == 0 &&
 		    schema_answer(d, &a) == -1)
 			o = OUT_ERROR;
@@ -367,17 +426,17 @@ step(struct driver *d, cJSON *calls, int *paused)
 
 /*
  * compact2 (SPEC 12, compact.c): one step, the session compacted first
- * when the request would pass 80% of a known window; when the provider
- * answers that it does not fit, compacted once and sent once more, never
- * again.
+ * when the request would pass 80% of a known window (unless the caller
+ * has just seen to it: due 0); when the provider answers that it does
+ * not fit, compacted once and sent once more, never again.
  */
 static enum outcome
-step_fitted(struct driver *d, cJSON *calls)
+step_fitted(struct driver *d, cJSON *calls, int due)
 {
 	enum outcome o;
 	int paused, pauses = 0;
 
-	if (compact_due(d) == -1)
+	if (due && compact_due(d, NULL) == -1)
 		return interrupted ? OUT_CANCELLED : OUT_ERROR;
 	d->s.cmp.overflowed = 0;
 	o = step(d, calls, &paused);
@@ -471,16 +530,26 @@ turn(struct driver *d, const char *text)
 	struct usage before = d->s.run;
 	enum outcome o;
 	long long n;
-	cJSON *calls, *c;
+	cJSON *calls, *c, *msg;
 	int st;
 
-	/* hooks.c: a new session's session_start hooks, before its first message */
-	/* modes.c: plan mode's fragment before the message */
-	if (session_begin(d) == -1 || hooks_session_start(d) == -1 || mode_turn(d) == -1 ||
-	    session_add(d, mc_item_message("user", text)) == -1)
+	/* hooks.c: a new session's session_start hooks, before its first
+	 * message; modes.c: plan mode's fragment before the message.
+	 * compact2: a compaction the message makes due takes it as its last
+	 * item, so that it goes to the new file only (SPEC 12: the old one
+	 * is left as it was); when none happens, or it fails, the message
+	 * goes to the session as it is (nothing typed is lost). */
+	if (session_begin(d) == -1 || hooks_session_start(d) == -1 || mode_turn(d) == -1)
 		return OUT_ERROR;
+	msg = mc_item_message("user", text);
+	if ((st = compact_due(d, msg)) == 1)
+		cJSON_Delete(msg);	/* in the new file, as the compaction's last item */
+	else if (session_add(d, msg) == -1)
+		return OUT_ERROR;
+	if (st == -1)
+		return interrupted ? OUT_CANCELLED : OUT_ERROR;
 	calls = mc_json_new_arr();
-	o = step_fitted(d, calls);	/* compact2 */
+	o = step_fitted(d, calls, 0);
 	/* An answer without calls ends the loop, unless a stop hook (hooks.c)
 	 * sends the model back to work: then the loop runs no call and sends
 	 * again, a step like any other. */
@@ -514,7 +583,7 @@ turn(struct driver *d, const char *text)
 			o = OUT_MAX_STEPS;
 			break;
 		}
-		o = step_fitted(d, calls);	/* compact2 */
+		o = step_fitted(d, calls, 1);	/* compact2 */
 	}
 	checkpoint_after(d);	/* checkpoint.c: what the turn changed */
 	cJSON_ArrayForEach(c, calls)	/* an answer after which a hook ended the run */

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "buf.h"
+#include "diag.h"
 #include "fsread.h"
 #include "sse.h"
 
@@ -370,6 +371,39 @@ static const struct tcase cases[] = {
 	  "data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"function\":{\"arguments\":\"\\ude00\\\"}\"}}]}}]}\n\n"
 	  "data: [DONE]\n\n",
 	  "call:c1 f {\"e\":\"\xf0\x9f\x98\x80\"}|done:tool_calls|" },
+	/* issue 37: characters of the last private-use block are text, at a
+	 * delta's edge too (the markers for split halves are no UTF-8) */
+	{ "U+10FFFD alone in a chat delta", MC_API_CHAT,
+	  "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"\xf4\x8f\xbf\xbd\"}}]}\n\ndata: [DONE]\n\n",
+	  "text:\xf4\x8f\xbf\xbd|done:stop|" },
+	{ "U+10F800 ending a delta, U+10FC00 starting one, beside a split pair", MC_API_CHAT,
+	  "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"\\udbfe\\udc00\"}}]}\n\n"
+	  "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"\\udbff\\udc00" "b\\ud83d\"}}]}\n\n"
+	  "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"\\ude00\"}}]}\n\ndata: [DONE]\n\n",
+	  "text:\xf4\x8f\xa0\x80|text:\xf4\x8f\xb0\x80" "b|text:\xf0\x9f\x98\x80|done:stop|" },
+	{ "U+10FFFD at the edges of responses deltas", MC_API_RESPONSES,
+	  "data: {\"type\":\"response.output_text.delta\",\"delta\":\"\xf4\x8f\xbf\xbd\"}\n\n"
+	  "data: {\"type\":\"response.output_text.delta\",\"delta\":\"\xf4\x8f\xa0\x80x\xf4\x8f\xbf\xbd\"}\n\n"
+	  "data: {\"type\":\"response.completed\",\"response\":{\"status\":\"completed\",\"output\":[]}}\n\n",
+	  "text:\xf4\x8f\xbf\xbd|text:\xf4\x8f\xa0\x80x\xf4\x8f\xbf\xbd|done:stop|" },
+	{ "a byte that looks like a marker, sent raw beside a split pair, is no half", MC_API_CHAT,
+	  "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"\\ude00z\xf5\x80\x80\x80\"}}]}\n\n"
+	  "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"\\ude00\"}}]}\n\ndata: [DONE]\n\n",
+	  "text:\xef\xbf\xbdz\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd|text:\xef\xbf\xbd|done:stop|" },
+	{ "data: {\"error\":true} is an error", MC_API_CHAT,
+	  "data: {\"error\":true}\n\n",
+	  "error:0 - {\"error\":true}|" },
+	{ "a tool-call fragment with no index, id, name or type is not a call", MC_API_CHAT,
+	  "data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"function\":{\"arguments\":\"{}\"}}]}}]}\n\n"
+	  "data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"tool_calls\"}]}\n\ndata: [DONE]\n\n",
+	  "done:stop|" },
+	{ "a nameless call beside a named one: only the named one", MC_API_CHAT,
+	  "data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"function\":{\"arguments\":\"{}\"}},"
+	  "{\"index\":1,\"id\":\"c1\",\"function\":{\"name\":\"f\",\"arguments\":\"{}\"}}]}}]}\n\ndata: [DONE]\n\n",
+	  "call:c1 f {}|done:tool_calls|" },
+	{ "a responses stream that ends in [DONE] without response.completed", MC_API_RESPONSES,
+	  "data: {\"type\":\"response.output_text.delta\",\"delta\":\"a\"}\n\ndata: [DONE]\n\n",
+	  "text:a|error:0 - the stream ended with [DONE] before its last event, response.completed|" },
 	{ "responses calls in output order, a done event missing", MC_API_RESPONSES,
 	  "data: {\"type\":\"response.output_item.added\",\"output_index\":0,\"item\":{\"id\":\"fa\",\"type\":\"function_call\",\"call_id\":\"ca\",\"name\":\"a\",\"arguments\":\"\"}}\n\n"
 	  "data: {\"type\":\"response.function_call_arguments.delta\",\"item_id\":\"fa\",\"output_index\":0,\"delta\":\"{}\"}\n\n"
@@ -479,6 +513,7 @@ main(void)
 	static const char *const msg_redacted[] = {
 		"reasoning:messages  {\"type\":\"redacted_thinking\",\"data\":\"EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIwxtE3rAFBa8cr3qpPkNRj2YfWXGmKDxH4mPnZ5sQ7vB5URj2pLmN9kXyaTJwbvr4HkQ\"}|"
 		"text:Done.|usage:30 7 written 0|done:stop|", NULL };
+	mc_quiet = 1;	/* the warning of a dropped call */
 
 	fixture("chat-stream-text.sse", MC_API_CHAT,
 	    "The project builds with `make`; run `make test` to execute the suite.\n\nTests live in `tests/`.",

@@ -46,6 +46,22 @@ static const struct {
 };
 
 static const struct {
+	const char *body, *message;
+	long long tokens;
+} told[] = {
+	{ "{\"error\":{\"code\":400,\"message\":\"the request exceeds the available context size, "
+	  "try increasing it\",\"type\":\"exceed_context_size_error\",\"n_prompt_tokens\":12761,"
+	  "\"n_ctx\":12288}}", "the request exceeds the available context size", 12761 },
+	{ "data: {\"code\":400,\"type\":\"exceed_context_size_error\",\"n_prompt_tokens\":9000}",
+	  NULL, 9000 },
+	{ NULL, "This model's maximum context length is 8192 tokens. However, your messages "
+	  "resulted in 9000 tokens. Please reduce the length of the messages.", 9000 },
+	{ "{\"error\":{\"message\":\"m\",\"n_prompt_tokens\":\"12\"}}", "m", 0 },
+	{ "not json", "resulted in many tokens", 0 },
+	{ NULL, NULL, 0 },
+};
+
+static const struct {
 	const char *provider, *model;
 	long long window;
 	const char *from;
@@ -85,6 +101,14 @@ main(void)
 			fail = 1;
 		}
 		cJSON_Delete(doc);
+	}
+	for (i = 0; i < sizeof told / sizeof told[0]; i++) {
+		t = mc_window_told(told[i].body, told[i].body ? strlen(told[i].body) : 0,
+		    told[i].message);
+		if (t != told[i].tokens) {
+			printf("window: told %zu: got %lld, want %lld\n", i, t, told[i].tokens);
+			fail = 1;
+		}
 	}
 	if (mc_settings_parse(&s, settings, strlen(settings), err, sizeof err) == -1) {
 		printf("window: settings: %s\n", err);
