@@ -63,17 +63,22 @@ call_ran(struct driver *d, const cJSON *call, const char *output)
 /*
  * Run call through `mc-tool call`: its output item, or NULL. The paths
  * it touched come back through a pipe named to it as --touched-out
- * /dev/fd/N, and are added to touched.
+ * /dev/fd/N, and are added to touched; what a bash command prints comes
+ * as it is printed through another, --progress-out, for the status line
+ * (progress.c) on a terminal.
  */
 static cJSON *
-tool_call(const cJSON *call, struct mc_buf *touched, int *st)
+tool_call(struct driver *d, const cJSON *call, struct mc_buf *touched, int *st)
 {
-	char *argv[] = { "mc-tool", "-q", "call", "--touched-out", NULL, NULL }, path[24], err[256];
+	char *argv[] = { "mc-tool", "-q", "call", "--touched-out", NULL, "--progress-out", NULL,
+	    NULL }, path[24], ppath[24], err[256];
+	const char *name = mc_json_str(call, "name");
 	struct mc_buf out = {0}, in = {0};
-	struct mc_feed back = { .wr = -1 };
+	struct mc_feed back[2] = { { .wr = -1 }, { .wr = -1 } };
+	struct progress pr;
 	struct mc_filter f = { .collect = &out, .cap = TOOL_OUTPUT_CAP, .stop = &interrupted,
-	    .feeds = &back, .nfeeds = 1 };
-	int fds[2];
+	    .feeds = back, .nfeeds = 2, .tick = progress_tick, .tick_ms = 200, .arg = &pr };
+	int fds[2], pfds[2];
 	cJSON *item = NULL;
 	char *text;
 
@@ -81,11 +86,21 @@ tool_call(const cJSON *call, struct mc_buf *touched, int *st)
 		mc_err("pipe: %s", strerror(errno));
 		return NULL;
 	}
-	/* A feed with no data: only its descriptor, the write end, goes to
-	 * mc-tool; the read end stays here. */
-	back.fd = fds[1];
+	if (pipe2(pfds, O_CLOEXEC | O_NONBLOCK) == -1) {
+		mc_err("pipe: %s", strerror(errno));
+		close(fds[0]);
+		close(fds[1]);
+		return NULL;
+	}
+	/* Feeds with no data: only their descriptors, the write ends, go to
+	 * mc-tool; the read ends stay here. */
+	back[0].fd = fds[1];
 	snprintf(path, sizeof path, "/dev/fd/%d", fds[1]);
 	argv[4] = path;
+	back[1].fd = pfds[1];
+	snprintf(ppath, sizeof ppath, "/dev/fd/%d", pfds[1]);
+	argv[6] = ppath;
+	progress_begin(&pr, d, name ? name : "", pfds[0]);
 	if ((text = cJSON_PrintUnformatted(call)) == NULL)
 		mc_oom();
 	mc_buf_adds(&in, text);
@@ -93,20 +108,25 @@ tool_call(const cJSON *call, struct mc_buf *touched, int *st)
 	free(text);
 	f.in = in.data;
 	f.inlen = in.len;
-	if (mc_filter_run(argv, &f, st, err, sizeof err) == -1)
+	if (mc_filter_run(argv, &f, st, err, sizeof err) == -1) {
+		progress_end(&pr);
 		mc_err("%s", err);
-	else {
+	} else {
+		progress_end(&pr);
 		/* mc-tool has ended: all it wrote is in the pipe. */
 		fcntl(fds[0], F_SETFL, O_NONBLOCK);
 		if (mc_fd_slurp(fds[0], TOUCHED_CAP, touched) == -1 && errno != EAGAIN)
 			mc_warn("the paths mc-tool touched: %s", strerror(errno));
 		/* An unknown or disabled tool is mc-tool's exit 1, with an
-		 * output naming the tools there are: the model should read it. */
-		if (!interrupted && (stage_ok("mc-tool", *st) ||
-		    (WIFEXITED(*st) && WEXITSTATUS(*st) == MC_EXIT_FAIL)))
+		 * output naming the tools there are: the model should read it.
+		 * Interrupted, mc-tool exits 130 with what the call had printed. */
+		if ((!interrupted && (stage_ok("mc-tool", *st) ||
+		    (WIFEXITED(*st) && WEXITSTATUS(*st) == MC_EXIT_FAIL))) ||
+		    (interrupted && WIFEXITED(*st) && WEXITSTATUS(*st) == MC_EXIT_INTR))
 			item = mc_json_parse(out.data ? out.data : "", out.len, err, sizeof err);
 	}
 	close(fds[0]);
+	close(pfds[0]);
 	mc_buf_free(&in);
 	mc_buf_free(&out);
 	return item;
@@ -162,7 +182,7 @@ call_run(struct driver *d, const cJSON *call, struct mc_buf *touched)
 	}
 	if (subagents_has(d, name))	/* subagents.c: children run, their answers the output */
 		return subagents_call(d, call);
-	item = mcp_has(d, name) ? mcp_call(d, call) : tool_call(call, touched, &st);
+	item = mcp_has(d, name) ? mcp_call(d, call) : tool_call(d, call, touched, &st);
 	type = mc_json_str(item, "type");
 	ocid = mc_json_str(item, "call_id");
 	if (item == NULL || type == NULL || strcmp(type, "function_call_output") != 0 ||
@@ -176,6 +196,10 @@ call_run(struct driver *d, const cJSON *call, struct mc_buf *touched)
 			return MC_EXIT_FAIL;
 		return interrupted ? MC_EXIT_INTR : MC_EXIT_OK;
 	}
+	/* Interrupted, what the call had printed is kept: it did not end as
+	 * a call does, so no post_tool hook sees it. */
+	if (interrupted)
+		return output_item(d, name, item) == 0 ? MC_EXIT_INTR : MC_EXIT_FAIL;
 	return ran_item(d, call, item) == 0 ? MC_EXIT_OK : MC_EXIT_FAIL;
 }
 

@@ -24,6 +24,7 @@
  *              80% of the window, after an overflow, or by /compact
  *   repl.c     the interactive session: line editing, slash commands
  *   show.c     what the driver itself writes on the terminal
+ *   progress.c a status line while a tool call runs or MCP servers start
  *   events.c   mc --json: the run as JSON Lines events on stdout
  *   sessions.c mc sessions: the sessions there are
  *   subagents.c the subagents tool: child mc runs in parallel, their
@@ -340,6 +341,20 @@ int compact_overflowed(struct driver *d);
 
 /* repl.c */
 int interactive(struct driver *d);
+
+/* progress.c: a status line on stderr (a terminal), redrawn by
+ * progress_tick, cleared by progress_end. */
+struct progress {
+	const struct driver *d;
+	const char *what;
+	int fd;			/* output to show the last line of, or -1 */
+	int on, shown;
+	long long start;
+	struct mc_buf cur, last, drawn;
+};
+void progress_begin(struct progress *p, const struct driver *d, const char *what, int fd);
+void progress_tick(void *arg);
+void progress_end(struct progress *p);
 
 /* show.c */
 int show(const struct driver *d, const char *p, size_t n);

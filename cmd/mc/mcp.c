@@ -1,6 +1,7 @@
 /* mcp.c: the session's MCP tools, through one mc-mcp serve started with the other stages. */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -80,6 +81,27 @@ next(struct driver *d)
 	return j;
 }
 
+/*
+ * On a terminal, until mc-mcp has its next line ready: a status line
+ * saying what it is about (what, then the seconds), since servers can
+ * take seconds to start (npx fetching one) and a call as long as it likes.
+ */
+static void
+wait_shown(struct driver *d, const char *what)
+{
+	struct pollfd p = { .fd = d->mcp.out.fd, .events = POLLIN };
+	struct progress pr;
+
+	if (d->mcp.out.buf.len > d->mcp.out.at)
+		return;	/* a line may be there already */
+	progress_begin(&pr, d, what, -1);
+	if (!pr.on)
+		return;
+	while (!interrupted && poll(&p, 1, 200) == 0)
+		progress_tick(&pr);
+	progress_end(&pr);
+}
+
 /* The names of its tools forgotten. */
 void
 mcp_forget(struct driver *d)
@@ -121,11 +143,20 @@ tool_noted(struct driver *d, cJSON *t)
 int
 mcp_tools(struct driver *d)
 {
+	struct mc_buf what = {0};
 	cJSON *mine, *all, *out, *t;
+	const cJSON *e;
 	size_t i;
 
 	if (d->mcp.pid <= 0)
 		return 0;
+	mc_buf_adds(&what, "MCP servers starting:");
+	cJSON_ArrayForEach(e, mc_settings_get(&d->c.set, "mcp_servers"))
+		if (!cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(e, "enabled")))
+			mc_buf_printf(&what, "%s %s", what.data[what.len - 1] == ':' ? "" : ",",
+			    e->string);
+	wait_shown(d, what.data);
+	mc_buf_free(&what);
 	if ((mine = next(d)) == NULL)
 		return interrupted ? -1 : 0;
 	if (!cJSON_IsArray(mine)) {
@@ -198,6 +229,7 @@ mcp_call(struct driver *d, const cJSON *call)
 		mcp_stop(d);
 		return NULL;
 	}
+	wait_shown(d, mc_json_str(call, "name") ? mc_json_str(call, "name") : "");
 	return next(d);
 }
 
