@@ -652,14 +652,28 @@ mc_session_close(struct mc_session *s)
 	s->fd = -1;
 }
 
+/* A message the user typed: not a guide, a compacted session's summary
+ * or what a hook said, which are user messages too. */
+int
+mc_session_typed(const cJSON *item)
+{
+	static const char tag[] = "<Context File=", summary[] = "<Conversation-Summary>";
+	const char *type = mc_json_str(item, "type"), *role = mc_json_str(item, "role");
+	const char *content = mc_json_str(item, "content");
+
+	return type && role && content && strcmp(type, "message") == 0 &&
+	    strcmp(role, "user") == 0 && strncmp(content, tag, sizeof tag - 1) != 0 &&
+	    strncmp(content, summary, sizeof summary - 1) != 0 &&
+	    !cJSON_HasObjectItem(item, "hook");
+}
+
 /* The counts of info from one session file's lines after the header.
  * Guides, a compacted session's summary and what a hook said are user
  * messages the user did not type: no turn, no first prompt. */
 static void
 tally(struct mc_session_info *in, const char *data, size_t len)
 {
-	static const char tag[] = "<Context File=", summary[] = "<Conversation-Summary>";
-	const char *line, *nl, *end = data + len, *type, *role, *content;
+	const char *line, *nl, *end = data + len, *type, *content;
 	char perr[64];
 	cJSON *item;
 
@@ -669,7 +683,6 @@ tally(struct mc_session_info *in, const char *data, size_t len)
 		if ((item = mc_json_parse(line, (size_t)(nl - line), perr, sizeof perr)) == NULL)
 			continue;
 		type = mc_json_str(item, "type");
-		role = mc_json_str(item, "role");
 		content = mc_json_str(item, "content");
 		if (type && strcmp(type, "usage") == 0) {
 			in->input += (long long)cJSON_GetNumberValue(
@@ -678,10 +691,7 @@ tally(struct mc_session_info *in, const char *data, size_t len)
 			    cJSON_GetObjectItemCaseSensitive(item, "output_tokens"));
 			in->cached += (long long)cJSON_GetNumberValue(
 			    cJSON_GetObjectItemCaseSensitive(item, "cached_tokens"));
-		} else if (type && role && content && strcmp(type, "message") == 0 &&
-		    strcmp(role, "user") == 0 && strncmp(content, tag, sizeof tag - 1) != 0 &&
-		    strncmp(content, summary, sizeof summary - 1) != 0 &&
-		    !cJSON_HasObjectItem(item, "hook")) {
+		} else if (mc_session_typed(item)) {
 			in->turns++;
 			if (in->first == NULL)
 				in->first = mc_strndup(content, strcspn(content, "\n"));

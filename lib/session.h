@@ -34,6 +34,10 @@ struct mc_session {
 	struct mc_strset calls;
 };
 
+/* True when item is a user message the user typed (not a guide, a
+ * summary or a hook's). */
+int mc_session_typed(const cJSON *item);
+
 /* True when id is a session id (letters, digits, '-', '_', at most 64). */
 int mc_session_id_valid(const char *id);
 /* The file of session id under home: home/sessions/ID.jsonl (malloc'ed). */

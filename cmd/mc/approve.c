@@ -88,7 +88,7 @@ title(const struct driver *d, struct mc_buf *out, int width, const char *fmt, ..
 	if (vasprintf(&s, fmt, ap) == -1)
 		mc_oom();
 	va_end(ap);
-	show_rows(d, out, "", "    ", s, strlen(s), width);
+	show_words(d, out, "", "    ", s, strlen(s), width);
 	free(s);
 }
 
@@ -103,6 +103,8 @@ block(const struct driver *d, struct mc_buf *out, int width, const struct span *
 {
 	char gutter[32], cont[32];
 	int digits = snprintf(NULL, 0, "%zu", n);
+	const char *colour = !d->t.color || number ? NULL : strcmp(mark, "-") == 0 ?
+	    "\033[31m" : strcmp(mark, "+") == 0 ? "\033[32m" : NULL;
 	size_t i;
 
 	for (i = 0; i < n; i++) {
@@ -113,7 +115,15 @@ block(const struct driver *d, struct mc_buf *out, int width, const struct span *
 			snprintf(gutter, sizeof gutter, "  %s", mark);
 			snprintf(cont, sizeof cont, "  %s", mark);
 		}
+		/* A diff's removed lines red, its added ones green, on a
+		 * colour terminal; the colour ends before the line's newline. */
+		if (colour != NULL)
+			mc_buf_adds(out, colour);
 		show_cut(d, out, gutter, cont, v[i].p, v[i].n, width, cap);
+		if (colour != NULL) {
+			out->len--;
+			mc_buf_adds(out, "\033[0m\n");
+		}
 	}
 }
 
@@ -402,6 +412,21 @@ answer_of(char *s)
 	return -1;
 }
 
+/* The question, wrapped between words to the terminal's width, the
+ * answer to be typed after its last row. */
+static void
+question(const struct driver *d, struct mc_buf *out, int width, const char *name, int outside)
+{
+	char *q;
+
+	if (asprintf(&q, "allow %s%s? [y]es, [n]o, [a]lways this session:", name,
+	    outside ? " outside the working directory" : "") == -1)
+		mc_oom();
+	show_words(d, out, "", "", q, strlen(q), width);
+	out->data[out->len - 1] = ' ';	/* not a newline: the answer follows */
+	free(q);
+}
+
 /*
  * Ask on the terminal itself (/dev/tty), whatever standard error is: the
  * preview, then the question, after discarding what was typed ahead
@@ -431,15 +456,15 @@ ask(struct driver *d, int tool, const char *where, const char *name, const cJSON
 		tcsetattr(fd, TCSANOW, &line);
 	}
 	while (r == -1 && !interrupted) {
-		mc_buf_printf(&b, "allow %s%s? [y]es, [n]o, [a]lways this session: ", name,
-		    tool == TOOL_READ ? " outside the working directory" : "");
+		question(d, &b, width, name, tool == TOOL_READ);
 		tcflush(fd, TCIFLUSH);
 		if (mc_write_all(fd, b.data, b.len) == -1 ||
 		    read_answer(fd, answer, sizeof answer) == -1)
 			break;
 		b.len = 0;
 		if ((r = answer_of(answer)) == -1)
-			mc_buf_adds(&b, "  (answer y or yes, n or no, a or always)\n");
+			show_words(d, &b, "  ", "  ", "(answer y or yes, n or no, a or always)", 39,
+			    width);
 	}
 	if (r == -1 && !interrupted)
 		mc_write_all(fd, "\n", 1);

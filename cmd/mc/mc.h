@@ -25,6 +25,8 @@
  *   repl.c     the interactive session: line editing, slash commands
  *   show.c     what the driver itself writes on the terminal
  *   progress.c a status line while a tool call runs or MCP servers start
+ *   nearmiss.c a one-word prompt that looks like a mistyped subcommand
+ *   pager.c    long text (/prompt) through $PAGER on a terminal
  *   events.c   mc --json: the run as JSON Lines events on stdout
  *   sessions.c mc sessions: the sessions there are
  *   subagents.c the subagents tool: child mc runs in parallel, their
@@ -244,6 +246,7 @@ cJSON *mcp_call(struct driver *d, const cJSON *call);
 void mcp_stop(struct driver *d);
 int mcp_restart(struct driver *d);
 void mcp_forget(struct driver *d);
+void mcp_show(const struct driver *d, struct mc_buf *out);
 
 /* turn.c: how a turn ended (the done event's reason) */
 enum outcome { OUT_STOP, OUT_MAX_STEPS, OUT_LENGTH, OUT_REFUSAL, OUT_ERROR, OUT_CANCELLED,
@@ -356,6 +359,12 @@ void progress_begin(struct progress *p, const struct driver *d, const char *what
 void progress_tick(void *arg);
 void progress_end(struct progress *p);
 
+/* pager.c */
+void page(struct driver *d, const char *p, size_t n);
+
+/* nearmiss.c */
+void near_miss(const char *word);
+
 /* show.c */
 int show(const struct driver *d, const char *p, size_t n);
 void note(const struct driver *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -363,6 +372,8 @@ void announce(const struct driver *d, const char *name, const cJSON *call);
 void usage_line(const struct driver *d, const struct usage *u);
 int term_width(int fd);
 void show_rows(const struct driver *d, struct mc_buf *out, const char *gutter, const char *cont,
+    const char *s, size_t n, int width);
+void show_words(const struct driver *d, struct mc_buf *out, const char *gutter, const char *cont,
     const char *s, size_t n, int width);
 void show_cut(const struct driver *d, struct mc_buf *out, const char *gutter, const char *cont,
     const char *s, size_t n, int width, size_t cap);

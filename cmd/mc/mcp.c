@@ -260,6 +260,32 @@ mcp_restart(struct driver *d)
 	return mcp_tools(d);
 }
 
+/* For /context: each MCP server of the settings, its command, and the
+ * tools it gave this session (none: it failed to start, or is not
+ * running), one a line. */
+void
+mcp_show(const struct driver *d, struct mc_buf *out)
+{
+	const cJSON *e, *a;
+	size_t i, tools;
+
+	cJSON_ArrayForEach(e, mc_settings_get(&d->c.set, "mcp_servers")) {
+		mc_buf_printf(out, "  MCP server %s: %s", e->string,
+		    mc_json_str(e, "command") ? mc_json_str(e, "command") : "?");
+		cJSON_ArrayForEach(a, mc_json_arr(e, "args"))
+			mc_buf_printf(out, " %s", cJSON_IsString(a) ? a->valuestring : "?");
+		for (i = tools = 0; i < d->mcp.names.n; i++)
+			tools += d->mcp.servers[i] != NULL && strcmp(d->mcp.servers[i], e->string) == 0;
+		if (cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(e, "enabled")))
+			mc_buf_adds(out, " (disabled)\n");
+		else if (tools > 0)
+			mc_buf_printf(out, " (%zu tool%s)\n", tools, tools == 1 ? "" : "s");
+		else
+			mc_buf_adds(out, " (no tools this session: it failed to start, or offers "
+			    "none)\n");
+	}
+}
+
 /* End mc-mcp by the end of its input: it ends its servers. */
 void
 mcp_stop(struct driver *d)
