@@ -119,10 +119,11 @@ tool_call(struct driver *d, const cJSON *call, struct mc_buf *touched, int *st)
 			mc_warn("the paths mc-tool touched: %s", strerror(errno));
 		/* An unknown or disabled tool is mc-tool's exit 1, with an
 		 * output naming the tools there are: the model should read it.
-		 * Interrupted, mc-tool exits 130 with what the call had printed. */
+		 * Interrupted by the user (not --timeout: its output would say
+		 * "the user"), mc-tool exits 130 with what the call had printed. */
 		if ((!interrupted && (stage_ok("mc-tool", *st) ||
 		    (WIFEXITED(*st) && WEXITSTATUS(*st) == MC_EXIT_FAIL))) ||
-		    (interrupted && WIFEXITED(*st) && WEXITSTATUS(*st) == MC_EXIT_INTR))
+		    (interrupted && !timed_out && WIFEXITED(*st) && WEXITSTATUS(*st) == MC_EXIT_INTR))
 			item = mc_json_parse(out.data ? out.data : "", out.len, err, sizeof err);
 	}
 	close(fds[0]);
