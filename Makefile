@@ -91,7 +91,7 @@ fuzz: deps $(FUZZ_NAMES:%=build/fuzz/%)
 	@scripts/fuzz $(FUZZ_RUNS) $(FUZZ_NAMES)
 
 deps:
-	@scripts/install-deps
+	@scripts/install-deps $(if $(filter deps,$(MAKECMDGOALS)),-v)
 
 check: deps
 	@$(MAKE) --no-print-directory all units

@@ -64,7 +64,8 @@ feed_close(struct feed *w)
 /* Wait up to ms for output, room for input (w, when not NULL) or a
  * signal; collect what arrives, write what fits. */
 static void
-wait_io(int fds[2], struct mc_clip *clips[2], struct feed *w, int sfd, long long ms)
+wait_io(int fds[2], struct mc_clip *clips[2], struct feed *w, int sfd, long long ms,
+    const struct mc_proc_in *in)
 {
 	struct pollfd p[4];
 	char buf[65536];
@@ -92,6 +93,8 @@ wait_io(int fds[2], struct mc_clip *clips[2], struct feed *w, int sfd, long long
 		k = read(p[i].fd, buf, sizeof buf);
 		if (k > 0) {
 			mc_clip_add(clips[map[i]], buf, (size_t)k);
+			if (in != NULL && in->tap != NULL)
+				in->tap(in->tap_arg, buf, (size_t)k);
 		} else if (k == 0 || (errno != EAGAIN && errno != EINTR)) {
 			close(fds[map[i]]);
 			fds[map[i]] = -1;
@@ -251,7 +254,7 @@ sweep_child(pid_t pid, pid_t pgrp, void *arg)
  * and reap it (the leader's status into r). */
 static void
 stop_all(pid_t pid, const struct pids *before, int fds[2], struct mc_clip *clips[2], int sfd,
-    struct mc_proc *r)
+    const struct mc_proc_in *in, struct mc_proc *r)
 {
 	long long grace = mc_clock_ms() + GRACE_MS, giveup = grace + KILL_WAIT_MS, ms;
 	struct sweep s = { .leader = pid, .before = before, .r = r };
@@ -283,7 +286,7 @@ stop_all(pid_t pid, const struct pids *before, int fds[2], struct mc_clip *clips
 		if (s.killing && mc_clock_ms() >= giveup)
 			break;
 		ms = s.killing ? POLL_MS : grace - mc_clock_ms();
-		wait_io(fds, clips, NULL, sfd, ms < POLL_MS ? ms : POLL_MS);
+		wait_io(fds, clips, NULL, sfd, ms < POLL_MS ? ms : POLL_MS, in);
 	}
 	free(s.termed.v);
 }
@@ -441,17 +444,17 @@ mc_proc_run(const char *path, char *const argv[], const struct mc_proc_in *in,
 			r->timed_out = 1;
 			break;
 		}
-		wait_io(fds, clips, &w, sp[0], deadline - mc_clock_ms());
+		wait_io(fds, clips, &w, sp[0], deadline - mc_clock_ms(), in);
 	}
 	feed_close(&w);
 	stopped = r->interrupted || r->timed_out;
-	stop_all(pid, &before, fds, clips, sp[0], r);
+	stop_all(pid, &before, fds, clips, sp[0], in, r);
 	guard_stop(guard, gw);
 	if (stopped)
 		r->leftovers = 0;
 	deadline = mc_clock_ms() + DRAIN_MS;
 	while ((fds[0] != -1 || fds[1] != -1) && mc_clock_ms() < deadline)
-		wait_io(fds, clips, NULL, sp[0], deadline - mc_clock_ms());
+		wait_io(fds, clips, NULL, sp[0], deadline - mc_clock_ms(), in);
 	for (i = 0; i < 2; i++)
 		if (fds[i] != -1)
 			close(fds[i]);

@@ -22,6 +22,10 @@ struct mc_proc_in {
 				 * NULL: stdin is /dev/null */
 	size_t len;
 	const struct mc_child_limit *limits;	/* set in the command; NULL: none */
+	/* Given each chunk of output as it is read, besides the collectors
+	 * (NULL: nothing is). */
+	void (*tap)(void *arg, const char *p, size_t n);
+	void *tap_arg;
 };
 
 /*

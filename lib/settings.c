@@ -440,8 +440,17 @@ mc_settings_parse(struct mc_settings *s, const char *text, size_t len, char *err
 	struct check c = { s, err, errsz };
 	char why[256];
 
+	size_t i;
+
 	if (s->warnings == NULL)
 		s->warnings = mc_json_new_arr();
+	for (i = 0; i < len && strchr(" \t\r\n", text[i]) != NULL && text[i] != '\0'; i++)
+		;
+	if (i == len) {
+		snprintf(err, errsz, "%s: the file is empty%s: settings are one JSON object, {} "
+		    "for none (see mc-formats(5))", s->path, len > 0 ? " (only white space)" : "");
+		return -1;
+	}
 	s->root = mc_json_parse(text, len, why, sizeof why);
 	if (s->root == NULL) {
 		snprintf(err, errsz, "%s: %s", s->path, why);

@@ -435,7 +435,7 @@ $CALL2"
 	send
 	assert_failure 1
 	assert_equal "$output" ""
-	assert_equal "$stderr" "mc-send: HTTP 401 from fake: Incorrect API key provided: sk-proj-****************************************************7Q2a. You can find your API key at https://platform.openai.com/account/api-keys."
+	assert_equal "$stderr" "mc-send: HTTP 401 from fake: Incorrect API key provided: sk-proj-****************************************************7Q2a. You can find your API key at https://platform.openai.com/account/api-keys. (check the key in \$FAKE_API_KEY)"
 	assert_equal "$(fake_count)" 1
 }
 
@@ -445,7 +445,7 @@ $CALL2"
 	send --events
 	assert_failure 1
 	assert_equal "$(jqo -c '{type, status, code}')" '{"type":"error","status":401,"code":"invalid_api_key"}'
-	assert_equal "$(jqo .message)" "HTTP 401 from fake: Incorrect API key provided: sk-proj-****************************************************7Q2a. You can find your API key at https://platform.openai.com/account/api-keys."
+	assert_equal "$(jqo .message)" "HTTP 401 from fake: Incorrect API key provided: sk-proj-****************************************************7Q2a. You can find your API key at https://platform.openai.com/account/api-keys. (check the key in \$FAKE_API_KEY)"
 }
 
 @test "error bodies: integer code, no wrapper, a plain string, text, nothing" {
@@ -809,7 +809,7 @@ print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)' "$BATS_TEST_TMPDI
 	send --events
 	assert_failure 1
 	all+="$output$stderr"
-	assert_equal "$stderr" "mc-send: HTTP 401 from fake: Bad key [redacted] given"
+	assert_equal "$stderr" "mc-send: HTTP 401 from fake: Bad key [redacted] given (check the key in \$FAKE_API_KEY)"
 	send --items-out "$BATS_TEST_TMPDIR/items"
 	assert_failure 1
 	all+="$output$stderr$(cat "$BATS_TEST_TMPDIR/items")"
@@ -971,10 +971,10 @@ print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)' "$BATS_TEST_TMPDI
 	envelope chat
 	FAKE_API_KEY=ke send
 	assert_failure 1
-	assert_equal "$stderr" "mc-send: HTTP 401 from fake: fake key ke refused"
+	assert_equal "$stderr" "mc-send: HTTP 401 from fake: fake key ke refused (check the key in \$FAKE_API_KEY)"
 	FAKE_API_KEY=sk-abcdefgh send
 	assert_failure 1
-	assert_equal "$stderr" "mc-send: HTTP 401 from fake: key [redacted] refused"
+	assert_equal "$stderr" "mc-send: HTTP 401 from fake: key [redacted] refused (check the key in \$FAKE_API_KEY)"
 }
 
 @test "on a terminal with no input, mc-send prints its usage and exits 2" {

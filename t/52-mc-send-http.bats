@@ -103,7 +103,7 @@ time.sleep(5)'
 	    '.body.messages[0].content = $big' > "$BATS_TEST_TMPDIR/env.json"
 	send --retries 0
 	assert_failure 1
-	assert_equal "$stderr" "mc-send: HTTP 401 from fake: bad key sk-1"
+	assert_equal "$stderr" "mc-send: HTTP 401 from fake: bad key sk-1 (check the key in \$FAKE_API_KEY)"
 }
 
 @test "an unasked 100 Continue, or a 2xx head, before the body is read: the body is sent whole" {

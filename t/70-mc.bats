@@ -179,7 +179,7 @@ load mc
 	run --separate-stderr mc 'do not lose me' </dev/null
 	assert_failure 1
 	assert_output ""
-	assert_equal "$stderr" "mc-send: HTTP 401 from fake: Incorrect API key provided"
+	assert_equal "$stderr" "mc-send: HTTP 401 from fake: Incorrect API key provided (no key was sent: providers.fake.api_key_env is null)"
 	f=$(session_files)
 	assert_equal "$(tail -1 "$f")" '{"type":"message","role":"user","content":"do not lose me"}'
 	run --separate-stderr mc -c 'again' </dev/null

@@ -36,7 +36,7 @@ events() {
 	run --separate-stderr mc --json 'hi' </dev/null
 	assert_failure 1
 	assert_equal "$(printf '%s\n' "$output" | tail -2 | jq -c '{type, status, message}' | head -1)" \
-		'{"type":"error","status":401,"message":"HTTP 401 from fake: Incorrect API key provided"}'
+		'{"type":"error","status":401,"message":"HTTP 401 from fake: Incorrect API key provided (no key was sent: providers.fake.api_key_env is null)"}'
 	assert_equal "$(printf '%s\n' "$output" | tail -1 | jq -c .)" \
 		'{"type":"done","reason":"error","steps":1,"usage":{"input_tokens":0,"output_tokens":0,"cached_tokens":0}}'
 	# a failure before any request: the driver's own error is an event too

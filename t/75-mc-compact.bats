@@ -445,7 +445,7 @@ three_turns() {
 	compact --keep-tokens 150
 	assert_failure 1
 	assert_output ''
-	assert_equal "$stderr" 'mc-send: HTTP 401 from fake: Incorrect API key provided'
+	assert_equal "$stderr" 'mc-send: HTTP 401 from fake: Incorrect API key provided (no key was sent: providers.fake.api_key_env is null)'
 	assert_equal "$(fake_count)" 1
 }
 

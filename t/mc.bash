@@ -84,6 +84,7 @@ teardown_local() {
 }
 
 # on_tty CMD: run CMD in a detached tmux pane; its exit status goes to $W/../status.
+# PAGER is cat there (/prompt's pager), whatever pager the machine has.
 # Each call has a socket of its own: a server just killed may still hold
 # the last one while it goes.
 on_tty() {
@@ -91,7 +92,7 @@ on_tty() {
 	TMUX_SOCK="$BATS_TEST_TMPDIR/tmux.$TTY_N.sock"
 	STATUS="$BATS_TEST_TMPDIR/status"
 	tmux -S "$TMUX_SOCK" -f /dev/null new-session -d -x 120 -y 50 \
-		"cd '$W' && env PATH='$PATH' HOME='$HOME' MC_HOME='$MC_HOME' LC_ALL=C.UTF-8 $1; echo \$? > '$STATUS'; sleep 600"
+		"cd '$W' && env PATH='$PATH' HOME='$HOME' MC_HOME='$MC_HOME' LC_ALL=C.UTF-8 PAGER=cat $1; echo \$? > '$STATUS'; sleep 600"
 }
 keys() {
 	tmux -S "$TMUX_SOCK" send-keys -t 0 "$@"

@@ -40,6 +40,7 @@ struct server {
 	int closing;		/* close its stdin once wq is written */
 	struct mc_buf line;	/* its stdout since the last newline */
 	struct mc_buf eline;	/* its stderr likewise */
+	struct mc_buf last_err;	/* with -q: the last line it wrote there, for a failure */
 	long long deadline;	/* ms: the request in flight times out, or the stop's next step */
 	int stop_step;		/* 0: stdin closed, 1: SIGTERM sent, 2: SIGKILL sent */
 	long id;		/* the request in flight (0: none) */

@@ -10,7 +10,8 @@
 #include "json.h"
 #include "mcp.h"
 
-/* Start every server and wait until each is ready or has failed. SIGINT
+/* Start every server and wait until each is ready or has failed (and
+ * said why). SIGINT
  * gives up on those still starting. Returns -1 on SIGTERM or SIGHUP. */
 static int
 start_all(struct mcp *m)
@@ -30,7 +31,10 @@ start_all(struct mcp *m)
 				mcp_stop(&m->sv[i], 0);
 				mcp_fail(&m->sv[i], 0, "start-up interrupted");
 			}
-			busy |= mcp_busy(&m->sv[i]);
+			/* A failure that waits for the exit status is said
+			 * before the list: the driver shows it before its prompt. */
+			busy |= mcp_busy(&m->sv[i]) ||
+			    (m->sv[i].st == SV_STOPPING && m->sv[i].said_status);
 		}
 		mcp_got_int = 0;
 		if (!busy)

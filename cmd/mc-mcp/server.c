@@ -76,6 +76,18 @@ close_fd(int *fd)
 	*fd = -1;
 }
 
+/* Say why sv failed; with -q, what it last wrote on stderr after it,
+ * since that is often the reason (a package npx could not fetch). */
+static void
+say_failed(struct server *sv)
+{
+	if (sv->last_err.len > 0)
+		mc_err("server \"%s\": %s; its last line on stderr: %.*s", sv->name, sv->why,
+		    (int)sv->last_err.len, sv->last_err.data);
+	else
+		mc_err("server \"%s\": %s", sv->name, sv->why);
+}
+
 void
 mcp_fail(struct server *sv, int status, const char *fmt, ...)
 {
@@ -89,7 +101,7 @@ mcp_fail(struct server *sv, int status, const char *fmt, ...)
 		va_end(ap);
 		sv->said_status = status;
 		if (!status)
-			mc_err("server \"%s\": %s", sv->name, sv->why);
+			say_failed(sv);
 	}
 	mcp_stop(sv, 1);
 }
@@ -176,7 +188,7 @@ mcp_start(struct mcp *m, struct server *sv)
 	sv->out = out[0];
 	sv->err = err[0];
 	sv->wq.len = sv->woff = 0;
-	sv->line.len = sv->eline.len = 0;
+	sv->line.len = sv->eline.len = sv->last_err.len = 0;
 	sv->closing = sv->stop_step = 0;
 	sv->id = sv->next_id = 0;
 	sv->nignored = 0;
@@ -223,7 +235,12 @@ err_line(struct server *sv, const char *p, size_t n)
 {
 	if (!mc_quiet)
 		mc_err("%s: %.*s", sv->name, (int)n, p);
+	else if (n > 0) {	/* kept, to say with its failure */
+		sv->last_err.len = 0;
+		mc_buf_add(&sv->last_err, p, n);
+	}
 }
+
 
 /* Read what is there of its stderr. Returns 1 when something was read,
  * 0 when nothing is there now, -1 at its end. */
@@ -353,7 +370,7 @@ reap(struct server *sv)
 		free(sv->why);
 		sv->why = full;
 		sv->said_status = 0;
-		mc_err("server \"%s\": %s", sv->name, sv->why);
+		say_failed(sv);
 	}
 }
 
@@ -520,6 +537,7 @@ mcp_free(struct mcp *m)
 		mc_buf_free(&m->sv[i].wq);
 		mc_buf_free(&m->sv[i].line);
 		mc_buf_free(&m->sv[i].eline);
+		mc_buf_free(&m->sv[i].last_err);
 		cJSON_Delete(m->sv[i].tools);
 		cJSON_Delete(m->sv[i].resources);
 		cJSON_Delete(m->sv[i].templates);

@@ -41,11 +41,26 @@ max_time_error(struct out *o, const struct envelope *env)
 	set_error(o, line, NULL, 0, 1);
 }
 
+/* Where the key a 401 refused came from, for the message: the variable,
+ * the command or the file (never the key). */
+static void
+key_hint(const struct envelope *env, char *buf, size_t n)
+{
+	if (env->key_cmd != NULL)
+		snprintf(buf, n, "check the key that api_key_cmd prints: %s", env->key_cmd);
+	else if (env->key_file != NULL)
+		snprintf(buf, n, "check the key in api_key_file %s", env->key_file);
+	else if (env->key_env != NULL)
+		snprintf(buf, n, "check the key in $%s", env->key_env);
+	else
+		snprintf(buf, n, "no key was sent: providers.%s.api_key_env is null", env->provider);
+}
+
 /* Why an attempt failed, as the one line to print; sets o's error. */
 static void
 attempt_error(struct out *o, const struct envelope *env, const struct mc_http_res *res, long idle)
 {
-	char msg[2048], code[128], line[2300];
+	char msg[2048], code[128], line[3400], hint[1100];
 	int st;
 
 	switch (res->result) {
@@ -79,6 +94,10 @@ attempt_error(struct out *o, const struct envelope *env, const struct mc_http_re
 		if (res->status == 404)	/* most often a wrong base URL: say which */
 			snprintf(line, sizeof line, "HTTP 404 from %s for %s: %s", env->provider,
 			    env->url, msg);
+		else if (res->status == 401) {	/* the key: say where it came from */
+			key_hint(env, hint, sizeof hint);
+			snprintf(line, sizeof line, "HTTP 401 from %s: %s (%s)", env->provider, msg, hint);
+		}
 		else
 			snprintf(line, sizeof line, "HTTP %ld from %s: %s", res->status, env->provider, msg);
 		if (!o->failed)		/* for mc-compact's cut (SPEC 12) */

@@ -11,6 +11,17 @@
 #include "proc.h"
 #include "toolenv.h"
 
+/* A chunk of the command's output, to --progress-out: what the pipe has
+ * no room for now is dropped there (the output itself keeps it). */
+static void
+progress(void *arg, const char *p, size_t n)
+{
+	const struct call *c = arg;
+
+	if (c->progress != -1)
+		(void)!write(c->progress, p, n);
+}
+
 void
 tool_bash(struct call *c)
 {
@@ -30,7 +41,8 @@ tool_bash(struct call *c)
 		return;
 	}
 	mc_clip_init(&out, MC_CLIP_MAX - 512);
-	rc = mc_proc_run("/bin/sh", argv, &(struct mc_proc_in){ .envp = env, .limits = limits }, (unsigned)timeout,
+	rc = mc_proc_run("/bin/sh", argv, &(struct mc_proc_in){ .envp = env, .limits = limits,
+	    .tap = progress, .tap_arg = c }, (unsigned)timeout,
 	    &out, NULL, &r);
 	mc_env_free(env);
 	if (rc == -1) {

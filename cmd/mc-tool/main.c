@@ -1,5 +1,6 @@
 /* mc-tool: the agent's tools: their one definition (list), running one call (call), and the bash sandbox (sandbox). */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <signal.h>
@@ -20,7 +21,7 @@
 
 static const char usage[] =
     "usage: mc-tool [-q] list [--pretty]\n"
-    "       mc-tool [-q] call [-C DIR] [--touched-out FILE]\n"
+    "       mc-tool [-q] call [-C DIR] [--touched-out FILE] [--progress-out FILE]\n"
     "       mc-tool [-q] sandbox [-C DIR]\n"
     "\n"
     "The agent's tools. list writes their definitions (a JSON array); call\n"
@@ -31,6 +32,8 @@ static const char usage[] =
     "\n"
     "  -C DIR               run the call in DIR (the working directory)\n"
     "  --touched-out FILE   write the paths the call read, wrote or edited to FILE\n"
+    "  --progress-out FILE  copy bash's output to FILE as it comes (what does not fit\n"
+    "                       at once is dropped there)\n"
     "  --pretty             indent the JSON of list\n"
     "  -q                   no warnings on stderr; with sandbox, no report either\n"
     "  -h, --help           show this help\n"
@@ -149,9 +152,9 @@ parse_args(struct call *c, const struct tool *t, const cJSON *item)
 }
 
 static int
-cmd_call(const struct mc_settings *s, const char *root, FILE *touched_fp)
+cmd_call(const struct mc_settings *s, const char *root, FILE *touched_fp, int progress)
 {
-	struct call c = { .s = s, .root = root };
+	struct call c = { .s = s, .root = root, .progress = progress };
 	const struct tool *t;
 	const char *call_id, *name;
 	cJSON *item, *args = NULL;
@@ -234,11 +237,12 @@ enter_dir(const char *dir)
 }
 
 static int
-run(const char *sub, const char *dir, const char *touched, int pretty, struct mc_settings *s)
+run(const char *sub, const char *dir, const char *touched, const char *progress, int pretty,
+    struct mc_settings *s)
 {
 	FILE *touched_fp = NULL;
 	char *root;
-	int status;
+	int status, pfd = -1;
 
 	if (strcmp(sub, "list") == 0)
 		return cmd_list(s, pretty);
@@ -248,15 +252,28 @@ run(const char *sub, const char *dir, const char *touched, int pretty, struct mc
 		mc_err("%s: %s", touched, strerror(errno));
 		return MC_EXIT_FAIL;
 	}
+	/* Never waited on: a reader that falls behind loses output there,
+	 * the call nothing. */
+	if (progress != NULL &&
+	    (pfd = open(progress, O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)) == -1) {
+		mc_err("%s: %s", progress, strerror(errno));
+		if (touched_fp != NULL)
+			fclose(touched_fp);
+		return MC_EXIT_FAIL;
+	}
 	if ((root = enter_dir(dir)) == NULL) {
 		if (touched_fp != NULL)
 			fclose(touched_fp);
+		if (pfd != -1)
+			close(pfd);
 		return MC_EXIT_FAIL;
 	}
 	if (strcmp(sub, "sandbox") == 0)
 		status = cmd_sandbox(s, root);
 	else
-		status = cmd_call(s, root, touched_fp);
+		status = cmd_call(s, root, touched_fp, pfd);
+	if (pfd != -1)
+		close(pfd);
 	if (touched_fp != NULL && (ferror(touched_fp) | fclose(touched_fp)) != 0) {
 		mc_err("%s: %s", touched, strerror(errno));
 		if (status == MC_EXIT_OK)
@@ -269,15 +286,16 @@ run(const char *sub, const char *dir, const char *touched, int pretty, struct mc
 int
 main(int argc, char *argv[])
 {
-	enum { OPT_PRETTY = 256, OPT_TOUCHED };
+	enum { OPT_PRETTY = 256, OPT_TOUCHED, OPT_PROGRESS };
 	static const struct option longopts[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "pretty", no_argument, NULL, OPT_PRETTY },
+		{ "progress-out", required_argument, NULL, OPT_PROGRESS },
 		{ "touched-out", required_argument, NULL, OPT_TOUCHED },
 		{ "version", no_argument, NULL, MC_OPT_VERSION },
 		{ NULL, 0, NULL, 0 }
 	};
-	const char *dir = NULL, *touched = NULL, *sub;
+	const char *dir = NULL, *touched = NULL, *progress = NULL, *sub;
 	struct mc_settings s;
 	char err[1024];
 	int c, pretty = 0, status;
@@ -297,6 +315,9 @@ main(int argc, char *argv[])
 		case OPT_TOUCHED:
 			touched = optarg;
 			break;
+		case OPT_PROGRESS:
+			progress = optarg;
+			break;
 		default:	/* -h, --version or a bad option */
 			return mc_opt_exit(c, usage);
 		}
@@ -314,10 +335,14 @@ main(int argc, char *argv[])
 		return mc_usage_error("-C applies to call and sandbox only");
 	if (strcmp(sub, "call") != 0 && touched)
 		return mc_usage_error("--touched-out applies to call only");
+	if (strcmp(sub, "call") != 0 && progress)
+		return mc_usage_error("--progress-out applies to call only");
 	if (strcmp(sub, "list") != 0 && pretty)
 		return mc_usage_error("--pretty applies to list only");
 	if (touched != NULL && *touched == '\0')
 		return mc_usage_error("--touched-out needs a file name");
+	if (progress != NULL && *progress == '\0')
+		return mc_usage_error("--progress-out needs a file name");
 
 	if (follow_parent() == -1)
 		return MC_EXIT_FAIL;
@@ -333,7 +358,7 @@ main(int argc, char *argv[])
 	 * lies, so /proc/PID/environ of mc-tool, the command's parent, no
 	 * longer shows it either. */
 	mc_env_free(mc_keys_take(&s));
-	status = run(sub, dir, touched, pretty, &s);
+	status = run(sub, dir, touched, progress, pretty, &s);
 	mc_settings_free(&s);
 	return mc_finish(status);
 }

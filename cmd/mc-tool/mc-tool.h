@@ -20,6 +20,7 @@ struct call {
 	struct mc_buf out;	/* what the model reads */
 	struct mc_buf touched;	/* paths, one a line, relative to root */
 	int interrupted;
+	int progress;		/* --progress-out, non-blocking, or -1 */
 };
 
 /* main.c: the output the model reads, and the call's arguments. */

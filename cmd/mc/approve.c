@@ -89,7 +89,7 @@ title(const struct driver *d, struct mc_buf *out, int width, const char *fmt, ..
 	if (vasprintf(&s, fmt, ap) == -1)
 		mc_oom();
 	va_end(ap);
-	show_rows(d, out, "", "    ", s, strlen(s), width);
+	show_words(d, out, "", "    ", s, strlen(s), width);
 	free(s);
 }
 
@@ -104,6 +104,8 @@ block(const struct driver *d, struct mc_buf *out, int width, const struct span *
 {
 	char gutter[32], cont[32];
 	int digits = snprintf(NULL, 0, "%zu", n);
+	const char *colour = !d->t.color || number ? NULL : strcmp(mark, "-") == 0 ?
+	    "\033[31m" : strcmp(mark, "+") == 0 ? "\033[32m" : NULL;
 	size_t i;
 
 	for (i = 0; i < n; i++) {
@@ -114,7 +116,15 @@ block(const struct driver *d, struct mc_buf *out, int width, const struct span *
 			snprintf(gutter, sizeof gutter, "  %s", mark);
 			snprintf(cont, sizeof cont, "  %s", mark);
 		}
+		/* A diff's removed lines red, its added ones green, on a
+		 * colour terminal; the colour ends before the line's newline. */
+		if (colour != NULL)
+			mc_buf_adds(out, colour);
 		show_cut(d, out, gutter, cont, v[i].p, v[i].n, width, cap);
+		if (colour != NULL) {
+			out->len--;
+			mc_buf_adds(out, "\033[0m\n");
+		}
 	}
 }
 
@@ -418,9 +428,24 @@ choices(struct mc_buf *b, char **pre, size_t npre)
 		mc_buf_adds(b, "[p] always for ");
 		for (i = 0; i < npre; i++)
 			mc_buf_printf(b, "%s`%s`", i ? ", " : "", pre[i]);
-		mc_buf_adds(b, ", [a]lways for this tool: ");
+		mc_buf_adds(b, ", [a]lways for this tool:");
 	} else
-		mc_buf_adds(b, "[a]lways this session: ");
+		mc_buf_adds(b, "[a]lways this session:");
+}
+
+/* The question, wrapped between words to the terminal's width, the
+ * answer to be typed after its last row. */
+static void
+question(const struct driver *d, struct mc_buf *out, int width, const char *name, int outside,
+    char **pre, size_t npre)
+{
+	struct mc_buf q = {0};
+
+	mc_buf_printf(&q, "allow %s%s? ", name, outside ? " outside the working directory" : "");
+	choices(&q, pre, npre);
+	show_words(d, out, "", "", q.data, q.len, width);
+	out->data[out->len - 1] = ' ';	/* not a newline: the answer follows */
+	mc_buf_free(&q);
 }
 
 /*
@@ -437,6 +462,7 @@ ask(struct driver *d, int tool, const char *where, const char *name, const cJSON
 	struct termios saved, line;
 	struct mc_buf b = {0};
 	char answer[ANSWER_MAX];
+	const char *hint;
 	int fd, width, r = -1, modes;
 
 	if ((fd = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC)) == -1) {
@@ -454,17 +480,16 @@ ask(struct driver *d, int tool, const char *where, const char *name, const cJSON
 		tcsetattr(fd, TCSANOW, &line);
 	}
 	while (r == -1 && !interrupted) {
-		mc_buf_printf(&b, "allow %s%s? ", name,
-		    tool == TOOL_READ ? " outside the working directory" : "");
-		choices(&b, pre, npre);
+		question(d, &b, width, name, tool == TOOL_READ, pre, npre);
 		tcflush(fd, TCIFLUSH);
 		if (mc_write_all(fd, b.data, b.len) == -1 ||
 		    read_answer(fd, answer, sizeof answer) == -1)
 			break;
 		b.len = 0;
+		hint = npre > 0 ? "(answer y or yes, n or no, p or prefix, a or always)" :
+		    "(answer y or yes, n or no, a or always)";
 		if ((r = answer_of(answer, npre > 0)) == -1)
-			mc_buf_printf(&b, "  (answer y or yes, n or no, %sa or always)\n",
-			    npre > 0 ? "p or prefix, " : "");
+			show_words(d, &b, "  ", "  ", hint, strlen(hint), width);
 	}
 	if (r == -1 && !interrupted)
 		mc_write_all(fd, "\n", 1);

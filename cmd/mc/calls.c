@@ -67,17 +67,22 @@ call_ran(struct driver *d, const cJSON *call, const char *output)
 /*
  * Run call through `mc-tool call`: its output item, or NULL. The paths
  * it touched come back through a pipe named to it as --touched-out
- * /dev/fd/N, and are added to touched.
+ * /dev/fd/N, and are added to touched; what a bash command prints comes
+ * as it is printed through another, --progress-out, for the status line
+ * (progress.c) on a terminal.
  */
 static cJSON *
-tool_call(const cJSON *call, struct mc_buf *touched, int *st)
+tool_call(struct driver *d, const cJSON *call, struct mc_buf *touched, int *st)
 {
-	char *argv[] = { "mc-tool", "-q", "call", "--touched-out", NULL, NULL }, path[24], err[256];
+	char *argv[] = { "mc-tool", "-q", "call", "--touched-out", NULL, "--progress-out", NULL,
+	    NULL }, path[24], ppath[24], err[256];
+	const char *name = mc_json_str(call, "name");
 	struct mc_buf out = {0}, in = {0};
-	struct mc_feed back = { .wr = -1 };
+	struct mc_feed back[2] = { { .wr = -1 }, { .wr = -1 } };
+	struct progress pr;
 	struct mc_filter f = { .collect = &out, .cap = TOOL_OUTPUT_CAP, .stop = &interrupted,
-	    .feeds = &back, .nfeeds = 1 };
-	int fds[2];
+	    .feeds = back, .nfeeds = 2, .tick = progress_tick, .tick_ms = 200, .arg = &pr };
+	int fds[2], pfds[2];
 	cJSON *item = NULL;
 	char *text;
 
@@ -85,11 +90,21 @@ tool_call(const cJSON *call, struct mc_buf *touched, int *st)
 		mc_err("pipe: %s", strerror(errno));
 		return NULL;
 	}
-	/* A feed with no data: only its descriptor, the write end, goes to
-	 * mc-tool; the read end stays here. */
-	back.fd = fds[1];
+	if (pipe2(pfds, O_CLOEXEC | O_NONBLOCK) == -1) {
+		mc_err("pipe: %s", strerror(errno));
+		close(fds[0]);
+		close(fds[1]);
+		return NULL;
+	}
+	/* Feeds with no data: only their descriptors, the write ends, go to
+	 * mc-tool; the read ends stay here. */
+	back[0].fd = fds[1];
 	snprintf(path, sizeof path, "/dev/fd/%d", fds[1]);
 	argv[4] = path;
+	back[1].fd = pfds[1];
+	snprintf(ppath, sizeof ppath, "/dev/fd/%d", pfds[1]);
+	argv[6] = ppath;
+	progress_begin(&pr, d, name ? name : "", pfds[0]);
 	if ((text = cJSON_PrintUnformatted(call)) == NULL)
 		mc_oom();
 	mc_buf_adds(&in, text);
@@ -97,20 +112,26 @@ tool_call(const cJSON *call, struct mc_buf *touched, int *st)
 	free(text);
 	f.in = in.data;
 	f.inlen = in.len;
-	if (mc_filter_run(argv, &f, st, err, sizeof err) == -1)
+	if (mc_filter_run(argv, &f, st, err, sizeof err) == -1) {
+		progress_end(&pr);
 		mc_err("%s", err);
-	else {
+	} else {
+		progress_end(&pr);
 		/* mc-tool has ended: all it wrote is in the pipe. */
 		fcntl(fds[0], F_SETFL, O_NONBLOCK);
 		if (mc_fd_slurp(fds[0], TOUCHED_CAP, touched) == -1 && errno != EAGAIN)
 			mc_warn("the paths mc-tool touched: %s", strerror(errno));
 		/* An unknown or disabled tool is mc-tool's exit 1, with an
-		 * output naming the tools there are: the model should read it. */
-		if (!interrupted && (stage_ok("mc-tool", *st) ||
-		    (WIFEXITED(*st) && WEXITSTATUS(*st) == MC_EXIT_FAIL)))
+		 * output naming the tools there are: the model should read it.
+		 * Interrupted by the user (not --timeout: its output would say
+		 * "the user"), mc-tool exits 130 with what the call had printed. */
+		if ((!interrupted && (stage_ok("mc-tool", *st) ||
+		    (WIFEXITED(*st) && WEXITSTATUS(*st) == MC_EXIT_FAIL))) ||
+		    (interrupted && !timed_out && WIFEXITED(*st) && WEXITSTATUS(*st) == MC_EXIT_INTR))
 			item = mc_json_parse(out.data ? out.data : "", out.len, err, sizeof err);
 	}
 	close(fds[0]);
+	close(pfds[0]);
 	mc_buf_free(&in);
 	mc_buf_free(&out);
 	return item;
@@ -183,7 +204,7 @@ call_run(struct driver *d, const cJSON *call, struct mc_buf *touched)
 	if (toolsearch_has(d, name))	/* toolsearch.c: deferred tools found and loaded */
 		return toolsearch_call(d, call);
 	toolsearch_used(d, name);	/* toolsearch.c: a deferred tool called is loaded */
-	item = mcp_routes(d, name, call) ? mcp_call(d, call) : tool_call(call, touched, &st);
+	item = mcp_routes(d, name, call) ? mcp_call(d, call) : tool_call(d, call, touched, &st);
 	type = mc_json_str(item, "type");
 	ocid = mc_json_str(item, "call_id");
 	if (item == NULL || type == NULL || strcmp(type, "function_call_output") != 0 ||
@@ -197,8 +218,11 @@ call_run(struct driver *d, const cJSON *call, struct mc_buf *touched)
 			return MC_EXIT_FAIL;
 		return interrupted ? MC_EXIT_INTR : MC_EXIT_OK;
 	}
-	if (!interrupted)
-		lsp_after_edit(d, call, item);	/* lsp.c: a write or edit's diagnostics */
+	/* Interrupted, what the call had printed is kept: it did not end as
+	 * a call does, so no post_tool hook sees it. */
+	if (interrupted)
+		return output_item(d, name, item) == 0 ? MC_EXIT_INTR : MC_EXIT_FAIL;
+	lsp_after_edit(d, call, item);	/* lsp.c: a write or edit's diagnostics */
 	return ran_item(d, call, item) == 0 ? MC_EXIT_OK : MC_EXIT_FAIL;
 }
 

@@ -530,6 +530,8 @@ main(int argc, char *argv[])
 	if (argc - optind == 1 && strcmp(argv[optind - 1], "--") != 0) {
 		prompt_cmd = strcmp(argv[optind], "prompt") == 0;
 		sessions_cmd = strcmp(argv[optind], "sessions") == 0;
+		if (!prompt_cmd && !sessions_cmd && d.c.depth == 0)
+			near_miss(argv[optind]);	/* nearmiss.c */
 	}
 	argc -= optind;
 	argv += optind;

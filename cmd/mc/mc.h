@@ -36,6 +36,9 @@
  *              80% of the window, after an overflow, or by /compact
  *   repl.c     the interactive session: line editing, slash commands
  *   show.c     what the driver itself writes on the terminal
+ *   progress.c a status line while a tool call runs or MCP servers start
+ *   nearmiss.c a one-word prompt that looks like a mistyped subcommand
+ *   pager.c    long text (/prompt) through $PAGER on a terminal
  *   events.c   mc --json: the run as JSON Lines events on stdout
  *   sessions.c mc sessions: the sessions there are
  *   subagents.c the subagents tool: child mc runs in parallel, their
@@ -324,6 +327,7 @@ void toolsearch_used(struct driver *d, const char *name);
 int model_tools_active(const struct driver *d);
 int model_tool_refused(const struct driver *d, const char *name);
 void model_tools_filter(const struct driver *d, cJSON *all, int warn);
+void mcp_show(const struct driver *d, struct mc_buf *out);
 
 /* turn.c: how a turn ended (the done event's reason) */
 enum outcome { OUT_STOP, OUT_MAX_STEPS, OUT_LENGTH, OUT_REFUSAL, OUT_ERROR, OUT_CANCELLED,
@@ -476,6 +480,26 @@ int compact_overflowed(struct driver *d);
 /* repl.c */
 int interactive(struct driver *d);
 
+/* progress.c: a status line on stderr (a terminal), redrawn by
+ * progress_tick, cleared by progress_end. */
+struct progress {
+	const struct driver *d;
+	const char *what;
+	int fd;			/* output to show the last line of, or -1 */
+	int on, shown;
+	long long start;
+	struct mc_buf cur, last, drawn;
+};
+void progress_begin(struct progress *p, const struct driver *d, const char *what, int fd);
+void progress_tick(void *arg);
+void progress_end(struct progress *p);
+
+/* pager.c */
+void page(struct driver *d, const char *p, size_t n);
+
+/* nearmiss.c */
+void near_miss(const char *word);
+
 /* show.c */
 int show(const struct driver *d, const char *p, size_t n);
 void note(const struct driver *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -484,6 +508,8 @@ void usage_line(const struct driver *d, const struct usage *u);
 void cached_line(const struct driver *d);
 int term_width(int fd);
 void show_rows(const struct driver *d, struct mc_buf *out, const char *gutter, const char *cont,
+    const char *s, size_t n, int width);
+void show_words(const struct driver *d, struct mc_buf *out, const char *gutter, const char *cont,
     const char *s, size_t n, int width);
 void show_cut(const struct driver *d, struct mc_buf *out, const char *gutter, const char *cont,
     const char *s, size_t n, int width, size_t cap);

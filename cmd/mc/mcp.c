@@ -1,6 +1,7 @@
 /* mcp.c: the session's MCP tools, through one mc-mcp serve started with the other stages. */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -139,6 +140,27 @@ next_line(struct driver *d)
 		mcp_stop(d);
 	}
 	return j;
+}
+
+/*
+ * On a terminal, until mc-mcp has its next line ready: a status line
+ * saying what it is about (what, then the seconds), since servers can
+ * take seconds to start (npx fetching one) and a call as long as it likes.
+ */
+static void
+wait_shown(struct driver *d, const char *what)
+{
+	struct pollfd p = { .fd = d->mcp.out.fd, .events = POLLIN };
+	struct progress pr;
+
+	if (d->mcp.out.buf.len > d->mcp.out.at)
+		return;	/* a line may be there already */
+	progress_begin(&pr, d, what, -1);
+	if (!pr.on)
+		return;
+	while (!interrupted && poll(&p, 1, 200) == 0)
+		progress_tick(&pr);
+	progress_end(&pr);
 }
 
 /* The names of its tools forgotten. */
@@ -285,10 +307,19 @@ apply_list(struct driver *d, cJSON *mine)
 int
 mcp_tools(struct driver *d)
 {
+	struct mc_buf what = {0};
+	const cJSON *e;
 	cJSON *mine;
 
 	if (d->mcp.pid <= 0)
 		return 0;
+	mc_buf_adds(&what, "MCP servers starting:");
+	cJSON_ArrayForEach(e, mc_settings_get(&d->c.set, "mcp_servers"))
+		if (!cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(e, "enabled")))
+			mc_buf_printf(&what, "%s %s", what.data[what.len - 1] == ':' ? "" : ",",
+			    e->string);
+	wait_shown(d, what.data);
+	mc_buf_free(&what);
 	if ((mine = next_line(d)) == NULL)
 		return interrupted ? -1 : 0;
 	if (!cJSON_IsArray(mine)) {
@@ -457,6 +488,7 @@ mcp_call(struct driver *d, const cJSON *call)
 		mcp_stop(d);
 		return NULL;
 	}
+	wait_shown(d, mc_json_str(call, "name") ? mc_json_str(call, "name") : "");
 	return next(d);
 }
 
@@ -481,6 +513,32 @@ mcp_restart(struct driver *d)
 	if (mcp_start(d) == -1)
 		return -1;
 	return mcp_tools(d);
+}
+
+/* For /context: each MCP server of the settings, its command, and the
+ * tools it gave this session (none: it failed to start, or is not
+ * running), one a line. */
+void
+mcp_show(const struct driver *d, struct mc_buf *out)
+{
+	const cJSON *e, *a;
+	size_t i, tools;
+
+	cJSON_ArrayForEach(e, mc_settings_get(&d->c.set, "mcp_servers")) {
+		mc_buf_printf(out, "  MCP server %s: %s", e->string,
+		    mc_json_str(e, "command") ? mc_json_str(e, "command") : "?");
+		cJSON_ArrayForEach(a, mc_json_arr(e, "args"))
+			mc_buf_printf(out, " %s", cJSON_IsString(a) ? a->valuestring : "?");
+		for (i = tools = 0; i < d->mcp.names.n; i++)
+			tools += d->mcp.servers[i] != NULL && strcmp(d->mcp.servers[i], e->string) == 0;
+		if (cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(e, "enabled")))
+			mc_buf_adds(out, " (disabled)\n");
+		else if (tools > 0)
+			mc_buf_printf(out, " (%zu tool%s)\n", tools, tools == 1 ? "" : "s");
+		else
+			mc_buf_adds(out, " (no tools this session: it failed to start, or offers "
+			    "none)\n");
+	}
 }
 
 /* End mc-mcp by the end of its input: it ends its servers. */

@@ -19,7 +19,7 @@ static const char help_text[] =
     "  /help         this list\n"
     "  /prompt       show the system prompt\n"
     "  /skills       list the skills\n"
-    "  /context      instruction files, hooks, prompt size and session\n"
+    "  /context      instruction files, hooks, MCP servers, prompt size and session\n"
     "  /model [ID]   show or change the model\n"
     "  /usage        the session's tokens\n"
     "  /compact [FOCUS]\n"
@@ -128,7 +128,7 @@ paste(EditLine *el, int ch)
  * bracketed set, the terminal marks pasted text while a line is read.
  */
 static char *
-read_entry(struct driver *d, EditLine *el, int bracketed)
+read_entry(struct driver *d, EditLine *el, FILE *ui, int bracketed)
 {
 	struct mc_buf b = {0};
 	const char *line;
@@ -139,21 +139,21 @@ read_entry(struct driver *d, EditLine *el, int bracketed)
 		d->t.more = b.len > 0 || block;
 		interrupted = 0;
 		if (bracketed) {
-			fputs("\033[?2004h", stdout);
-			fflush(stdout);
+			fputs("\033[?2004h", ui);
+			fflush(ui);
 		}
 		line = el_gets(el, &n);
 		if (bracketed) {
-			fputs("\033[?2004l", stdout);
-			fflush(stdout);
+			fputs("\033[?2004l", ui);
+			fflush(ui);
 		}
 		if (terminated) {
 			mc_buf_free(&b);
 			return NULL;
 		}
 		if (interrupted) {	/* Ctrl-C: drop what was typed */
-			fputs("^C\n", stdout);
-			fflush(stdout);
+			fputs("^C\n", ui);
+			fflush(ui);
 			b.len = 0;
 			block = 0;
 			continue;
@@ -162,7 +162,7 @@ read_entry(struct driver *d, EditLine *el, int bracketed)
 			if (n == -1 && errno == EINTR)
 				continue;
 			mc_buf_free(&b);
-			putchar('\n');
+			putc('\n', ui);
 			return NULL;
 		}
 		len = strlen(line);
@@ -238,6 +238,7 @@ show_context(struct driver *d)
 		    mc_json_str(e, "path") ? mc_json_str(e, "path") : "-",
 		    mc_json_str(e, "message"));
 	hooks_show(d, &b);	/* hooks.c */
+	mcp_show(d, &b);	/* mcp.c */
 	show(d, b.data, b.len);
 	mc_buf_free(&b);
 
@@ -336,8 +337,8 @@ command(struct driver *d, const char *line, char **send)
 	if (IS("/help")) {
 		fputs(help_text, stdout);
 		mcp_help(d);	/* mcp.c: the servers' prompts */
-	} else if (IS("/prompt")) {
-		show(d, d->s.prompt.data ? d->s.prompt.data : "", d->s.prompt.len);
+	} else if (IS("/prompt")) {	/* pager.c */
+		page(d, d->s.prompt.data ? d->s.prompt.data : "", d->s.prompt.len);
 	} else if (IS("/skills")) {
 		list_skills(d);
 	} else if (IS("/context")) {
@@ -393,6 +394,24 @@ history_save(const struct driver *d, History *h)
 	free(path);
 }
 
+/*
+ * The banner, on the terminal the line editor writes to: the version,
+ * the model, the session, and, under --yes, that nothing is asked.
+ */
+static void
+banner(const struct driver *d, FILE *ui)
+{
+	const char *dim = d->t.color ? "\033[2m" : "", *off = d->t.color ? "\033[0m" : "";
+
+	fprintf(ui, "%smc %s, model %s%s%s. /help for commands, Ctrl-D to leave.%s\n", dim,
+	    MC_VERSION, d->s.model ? d->s.model : "default", d->s.open ? ", session " : "",
+	    d->s.open ? d->s.file.id : "", off);
+	if (d->c.yes)
+		fprintf(ui, "%sapprovals are off (--yes): write, edit, bash and MCP tools run "
+		    "without asking%s\n", dim, off);
+	fflush(ui);
+}
+
 int
 interactive(struct driver *d)
 {
@@ -403,6 +422,7 @@ interactive(struct driver *d)
 	char *line, *path, *send;
 	const char *term;
 	int r, bracketed;
+	FILE *ui = stdout;
 
 	h = history_init();
 	history(h, &ev, H_SETSIZE, 1000);
@@ -410,7 +430,11 @@ interactive(struct driver *d)
 	path = history_path(d);
 	history(h, &ev, H_LOAD, path);
 	free(path);
-	d->t.el = el = el_init("mc", stdin, stdout, stderr);
+	/* Answers redirected to a file: the prompt, the banner and what is
+	 * typed still go to the terminal. */
+	if (!isatty(STDOUT_FILENO) && (ui = fopen("/dev/tty", "we")) == NULL)
+		ui = stdout;
+	d->t.el = el = el_init("mc", stdin, ui, stderr);
 	el_set(el, EL_CLIENTDATA, d);
 	el_set(el, EL_EDITOR, "emacs");
 	el_set(el, EL_SIGNAL, 1);
@@ -421,12 +445,10 @@ interactive(struct driver *d)
 	el_wset(el, EL_ADDFN, L"mc-paste", L"take pasted text as it is", paste);
 	el_set(el, EL_BIND, "\\e[200~", "mc-paste", NULL);
 	term = getenv("TERM");
-	bracketed = isatty(STDOUT_FILENO) && !(term && strcmp(term, "dumb") == 0);
+	bracketed = isatty(fileno(ui)) && !(term && strcmp(term, "dumb") == 0);
 
-	note(d, "mc %s, model %s%s%s. /help for commands, Ctrl-D to leave.", MC_VERSION,
-	    d->s.model ? d->s.model : "default", d->s.open ? ", session " : "",
-	    d->s.open ? d->s.file.id : "");
-	while ((line = read_entry(d, el, bracketed)) != NULL) {
+	banner(d, ui);
+	while ((line = read_entry(d, el, ui, bracketed)) != NULL) {
 		if (line[strspn(line, " \t\n")] == '\0') {
 			free(line);
 			continue;
@@ -463,6 +485,8 @@ interactive(struct driver *d)
 	}
 	el_end(el);
 	d->t.el = NULL;
+	if (ui != stdout)
+		fclose(ui);
 	history_end(h);
 	return hooks_fatal(d) ? MC_EXIT_FAIL : MC_EXIT_OK;
 }

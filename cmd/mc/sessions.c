@@ -63,7 +63,7 @@ sessions_list(struct driver *d, int all)
 	struct mc_session_info *v;
 	char err[512], *here = mc_session_cwd(d->c.cwd);
 	const char *cwd;
-	size_t n, i;
+	size_t n, i, shown = 0;
 
 	if (mc_session_list(d->c.set.home, &v, &n, err, sizeof err) == -1) {
 		mc_err("%s", err);
@@ -78,7 +78,14 @@ sessions_list(struct driver *d, int all)
 			line_json(&v[i]);
 		else
 			line_text(&v[i], all ? cwd : NULL);
+		shown++;
 	}
+	/* Said, on stderr: nothing on stdout is the answer a script reads. */
+	if (shown == 0 && all)
+		mc_note("no sessions in %s", d->c.set.home);
+	else if (shown == 0)
+		mc_note("no sessions of this directory (%s); mc sessions --all lists every "
+		    "directory's", here);
 	mc_session_list_free(v, n);
 	free(here);
 	return MC_EXIT_OK;

@@ -149,29 +149,28 @@ term_width(int fd)
 	return ioctl(fd, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0 ? ws.ws_col : 80;
 }
 
+/* Where the rows being written are: the column, and the room of this
+ * row and of the next ones (after cont). */
+struct rows {
+	int col, avail, next;
+};
+
 /*
- * One line of text (a newline in it is shown escaped, a tab as spaces)
- * as rows narrower than width columns: the first after gutter, the
- * others after cont, which is as wide; each row ends in a newline.
- * Nothing is cut: hidden characters and invalid bytes are shown as
- * escapes (\r, \x1b, \u202e), in reverse video when colour is on, so
- * that all of the text is there to read.
+ * Text onto the rows begun in out, at r's column, each next row after
+ * cont: hidden characters and invalid bytes
+ * as escapes (\r, \x1b, \u202e), in reverse video when colour is on, a
+ * tab as spaces, and a new row where the next character does not fit.
  */
-void
-show_rows(const struct driver *d, struct mc_buf *out, const char *gutter, const char *cont,
-    const char *s, size_t n, int width)
+static void
+emit(const struct driver *d, struct mc_buf *out, const char *cont, const char *s, size_t n,
+    struct rows *r)
 {
 	const unsigned char *p = (const unsigned char *)s, *end = p + n;
-	/* The last column is left free: a terminal that wraps on it would
-	 * count the row twice. */
-	int avail = width - 1 - (int)strlen(gutter), col = 0, w;
 	char esc[16];
 	unsigned long c;
 	size_t k;
+	int w;
 
-	if (avail < 16)
-		avail = 16;
-	mc_buf_adds(out, gutter);
 	for (; p < end; p += k) {
 		esc[0] = '\0';
 		if ((k = mc_utf8_seqlen((const char *)p, (size_t)(end - p))) == 0) {
@@ -189,13 +188,14 @@ show_rows(const struct driver *d, struct mc_buf *out, const char *gutter, const 
 		if (esc[0])
 			w = (int)strlen(esc);
 		else if (c == '\t')
-			w = 8 - col % 8;
+			w = 8 - r->col % 8;
 		else if ((w = wcwidth((wchar_t)c)) < 0)
 			w = 1;
-		if (col > 0 && col + w > avail) {
+		if (r->col > 0 && r->col + w > r->avail) {
 			mc_buf_addc(out, '\n');
 			mc_buf_adds(out, cont);
-			col = 0;
+			r->col = 0;
+			r->avail = r->next;
 			if (c == '\t' && !esc[0])
 				w = 8;
 		}
@@ -206,8 +206,69 @@ show_rows(const struct driver *d, struct mc_buf *out, const char *gutter, const 
 			mc_buf_printf(out, "%*s", w, "");
 		else
 			mc_buf_add(out, p, k);
-		col += w;
+		r->col += w;
 	}
+}
+
+/* The columns of a row width columns wide after gutter: the last is left
+ * free, since a terminal that wraps on it would count the row twice. */
+static int
+row_room(const char *gutter, int width)
+{
+	int avail = width - 1 - (int)strlen(gutter);
+
+	return avail < 16 ? 16 : avail;
+}
+
+/*
+ * One line of text (a newline in it is shown escaped, a tab as spaces)
+ * as rows narrower than width columns: the first after gutter, the
+ * others after cont; each row ends in a newline.
+ * Nothing is cut: hidden characters and invalid bytes are shown as
+ * escapes, so that all of the text is there to read.
+ */
+void
+show_rows(const struct driver *d, struct mc_buf *out, const char *gutter, const char *cont,
+    const char *s, size_t n, int width)
+{
+	struct rows r = { 0, row_room(gutter, width), row_room(cont, width) };
+
+	mc_buf_adds(out, gutter);
+	emit(d, out, cont, s, n, &r);
+	mc_buf_addc(out, '\n');
+}
+
+/*
+ * The same for prose: rows are broken between words (at spaces), a word
+ * only when it is wider than a row.
+ */
+void
+show_words(const struct driver *d, struct mc_buf *out, const char *gutter, const char *cont,
+    const char *s, size_t n, int width)
+{
+	const char *end = s + n, *sp;
+	struct mc_buf scratch = {0};
+	struct rows r = { 0, row_room(gutter, width), row_room(cont, width) }, word;
+
+	mc_buf_adds(out, gutter);
+	for (; s < end; s = sp + 1) {
+		if ((sp = memchr(s, ' ', (size_t)(end - s))) == NULL)
+			sp = end;
+		word = (struct rows){ 0, 1 << 30, 1 << 30 };
+		scratch.len = 0;
+		emit(d, &scratch, "", s, (size_t)(sp - s), &word);
+		if (r.col > 0 && r.col + 1 + word.col > r.avail) {
+			mc_buf_addc(out, '\n');
+			mc_buf_adds(out, cont);
+			r.col = 0;
+			r.avail = r.next;
+		} else if (r.col > 0) {
+			mc_buf_addc(out, ' ');
+			r.col++;
+		}
+		emit(d, out, cont, s, (size_t)(sp - s), &r);
+	}
+	mc_buf_free(&scratch);
 	mc_buf_addc(out, '\n');
 }
 

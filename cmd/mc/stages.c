@@ -122,14 +122,19 @@ context_start(const struct driver *d, int render, int stats, int keep_going, int
 	return r;
 }
 
-/* Reap the stages; 0 when every one succeeded, else -1 after saying why. */
+/* Reap the stages; 0 when every one succeeded, else -1 after saying why.
+ * Without keep_going, mc-discover's exit 1 is a refused instruction file
+ * (it said which): the way on is named. */
 static int
-stages_wait(struct mc_pipeline *p)
+stages_wait(struct mc_pipeline *p, int keep_going)
 {
 	int bad;
 
 	if ((bad = mc_pipeline_wait(p)) >= 0) {
-		stage_ok(p->name[bad], p->status[bad]);
+		if (!stage_ok(p->name[bad], p->status[bad]) && !keep_going && !interrupted && strcmp(p->name[bad], "mc-discover") == 0 &&
+		    WIFEXITED(p->status[bad]) && WEXITSTATUS(p->status[bad]) == MC_EXIT_FAIL)
+			mc_err("stopped: an instruction file was refused (above); fix it, or run "
+			    "mc --keep-going to go on without it");
 		return -1;
 	}
 	return 0;
@@ -219,7 +224,7 @@ stages_prompt(struct driver *d, int stats, int keep_going, int out_fd, struct mc
 		return -1;
 	if (out_fd == -1 && (r = stage_output(rd, PROMPT_CAP, "mc-render", out)) == -1)
 		mc_pipeline_kill(&p, SIGTERM);
-	if (stages_wait(&p) == -1)
+	if (stages_wait(&p, keep_going) == -1)
 		return -1;
 	if (stats && r == 0) {
 		fflush(stdout);
@@ -241,7 +246,7 @@ stages_context(struct driver *d)
 		return NULL;
 	if ((r = stage_output(rd, DOC_CAP, "mc-skills", &b)) == -1)
 		mc_pipeline_kill(&p, SIGTERM);
-	if (stages_wait(&p) == 0 && r == 0 &&
+	if (stages_wait(&p, 1) == 0 && r == 0 &&
 	    (doc = mc_json_parse(b.data ? b.data : "", b.len, err, sizeof err)) == NULL)
 		mc_err("mc-skills: output: %s", err);
 	mc_buf_free(&b);
@@ -334,12 +339,12 @@ stages_launch(struct driver *d)
 	r = stage_output(rd, PROMPT_CAP, "mc-render", &d->s.prompt);
 	if (r == -1)
 		mc_pipeline_kill(&p, SIGTERM);
-	if (stages_wait(&p) == -1)
+	if (stages_wait(&p, d->c.keep_going) == -1)
 		r = -1;
 	if (trd != -1) {
 		if (stage_output(trd, MC_TOOLS_MAX, "mc-tool", &d->s.tools) == -1)
 			mc_pipeline_kill(&tp, SIGTERM);
-		if (stages_wait(&tp) == -1)
+		if (stages_wait(&tp, 1) == -1)
 			r = -1;
 	}
 	if (r == 0 && mcp_tools(d) == -1)

@@ -523,6 +523,36 @@ not_run(struct driver *d, const cJSON *call)
  * answer asks for tools, run them, append their outputs and send again,
  * at most --max-steps times. Returns how the turn ended.
  */
+/* Whether the session ends in a message the user typed that got no
+ * answer (its turn failed): it goes to the model again with the next
+ * one, which the user should know. Bookkeeping lines are passed over. */
+static int
+unanswered(const struct driver *d)
+{
+	const char *data = d->s.file.lines.data, *end = data + d->s.file.lines.len, *p;
+	const char *type;
+	char err[64];
+	cJSON *item;
+	int r = 0;
+
+	while (end > data) {
+		for (p = end - 1; p > data && p[-1] != '\n'; p--)
+			;
+		if ((item = mc_json_parse(p, (size_t)(end - p), err, sizeof err)) == NULL)
+			return 0;
+		type = mc_json_str(item, "type");
+		if (type && (strcmp(type, "usage") == 0 || strcmp(type, "model") == 0)) {
+			cJSON_Delete(item);
+			end = p;
+			continue;
+		}
+		r = mc_session_is_turn(item);
+		cJSON_Delete(item);
+		break;
+	}
+	return r;
+}
+
 enum outcome
 turn(struct driver *d, const char *text)
 {
@@ -533,6 +563,9 @@ turn(struct driver *d, const char *text)
 	cJSON *calls, *c, *msg;
 	int st;
 
+	if (d->s.open && unanswered(d))
+		mc_note("the last message got no answer (its turn failed); it is sent again, "
+		    "before this one");
 	/* hooks.c: a new session's session_start hooks, before its first
 	 * message; modes.c: plan mode's fragment before the message.
 	 * compact2: a compaction the message makes due takes it as its last
