@@ -171,3 +171,15 @@ offered() {
 	assert_equal "$(pane | grep -c 'allow bash?')" 5
 	grep -q 'mc: bash: no rule may allow this command: it has a command substitution' err.log
 }
+
+@test "plan: the fragment's message is the session's note, no turn: mc rewind lists the typed message alone" {
+	fake_start "[$(text 'the plan')]"
+	use_fake_with '{}'
+	run --separate-stderr mc --mode plan 'plan it' </dev/null
+	assert_success
+	jq -se 'map(select(.type == "message" and .mode == "plan")) | length == 1' "$MC_HOME"/sessions/*.jsonl
+	run --separate-stderr mc rewind --list
+	assert_success
+	[[ $output == *'plan it'* ]]
+	[[ $output != *'Plan-Mode'* ]]
+}

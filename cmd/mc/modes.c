@@ -132,11 +132,16 @@ plan_fragment(struct driver *d)
 int
 mode_turn(struct driver *d)
 {
+	cJSON *m;
+
 	if (d->mode.now != MODE_PLAN)
 		return 0;
 	if (plan_fragment(d) == -1)
 		return -1;
-	return session_add(d, mc_item_message("user", d->mode.plan.data ? d->mode.plan.data : ""));
+	/* "mode": the session's own note, not a turn the user typed */
+	m = mc_item_message("user", d->mode.plan.data ? d->mode.plan.data : "");
+	mc_json_add_str(m, "mode", "plan");
+	return session_add(d, m);
 }
 
 /* /mode [NAME]: show the mode, or change it. */
