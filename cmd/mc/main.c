@@ -1,6 +1,5 @@
 /* mc: the driver: one-shot and interactive sessions composed from the suite's programs. */
 #include <errno.h>
-#include <getopt.h>
 #include <limits.h>
 #include <locale.h>
 #include <signal.h>
@@ -16,74 +15,10 @@
 #include "fsread.h"
 #include "json.h"
 #include "mc.h"
-#include "profile.h"
 #include "provider.h"
 #include "request.h"
 #include "toolenv.h"
 #include "utf8.h"
-
-static const char usage[] =
-    "usage: mc [-c | --session ID|FILE] [-p NAME] [-m ID] [--agent ID] [-y | --mode MODE]\n"
-    "          [--max-steps N]\n"
-    "          [--json] [--no-session] [--schema FILE] [--max-output-tokens N]\n"
-    "          [--keep-going] [--cache] [--refresh] [--add-dir DIR ...] [--timeout S]\n"
-    "          [PROMPT ...]\n"
-    "       mc --subagent ID ... [--parent SESSION] [--allow TOOL ...]\n"
-    "          [--slots DIR [--slot-fd N]] [options] PROMPT ...\n"
-    "       mc [-c | --session ID|FILE] [-p NAME] [-m ID] [--agent ID] --dry-run PROMPT ...\n"
-    "       mc prompt [-m ID] [--agent ID | --subagent ID ...] [--stats]\n"
-    "       mc sessions [--all] [--json]\n"
-    "       mc rewind [--session ID] [--list] [--force] [--files | --conversation] [TURN]\n"
-    "\n"
-    "Ask the model; with no PROMPT on a terminal, start an interactive session.\n"
-    "Piped standard input is appended to PROMPT as a fenced block.\n"
-    "\n"
-    "  -c, --continue    resume the latest session of this directory\n"
-    "  --session ID      resume session ID (or its file, $MC_HOME/sessions/ID.jsonl)\n"
-    "  -p, --provider N  use provider N\n"
-    "  -m, --model ID    use model ID\n"
-    "  --agent ID        take the role of $MC_HOME/agents/ID.md\n"
-    "  -y, --yes         allow write, edit and bash without asking (--mode yes)\n"
-    "  --mode MODE       default, accept-edits (write and edit in the working\n"
-    "                    directory without asking), plan (read-only tools; the\n"
-    "                    answer is a plan) or yes\n"
-    "  --max-steps N     send at most N times per message (default 50)\n"
-    "  --json            one-shot: the run as JSON Lines events on stdout\n"
-    "  --no-session      one-shot: keep no session file\n"
-    "  --schema FILE     the answer must be JSON matching the JSON Schema in FILE\n"
-    "  --max-output-tokens N  cap each answer at N tokens\n"
-    "  --keep-going      go on when an instruction file is refused (over a cap, ...)\n"
-    "  --cache           one-shot: answers kept in $MC_HOME/cache are reused, new\n"
-    "                    ones kept (MC_CACHE=1 or the setting cache.enabled too)\n"
-    "  --refresh         one-shot: as --cache, but ask the model again (given both,\n"
-    "                    --refresh wins)\n"
-    "  --timeout S       one-shot: stop after S seconds as Ctrl-C would, exit 124\n"
-    "                    (MC_TIMEOUT too)\n"
-    "  --subagent ID     run as the subagent $MC_HOME/subagents/ID.md (repeat, ancestors\n"
-    "                    first; the subagents tool starts such runs)\n"
-    "  --parent SESSION  a subagent run: the session that started it, for its header\n"
-    "  --allow TOOL      allow TOOL (write, edit, bash, an MCP tool; read, grep or\n"
-    "                    find outside the workspace) without asking; repeatable\n"
-    "  --slots DIR       a subagent run: its tree's slots (subagents.max_total)\n"
-    "  --slot-fd N       a subagent run: the slot its parent gave it, open as fd N\n"
-    "  --add-dir DIR     read, grep and find in DIR too without asking; repeatable\n"
-    "  --dry-run         print the request envelope instead of sending it\n"
-    "  --stats           with prompt: a table of the prompt's sections and of the\n"
-    "                    tool schemas sent beside it\n"
-    "  --all             with sessions: every directory's\n"
-    "  -h, --help        show this help\n"
-    "  --version         show the version\n"
-    "\n"
-    "Exit status: 0 done, 1 failed, 2 usage, 3 incomplete (--max-steps or the\n"
-    "output limit; `mc -c` goes on), 124 timed out (--timeout), 130 interrupted.\n"
-    "\n"
-    "Settings: $MC_HOME/settings.json (MC_HOME defaults to ~/.magi-code); its \"hooks\"\n"
-    "run commands of yours before and after tool calls, when a session starts and\n"
-    "when the model is done (HOOKS in mc(1)).\n"
-    "Environment: MC_HOME; MC_PROVIDER, MC_MODEL and MC_BASE_URL (over the settings);\n"
-    "the provider's key variable: OPENAI_API_KEY (openai), OPENROUTER_API_KEY\n"
-    "(openrouter), or the \"api_key_env\" a provider's settings name; NO_COLOR.\n"
-    "See mc(1).\n";
 
 volatile sig_atomic_t interrupted, terminated, timed_out;
 
@@ -101,20 +36,6 @@ on_signal(int sig)
 		terminated = sig;
 }
 
-/* --timeout, else MC_TIMEOUT: seconds for a one-shot run; 0: no limit;
- * -1 after a usage error. */
-static long long
-run_timeout(const char *opt)
-{
-	const char *v = opt != NULL ? opt : getenv("MC_TIMEOUT");
-	long long s;
-	int bad = 0;
-
-	if (v == NULL || (opt == NULL && *v == '\0'))
-		return 0;
-	s = mc_opt_num(opt != NULL ? "--timeout" : "MC_TIMEOUT", v, 1, 31536000, &bad);
-	return bad ? -1 : s;
-}
 
 /* The longest run of backticks in s, to pick a fence that holds it. */
 static size_t
@@ -248,37 +169,7 @@ session_arg(const char *arg, const char *home)
 	return id;
 }
 
-/* --subagent ID: a child run's profile, after its ancestors'. */
-static int
-subagent_opt(struct conf *c, const char *id)
-{
-	if (!mc_profile_id_valid(MC_PROFILE_SUBAGENT, id, strlen(id)))
-		return mc_usage_error("--subagent: invalid profile id \"%s\" (%s)", id,
-		    mc_profile_id_rule(MC_PROFILE_SUBAGENT));
-	if (c->depth == MC_SUBAGENT_DEPTH)
-		return mc_usage_error("--subagent: at most %d levels of subagents",
-		    MC_SUBAGENT_DEPTH);
-	c->subagent[c->depth++] = id;
-	return 0;
-}
 
-/* --subagent starts a new one-shot session (or, with `mc prompt`, shows
- * a child's prompt). */
-static int
-child_usage(const struct conf *c, int prompt_cmd, int sessions_cmd, int argc)
-{
-	if (sessions_cmd)
-		return 0;	/* said above */
-	if (c->depth && c->agent)
-		return mc_usage_error("--agent is the main session's role, --subagent a child's: not both");
-	if (c->parent && !c->depth)
-		return mc_usage_error("--parent goes with --subagent");
-	if (c->depth && (c->cont || c->session))
-		return mc_usage_error("--subagent starts a session of its own: not with -c or --session");
-	if (c->depth && !prompt_cmd && argc == 0 && isatty(STDIN_FILENO) && !c->dry)
-		return mc_usage_error("--subagent is for one-shot runs (mc --subagent ID PROMPT)");
-	return 0;
-}
 
 static void
 cleanup(struct driver *d)
@@ -373,50 +264,127 @@ one_shot(struct driver *d, const char *text)
 	return turn(d, text);
 }
 
+/*
+ * What a run needs before it starts: the settings (before --json's
+ * events begin, so that the arguments they judge are usage errors
+ * still; a failure to read them is the run's, an event), the keys kept
+ * from every child but mc-send, the working directory, mc-send started
+ * (its libcurl takes longest to load), the terminal, the hooks and the
+ * approval rules. Returns -1 to go on, or the exit status.
+ */
+static int
+setup(struct driver *d, const struct cmdline *cl, char **session_id)
+{
+	char err[1024];
+	const char *nc;
+	int loaded, run = !cl->sessions_cmd && !cl->prompt_cmd;
+
+	loaded = mc_settings_load(&d->c.set, err, sizeof err);
+	if (loaded == 0 && !cl->sessions_cmd &&
+	    (args_usable(d) != 0 || mode_init(d, cl->mode_opt) != 0)) {
+		mc_settings_free(&d->c.set);
+		return MC_EXIT_USAGE;
+	}
+	/* A --json run is events from here on, its failures too (not its
+	 * usage errors: no run began). */
+	if (d->c.json && !cl->sessions_cmd)
+		ev_json_mode(d);
+	if (loaded == -1) {
+		mc_err("%s", err);
+		return fail_early(d, NULL);
+	}
+	if (d->c.session &&
+	    (d->c.session = *session_id = session_arg(d->c.session, d->c.set.home)) == NULL) {
+		mc_settings_free(&d->c.set);
+		return MC_EXIT_USAGE;
+	}
+	/* No child but mc-send holds a key: not the stages, not mc-tool and
+	 * what it runs, not this process's /proc/PID/environ. */
+	d->c.keys = mc_keys_keep(&d->c.set);
+	if ((d->c.cwd = realpath(".", NULL)) == NULL) {
+		mc_err(".: %s", strerror(errno));
+		return fail_early(d, *session_id);
+	}
+	workspace_init(&d->c);
+	if (run && !d->c.dry && send_start(d) == -1)
+		return fail_early(d, *session_id);
+	d->t.out = isatty(STDOUT_FILENO);
+	nc = getenv("NO_COLOR");
+	d->t.color = d->t.out && (nc == NULL || *nc == '\0') &&
+	    !(getenv("TERM") && strcmp(getenv("TERM"), "dumb") == 0);
+	/* hooks.c, permissions.c: checked, and compiled once, before
+	 * anything runs or is sent */
+	if (run && (hooks_load(d) == -1 || perms_load(d) == -1))
+		return fail_early(d, *session_id);
+	if (!d->c.json && (!run || (cl->argc == 0 && isatty(STDIN_FILENO))))
+		mc_settings_warn(&d->c.set);	/* once for the run: the stages get -q */
+	return -1;
+}
+
+/* Ctrl-C, SIGTERM and SIGHUP (and --timeout's SIGALRM) caught, without
+ * SA_RESTART: they interrupt the read of the line or of the answer. */
+static void
+catch_signals(int alarm_too)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	if (alarm_too)
+		sigaction(SIGALRM, &sa, NULL);
+}
+
+/* The run itself: `mc sessions`, `mc prompt`, an interactive session or
+ * a one-shot run. Returns the exit status. */
+static int
+run(struct driver *d, const struct cmdline *cl)
+{
+	enum outcome o;
+	char *text;
+	int status;
+
+	if (cl->sessions_cmd)
+		return sessions_list(d, cl->all);
+	if (cl->prompt_cmd) {
+		session_resolve(d);
+		fflush(stdout);
+		return stages_prompt(d, d->c.stats, 1, STDOUT_FILENO, NULL) == 0 ?
+		    MC_EXIT_OK : MC_EXIT_FAIL;
+	}
+	if (cl->argc == 0 && isatty(STDIN_FILENO) && !d->c.dry) {
+		catch_signals(0);
+		if (((d->c.cont || d->c.session) && session_resume(d) == -1) ||
+		    session_resolve(d) == -1 || stages_launch(d) == -1)
+			return MC_EXIT_FAIL;
+		return interactive(d);
+	}
+	if ((text = one_shot_text(cl->argc, cl->argv, &status)) == NULL) {
+		if (status == MC_EXIT_FAIL)
+			ev_done(d, OUT_ERROR);	/* the piped input */
+		return status;
+	}
+	catch_signals(1);
+	alarm((unsigned)cl->timeout);
+	o = one_shot(d, text);
+	alarm(0);
+	if (timed_out && o == OUT_CANCELLED) {
+		o = OUT_TIMEOUT;
+		mc_err("stopped after %lld seconds (--timeout or MC_TIMEOUT)", cl->timeout);
+	}
+	ev_done(d, o);
+	free(text);
+	return outcome_status(o);
+}
+
 int
 main(int argc, char *argv[])
 {
-	enum { OPT_SESSION = 256, OPT_AGENT, OPT_DRY, OPT_STATS, OPT_MAX_STEPS, OPT_JSON,
-	    OPT_NO_SESSION, OPT_SCHEMA, OPT_MAX_OUTPUT, OPT_ALL, OPT_KEEP_GOING,
-	    OPT_CACHE, OPT_REFRESH, OPT_SUBAGENT, OPT_PARENT, OPT_ALLOW, OPT_ADD_DIR, OPT_SLOTS,
-	    OPT_SLOT_FD, OPT_TIMEOUT, OPT_MODE };
-	static const struct option longopts[] = {
-		{ "continue", no_argument, NULL, 'c' },
-		{ "session", required_argument, NULL, OPT_SESSION },
-		{ "provider", required_argument, NULL, 'p' },
-		{ "model", required_argument, NULL, 'm' },
-		{ "agent", required_argument, NULL, OPT_AGENT },
-		{ "dry-run", no_argument, NULL, OPT_DRY },
-		{ "stats", no_argument, NULL, OPT_STATS },
-		{ "max-steps", required_argument, NULL, OPT_MAX_STEPS },
-		{ "yes", no_argument, NULL, 'y' },
-		{ "mode", required_argument, NULL, OPT_MODE },
-		{ "json", no_argument, NULL, OPT_JSON },
-		{ "no-session", no_argument, NULL, OPT_NO_SESSION },
-		{ "schema", required_argument, NULL, OPT_SCHEMA },
-		{ "max-output-tokens", required_argument, NULL, OPT_MAX_OUTPUT },
-		{ "all", no_argument, NULL, OPT_ALL },
-		{ "keep-going", no_argument, NULL, OPT_KEEP_GOING },
-		{ "cache", no_argument, NULL, OPT_CACHE },
-		{ "refresh", no_argument, NULL, OPT_REFRESH },
-		{ "subagent", required_argument, NULL, OPT_SUBAGENT },
-		{ "parent", required_argument, NULL, OPT_PARENT },
-		{ "allow", required_argument, NULL, OPT_ALLOW },
-		{ "add-dir", required_argument, NULL, OPT_ADD_DIR },
-		{ "slots", required_argument, NULL, OPT_SLOTS },
-		{ "slot-fd", required_argument, NULL, OPT_SLOT_FD },
-		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, MC_OPT_VERSION },
-		{ NULL, 0, NULL, 0 }
-	};
 	struct driver d = { .c = { .max_steps = 50, .slot_fd = -1 } };
-	struct sigaction sa = { .sa_handler = on_signal };
-	int c, status, loaded, prompt_cmd = 0, sessions_cmd = 0, steps_set = 0, all = 0, bad = 0;
-	enum outcome o;
-	char err[1024], *text, *session_id = NULL;
-	const char *nc, *timeout_opt = NULL, *mode_opt = NULL;
-	long long timeout;
+	struct cmdline cl = {0};
+	char *session_id = NULL;
+	int status;
 
 	mc_init("mc", argv);
 	if (argc > 1 && strcmp(argv[1], "rewind") == 0)	/* rewind.c */
@@ -429,226 +397,10 @@ main(int argc, char *argv[])
 	 * stages get SIGPIPE's default back when they start. */
 	signal(SIGPIPE, SIG_IGN);
 	mc_session_memory(&d.s.file);
-	while ((c = getopt_long(argc, argv, "cp:m:yh", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'c':
-			d.c.cont = 1;
-			break;
-		case OPT_SESSION:
-			d.c.session = optarg;
-			break;
-		case 'p':
-			d.c.provider = optarg;
-			break;
-		case 'm':
-			d.c.model = optarg;
-			break;
-		case OPT_AGENT:
-			d.c.agent = optarg;
-			break;
-		case OPT_DRY:
-			d.c.dry = 1;
-			break;
-		case OPT_STATS:
-			d.c.stats = 1;
-			break;
-		case OPT_MAX_STEPS:
-			d.c.max_steps = mc_opt_num("--max-steps", optarg, 1, 10000, &bad);
-			steps_set = 1;
-			break;
-		case 'y':
-			d.c.yes = 1;
-			break;
-		case OPT_MODE:	/* modes.c */
-			if (mode_parse(optarg) == -1)
-				return mc_usage_error("--mode: unknown mode \"%s\" (default, accept-edits, "
-				    "plan or yes)", optarg);
-			mode_opt = optarg;
-			break;
-		case OPT_TIMEOUT:
-			timeout_opt = optarg;
-			break;
-		case OPT_JSON:
-			d.c.json = 1;
-			break;
-		case OPT_NO_SESSION:
-			d.c.no_session = 1;
-			break;
-		case OPT_SCHEMA:
-			d.c.schema = optarg;
-			break;
-		case OPT_MAX_OUTPUT:
-			mc_opt_num("--max-output-tokens", optarg, 1, 100000000, &bad);
-			d.c.max_output = optarg;
-			break;
-		case OPT_ALL:
-			all = 1;
-			break;
-		case OPT_KEEP_GOING:
-			d.c.keep_going = 1;
-			break;
-		case OPT_CACHE:	/* mc-send's own options, passed on; */
-			if (d.c.cache == NULL)	/* --refresh wins over --cache */
-				d.c.cache = "--cache";
-			break;
-		case OPT_REFRESH:
-			d.c.cache = "--refresh";
-			break;
-		case OPT_SUBAGENT:	/* a child run of subagents.c */
-			if (subagent_opt(&d.c, optarg) != 0)
-				return MC_EXIT_USAGE;
-			break;
-		case OPT_PARENT:
-			if (!mc_session_id_valid(optarg))
-				return mc_usage_error("--parent: not a session id: %s", optarg);
-			d.c.parent = optarg;
-			break;
-		case OPT_ALLOW:
-			if (*optarg == '\0')
-				return mc_usage_error("--allow: an empty tool name");
-			if (d.c.nallow == MC_ALLOW_MAX)
-				return mc_usage_error("--allow: at most %d tools", MC_ALLOW_MAX);
-			d.c.allow[d.c.nallow++] = optarg;
-			break;
-		case OPT_ADD_DIR:	/* workspace.c */
-			if (workspace_add(&d.c, optarg) != 0)
-				return MC_EXIT_USAGE;
-			break;
-		case OPT_SLOTS:		/* slots.c */
-			d.c.slots = optarg;
-			break;
-		case OPT_SLOT_FD:
-			d.c.slot_fd = (int)mc_opt_num("--slot-fd", optarg, 3, 1 << 20, &bad);
-			break;
-		default:	/* -h, --version or a bad option */
-			return mc_opt_exit(c, usage);
-		}
-		if (bad)
-			return MC_EXIT_USAGE;
-	}
-	/* `mc prompt`, unless written `mc -- prompt` to ask about the word. */
-	if (argc - optind == 1 && strcmp(argv[optind - 1], "--") != 0) {
-		prompt_cmd = strcmp(argv[optind], "prompt") == 0;
-		sessions_cmd = strcmp(argv[optind], "sessions") == 0;
-		if (!prompt_cmd && !sessions_cmd && d.c.depth == 0)
-			near_miss(argv[optind]);	/* nearmiss.c */
-	}
-	argc -= optind;
-	argv += optind;
-	if (d.c.cont && d.c.session)
-		return mc_usage_error("-c and --session cannot be used together");
-	if (d.c.stats && !prompt_cmd)
-		return mc_usage_error("--stats goes with `mc prompt`");
-	if (prompt_cmd && (d.c.cont || d.c.session || d.c.dry || d.c.provider || d.c.yes ||
-	    steps_set || d.c.parent || d.c.nallow || mode_opt))
-		return mc_usage_error("`mc prompt` takes only -m, --agent, --subagent and --stats");
-	if (d.c.dry && argc == 0 && isatty(STDIN_FILENO))
-		return mc_usage_error("--dry-run needs a PROMPT");
-	if (all && !sessions_cmd)
-		return mc_usage_error("--all goes with `mc sessions`");
-	if (sessions_cmd && (d.c.cont || d.c.session || d.c.dry || d.c.provider || d.c.model ||
-	    d.c.yes || d.c.no_session || d.c.schema || d.c.max_output || d.c.agent || steps_set ||
-	    d.c.cache || d.c.depth || d.c.parent || d.c.nallow || mode_opt))
-		return mc_usage_error("`mc sessions` takes only --all and --json");
-	if (child_usage(&d.c, prompt_cmd, sessions_cmd, argc) != 0 || slots_usage(&d.c) != 0)
-		return MC_EXIT_USAGE;
-	if (!sessions_cmd && (d.c.json || d.c.no_session) && (prompt_cmd || d.c.dry ||
-	    (argc == 0 && isatty(STDIN_FILENO))))
-		return mc_usage_error("%s is for one-shot runs (mc %s PROMPT)",
-		    d.c.json ? "--json" : "--no-session", d.c.json ? "--json" : "--no-session");
-	if (d.c.cache != NULL && (prompt_cmd || sessions_cmd || d.c.dry ||
-	    (argc == 0 && isatty(STDIN_FILENO))))
-		return mc_usage_error("%s is for one-shot runs (mc %s PROMPT)", d.c.cache, d.c.cache);
-
-	if ((timeout = run_timeout(timeout_opt)) == -1)
-		return MC_EXIT_USAGE;
-	if (timeout_opt != NULL && (prompt_cmd || sessions_cmd || d.c.dry ||
-	    (argc == 0 && isatty(STDIN_FILENO))))
-		return mc_usage_error("--timeout is for one-shot runs (mc --timeout S PROMPT)");
-
-	/* The settings are read before --json's events begin, so that the
-	 * arguments they judge are usage errors still; a failure to read
-	 * them is the run's, an event. */
-	loaded = mc_settings_load(&d.c.set, err, sizeof err);
-	if (loaded == 0 && !sessions_cmd && (args_usable(&d) != 0 || mode_init(&d, mode_opt) != 0)) {
-		mc_settings_free(&d.c.set);
-		return MC_EXIT_USAGE;
-	}
-	/* A --json run is events from here on, its failures too (not its
-	 * usage errors: no run began). */
-	if (d.c.json && !sessions_cmd)
-		ev_json_mode(&d);
-	if (loaded == -1) {
-		mc_err("%s", err);
-		return fail_early(&d, NULL);
-	}
-	if (d.c.session && (d.c.session = session_id = session_arg(d.c.session, d.c.set.home)) == NULL) {
-		mc_settings_free(&d.c.set);
-		return MC_EXIT_USAGE;
-	}
-	/* No child but mc-send holds a key: not the stages, not mc-tool and
-	 * what it runs, not this process's /proc/PID/environ. */
-	d.c.keys = mc_keys_keep(&d.c.set);
-	if ((d.c.cwd = realpath(".", NULL)) == NULL) {
-		mc_err(".: %s", strerror(errno));
-		return fail_early(&d, session_id);
-	}
-	workspace_init(&d.c);
-	/* mc-send first, before the piped input or the session is read: its
-	 * libcurl takes longest to load. */
-	if (!d.c.dry && !prompt_cmd && !sessions_cmd && send_start(&d) == -1)
-		return fail_early(&d, session_id);
-	d.t.out = isatty(STDOUT_FILENO);
-	nc = getenv("NO_COLOR");
-	d.t.color = d.t.out && (nc == NULL || *nc == '\0') &&
-	    !(getenv("TERM") && strcmp(getenv("TERM"), "dumb") == 0);
-	/* Without SA_RESTART, Ctrl-C interrupts the read of the line or of
-	 * the answer. */
-	sigemptyset(&sa.sa_mask);
-	/* hooks.c: a session's hooks, checked before anything runs or is sent */
-	if (!sessions_cmd && !prompt_cmd && hooks_load(&d) == -1)
-		return fail_early(&d, session_id);
-	/* permissions.c: the approval rules, compiled once */
-	if (!sessions_cmd && !prompt_cmd && perms_load(&d) == -1)
-		return fail_early(&d, session_id);
-
-	if (!d.c.json && (sessions_cmd || prompt_cmd || (argc == 0 && isatty(STDIN_FILENO))))
-		mc_settings_warn(&d.c.set);	/* once for the run: the stages get -q */
-	if (sessions_cmd) {
-		status = sessions_list(&d, all);
-	} else if (prompt_cmd) {
-		session_resolve(&d);
-		fflush(stdout);
-		status = stages_prompt(&d, d.c.stats, 1, STDOUT_FILENO, NULL) == 0 ?
-		    MC_EXIT_OK : MC_EXIT_FAIL;
-	} else if (argc == 0 && isatty(STDIN_FILENO) && !d.c.dry) {
-		sigaction(SIGINT, &sa, NULL);
-		sigaction(SIGTERM, &sa, NULL);
-		sigaction(SIGHUP, &sa, NULL);
-		status = MC_EXIT_OK;
-		if (((d.c.cont || d.c.session) && session_resume(&d) == -1) ||
-		    session_resolve(&d) == -1)
-			status = MC_EXIT_FAIL;
-		if (status == MC_EXIT_OK)
-			status = stages_launch(&d) == -1 ? MC_EXIT_FAIL : interactive(&d);
-	} else if ((text = one_shot_text(argc, argv, &status)) != NULL) {
-		sigaction(SIGINT, &sa, NULL);
-		sigaction(SIGTERM, &sa, NULL);
-		sigaction(SIGHUP, &sa, NULL);
-		sigaction(SIGALRM, &sa, NULL);
-		alarm((unsigned)timeout);
-		o = one_shot(&d, text);
-		alarm(0);
-		if (timed_out && o == OUT_CANCELLED) {
-			o = OUT_TIMEOUT;
-			mc_err("stopped after %lld seconds (--timeout or MC_TIMEOUT)", timeout);
-		}
-		ev_done(&d, o);
-		status = outcome_status(o);
-		free(text);
-	} else if (status == MC_EXIT_FAIL) {
-		ev_done(&d, OUT_ERROR);	/* the piped input */
-	}
+	if ((status = options_parse(&d, &cl, argc, argv)) != -1 ||	/* options.c */
+	    (status = setup(&d, &cl, &session_id)) != -1)
+		return status;
+	status = run(&d, &cl);
 	cleanup(&d);
 	free(session_id);
 	if (terminated) {

@@ -1,7 +1,9 @@
 /*
  * mc.h: the driver's state and the files that share it.
  *
- *   main.c     options, the one-shot message, what kind of run this is
+ *   main.c     the one-shot message, setting a run up, what kind of run
+ *              this is
+ *   options.c  the command line: usage, options, usage errors
  *   stages.c   the programs that build what the model sees: the prompt
  *              (mc-discover | mc-skills | mc-render) and the tool list
  *              (mc-tool list), started together
@@ -397,6 +399,20 @@ cJSON *plan_filter(const struct driver *d, cJSON *tools);
 int mode_turn(struct driver *d);
 void mode_slash(struct driver *d, const char *arg);
 char *mode_go(struct driver *d, const char *arg);
+
+/* options.c: the command line, read by options_parse into the driver's
+ * configuration and this; -1 to go on, or the exit status. */
+struct cmdline {
+	int prompt_cmd;		/* `mc prompt` */
+	int sessions_cmd;	/* `mc sessions` */
+	int steps_set;		/* --max-steps given */
+	int all;		/* --all */
+	const char *timeout_opt, *mode_opt;
+	long long timeout;	/* --timeout or MC_TIMEOUT: seconds; 0 none */
+	int argc;		/* the operands */
+	char **argv;
+};
+int options_parse(struct driver *d, struct cmdline *cl, int argc, char *argv[]);
 
 /* approve.c */
 int approve(struct driver *d, const char *name, const cJSON *call, char **why,
