@@ -14,8 +14,6 @@
 #include "json.h"
 #include "mc.h"
 
-#define TOOL_OUTPUT_CAP (4u << 20)	/* mc-tool's item: a 64 KiB output, escaped */
-#define TOUCHED_CAP (1u << 20)
 
 /* A call's output into the session (and, with --json, a tool_output event). */
 static int
@@ -54,87 +52,6 @@ ran_item(struct driver *d, const cJSON *call, cJSON *item)
 {
 	hooks_post_tool(d, call, item);
 	return output_item(d, mc_json_str(call, "name"), item);
-}
-
-int
-call_ran(struct driver *d, const cJSON *call, const char *output)
-{
-	const char *cid = mc_json_str(call, "call_id");
-
-	return ran_item(d, call, mc_item_output(cid ? cid : "", output));
-}
-
-/*
- * Run call through `mc-tool call`: its output item, or NULL. The paths
- * it touched come back through a pipe named to it as --touched-out
- * /dev/fd/N, and are added to touched; what a bash command prints comes
- * as it is printed through another, --progress-out, for the status line
- * (progress.c) on a terminal.
- */
-static cJSON *
-tool_call(struct driver *d, const cJSON *call, struct mc_buf *touched, int *st)
-{
-	char *argv[] = { "mc-tool", "-q", "call", "--touched-out", NULL, "--progress-out", NULL,
-	    NULL }, path[24], ppath[24], err[256];
-	const char *name = mc_json_str(call, "name");
-	struct mc_buf out = {0}, in = {0};
-	struct mc_feed back[2] = { { .wr = -1 }, { .wr = -1 } };
-	struct progress pr;
-	struct mc_filter f = { .collect = &out, .cap = TOOL_OUTPUT_CAP, .stop = &interrupted,
-	    .feeds = back, .nfeeds = 2, .tick = progress_tick, .tick_ms = 200, .arg = &pr };
-	int fds[2], pfds[2];
-	cJSON *item = NULL;
-	char *text;
-
-	if (pipe2(fds, O_CLOEXEC) == -1) {
-		mc_err("pipe: %s", strerror(errno));
-		return NULL;
-	}
-	if (pipe2(pfds, O_CLOEXEC | O_NONBLOCK) == -1) {
-		mc_err("pipe: %s", strerror(errno));
-		close(fds[0]);
-		close(fds[1]);
-		return NULL;
-	}
-	/* Feeds with no data: only their descriptors, the write ends, go to
-	 * mc-tool; the read ends stay here. */
-	back[0].fd = fds[1];
-	snprintf(path, sizeof path, "/dev/fd/%d", fds[1]);
-	argv[4] = path;
-	back[1].fd = pfds[1];
-	snprintf(ppath, sizeof ppath, "/dev/fd/%d", pfds[1]);
-	argv[6] = ppath;
-	progress_begin(&pr, d, name ? name : "", pfds[0]);
-	if ((text = cJSON_PrintUnformatted(call)) == NULL)
-		mc_oom();
-	mc_buf_adds(&in, text);
-	mc_buf_addc(&in, '\n');
-	free(text);
-	f.in = in.data;
-	f.inlen = in.len;
-	if (mc_filter_run(argv, &f, st, err, sizeof err) == -1) {
-		progress_end(&pr);
-		mc_err("%s", err);
-	} else {
-		progress_end(&pr);
-		/* mc-tool has ended: all it wrote is in the pipe. */
-		fcntl(fds[0], F_SETFL, O_NONBLOCK);
-		if (mc_fd_slurp(fds[0], TOUCHED_CAP, touched) == -1 && errno != EAGAIN)
-			mc_warn("the paths mc-tool touched: %s", strerror(errno));
-		/* An unknown or disabled tool is mc-tool's exit 1, with an
-		 * output naming the tools there are: the model should read it.
-		 * Interrupted by the user (not --timeout: its output would say
-		 * "the user"), mc-tool exits 130 with what the call had printed. */
-		if ((!interrupted && (stage_ok("mc-tool", *st) ||
-		    (WIFEXITED(*st) && WEXITSTATUS(*st) == MC_EXIT_FAIL))) ||
-		    (interrupted && !timed_out && WIFEXITED(*st) && WEXITSTATUS(*st) == MC_EXIT_INTR))
-			item = mc_json_parse(out.data ? out.data : "", out.len, err, sizeof err);
-	}
-	close(fds[0]);
-	close(pfds[0]);
-	mc_buf_free(&in);
-	mc_buf_free(&out);
-	return item;
 }
 
 /* With --json: an approval event. */
@@ -199,12 +116,7 @@ call_run(struct driver *d, const cJSON *call, struct mc_buf *touched)
 		free(why);
 		return st == -1 ? MC_EXIT_FAIL : interrupted ? MC_EXIT_INTR : MC_EXIT_OK;
 	}
-	if (subagents_has(d, name))	/* subagents.c: children run, their answers the output */
-		return subagents_call(d, call);
-	if (toolsearch_has(d, name))	/* toolsearch.c: deferred tools found and loaded */
-		return toolsearch_call(d, call);
-	toolsearch_used(d, name);	/* toolsearch.c: a deferred tool called is loaded */
-	item = mcp_routes(d, name, call) ? mcp_call(d, call) : tool_call(d, call, touched, &st);
+	item = tools_run(d, call, touched);	/* tools.c: run by the tool's owner */
 	type = mc_json_str(item, "type");
 	ocid = mc_json_str(item, "call_id");
 	if (item == NULL || type == NULL || strcmp(type, "function_call_output") != 0 ||
@@ -224,21 +136,6 @@ call_run(struct driver *d, const cJSON *call, struct mc_buf *touched)
 		return output_item(d, name, item) == 0 ? MC_EXIT_INTR : MC_EXIT_FAIL;
 	lsp_after_edit(d, call, item);	/* lsp.c: a write or edit's diagnostics */
 	return ran_item(d, call, item) == 0 ? MC_EXIT_OK : MC_EXIT_FAIL;
-}
-
-/* A user message <Context File=FILE>CONTENT</Context> into the session:
- * a guide, or what a session_start hook said (FILE hook:N). */
-int
-context_add(struct driver *d, const char *file, const char *content)
-{
-	struct mc_buf b = {0};
-	int r;
-
-	mc_context_block(&b, file, content);
-	b.data[--b.len] = '\0';	/* the message ends at the closing tag */
-	r = session_add(d, mc_item_message("user", b.data));
-	mc_buf_free(&b);
-	return r;
 }
 
 /*

@@ -13,8 +13,14 @@
  *              one connection to the provider for the whole session
  *   turn.c     a turn: the user's message, then send, answer, tool calls
  *              and send again until the model is done
- *   calls.c    one tool call: approved, run by mc-tool call or mc-mcp; the
- *              guides of the paths it touched
+ *   calls.c    one tool call: judged (hooks, rules, approval, checkpoint),
+ *              run by tools.c, its output kept; the guides of the paths
+ *              it touched
+ *   tools.c    the session's set of tools (mc-tool's, MCP's, subagents,
+ *              tool_search): started, gathered, whose each is, a call run
+ *              by its owner (mc-tool call for mc-tool's)
+ *   toollist.c the session's tool list, as text and as JSON
+ *   stage.c    what the children share: the -p and -m told, an exit judged
  *   approve.c  before write, edit, bash and MCP tools: what the call will
  *              do, shown on the terminal, and the user's answer
  *   permissions.c the settings' approval rules (allow, ask, deny) and
@@ -269,16 +275,26 @@ extern volatile sig_atomic_t interrupted, terminated, timed_out;
 
 
 /* stages.c */
-int stage_ok(const char *name, int status);
-int told_args(const struct driver *d, char **argv);
 int stages_prompt(struct driver *d, int stats, int keep_going, int out_fd, struct mc_buf *out);
 cJSON *stages_context(struct driver *d);
 int stages_launch(struct driver *d);
 cJSON *stages_guides(char **paths, size_t n);
 void sandbox_ask(struct driver *d);
 void sandbox_told(struct driver *d);
+/* stage.c */
+int stage_ok(const char *name, int status);
+int told_args(const struct driver *d, char **argv);
+
+/* toollist.c: the session's tool list as JSON, and back */
 cJSON *tools_get(struct driver *d);
 void tools_put(struct driver *d, cJSON *all);
+
+/* tools.c: the session's set of tools, whose each is, a call run by its owner */
+enum owner { OWN_TOOL, OWN_MCP, OWN_SUBAGENTS, OWN_SEARCH };
+int tools_start(struct driver *d);
+int tools_gather(struct driver *d);
+enum owner tool_owner(const struct driver *d, const char *name, const cJSON *call);
+cJSON *tools_run(struct driver *d, const cJSON *call, struct mc_buf *touched);
 int stages_stats(struct driver *d, const char *doc, struct mc_buf *out);
 
 /* request.c */
@@ -321,7 +337,7 @@ void tools_offered_free(struct driver *d);
 /* toolsearch.c */
 void toolsearch_filter(struct driver *d, cJSON *all);
 int toolsearch_has(const struct driver *d, const char *name);
-int toolsearch_call(struct driver *d, const cJSON *call);
+char *toolsearch_call(struct driver *d, const cJSON *call);
 void toolsearch_forget(struct driver *d);
 void toolsearch_used(struct driver *d, const char *name);
 
@@ -366,12 +382,9 @@ int sessions_list(struct driver *d, int all);
 
 /* calls.c */
 int call_run(struct driver *d, const cJSON *call, struct mc_buf *touched);
-/* The output of a call into the session: call_output's written by the
- * driver (refused, interrupted, failed), call_ran's from a call that ran,
- * after the post_tool hooks. 0, or -1 when the session could not take it. */
+/* The output of a call the driver writes (refused, interrupted, failed)
+ * into the session: 0, or -1 when the session could not take it. */
 int call_output(struct driver *d, const cJSON *call, const char *output);
-int call_ran(struct driver *d, const cJSON *call, const char *output);
-int context_add(struct driver *d, const char *file, const char *content);
 void guides_inject(struct driver *d, struct mc_buf *touched);
 
 /* permissions.c */
@@ -396,7 +409,7 @@ void mode_free(struct driver *d);
 void mode_set(struct driver *d, enum mode m);
 int plan_offers(const struct driver *d, const char *name);
 cJSON *plan_filter(const struct driver *d, cJSON *tools);
-int mode_turn(struct driver *d);
+int mode_turn(struct driver *d, cJSON **m);
 void mode_slash(struct driver *d, const char *arg);
 char *mode_go(struct driver *d, const char *arg);
 
@@ -455,6 +468,8 @@ int guide_known(const struct driver *d, const char *path);
 /* The guides known: those the session's header and lines hold, no
  * others (after rewind.c's fork left later ones out). */
 void session_guides_again(struct driver *d);
+/* A user message <Context File=FILE>CONTENT</Context> into the session. */
+int context_add(struct driver *d, const char *file, const char *content);
 
 /* slots.c */
 int slots_usage(const struct conf *c);
@@ -466,7 +481,7 @@ int subagents_prepare(struct driver *d);
 int subagents_tools(struct driver *d);
 int subagents_blocked(const struct driver *d, const char *name);
 int subagents_has(const struct driver *d, const char *name);
-int subagents_call(struct driver *d, const cJSON *call);
+char *subagents_call(struct driver *d, const cJSON *call);
 void subagents_free(struct driver *d);
 
 /* compact.c: SPEC 12 */

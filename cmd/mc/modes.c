@@ -128,20 +128,20 @@ plan_fragment(struct driver *d)
 }
 
 /* Before a turn's message: in plan mode, the plan fragment as a user
- * message of its own, for this turn. 0, or -1 (said why). */
+ * message of its own, for this turn, in *m (NULL in another mode),
+ * marked "mode": the session's own note, not a turn the user typed.
+ * 0, or -1 (said why). */
 int
-mode_turn(struct driver *d)
+mode_turn(struct driver *d, cJSON **m)
 {
-	cJSON *m;
-
+	*m = NULL;
 	if (d->mode.now != MODE_PLAN)
 		return 0;
 	if (plan_fragment(d) == -1)
 		return -1;
-	/* "mode": the session's own note, not a turn the user typed */
-	m = mc_item_message("user", d->mode.plan.data ? d->mode.plan.data : "");
-	mc_json_add_str(m, "mode", "plan");
-	return session_add(d, m);
+	*m = mc_item_message("user", d->mode.plan.data ? d->mode.plan.data : "");
+	mc_json_add_str(*m, "mode", "plan");
+	return 0;
 }
 
 /* /mode [NAME]: show the mode, or change it. */

@@ -7,6 +7,7 @@
 
 #include "context.h"
 #include "diag.h"
+#include "items.h"
 #include "json.h"
 #include "mc.h"
 #include "provider.h"
@@ -414,4 +415,19 @@ session_usage(struct driver *d, const struct usage *u, int cached)
 	session_add(d, l);
 	if (!cached)
 		usage_add(&d->s.used, u);
+}
+
+/* A user message <Context File=FILE>CONTENT</Context> into the session:
+ * a guide, or what a session_start hook said (FILE hook:N). */
+int
+context_add(struct driver *d, const char *file, const char *content)
+{
+	struct mc_buf b = {0};
+	int r;
+
+	mc_context_block(&b, file, content);
+	b.data[--b.len] = '\0';	/* the message ends at the closing tag */
+	r = session_add(d, mc_item_message("user", b.data));
+	mc_buf_free(&b);
+	return r;
 }

@@ -28,44 +28,6 @@ arg(struct args *a, const char *s)
 	a->v[a->n] = NULL;
 }
 
-/* -p PROVIDER and -m MODEL into argv (room for 4) where what the option
- * or the session said must be told; the environment and the settings a
- * program reads itself. Returns how many were put. */
-int
-told_args(const struct driver *d, char **argv)
-{
-	int k = 0;
-
-	if (d->s.provider && d->s.tell_provider) {
-		argv[k++] = "-p";
-		argv[k++] = d->s.provider;
-	}
-	if (d->s.model && d->s.tell_model) {
-		argv[k++] = "-m";
-		argv[k++] = d->s.model;
-	}
-	return k;
-}
-
-/* False, after saying why when the stage could not, unless it exited 0.
- * A stage that exited non-zero has printed its own message (on stderr:
- * with --json, an error event names the stage). */
-int
-stage_ok(const char *name, int status)
-{
-	char why[128];
-
-	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
-		return 1;
-	if (interrupted)
-		return 0;
-	if (mc_pipeline_strstatus(status, why, sizeof why) != NULL)
-		mc_err("%s: %s", name, why);
-	else if (WIFEXITED(status))
-		ev_stage_failed(name, WEXITSTATUS(status));
-	return 0;
-}
-
 static void
 render_args(const struct driver *d, struct args *a, int stats)
 {
@@ -179,8 +141,8 @@ tool_stats(struct driver *d)
 		mc_err("%s", err);
 		return -1;
 	}
-	if (!stage_ok("mc-tool", st) || mcp_start(d) == -1 || mcp_tools(d) == -1 ||
-	    subagents_prepare(d) == -1 || subagents_tools(d) == -1 || (all = tools_get(d)) == NULL)
+	if (!stage_ok("mc-tool", st) || tools_start(d) == -1 || tools_gather(d) == -1 ||
+	    (all = tools_get(d)) == NULL)
 		return -1;
 	mcp_stop(d);
 	/* offered.c's filters, as a request would have them */
@@ -195,8 +157,16 @@ tool_stats(struct driver *d)
 			cJSON_Delete(t);
 			continue;
 		}
-		mc_json_push(rows[name == NULL ? 0 : mcp_has(d, name) ? 1 :
-		    subagents_has(d, name) ? 2 : 0], t);
+		switch (name == NULL ? OWN_TOOL : tool_owner(d, name, NULL)) {	/* tools.c */
+		case OWN_MCP:
+			mc_json_push(rows[1], t);
+			break;
+		case OWN_SUBAGENTS:
+			mc_json_push(rows[2], t);
+			break;
+		default:
+			mc_json_push(rows[0], t);
+		}
 	}
 	cJSON_Delete(all);
 	for (i = 0; i < 3; i++) {
@@ -318,8 +288,7 @@ stages_launch(struct driver *d)
 	struct mc_pipeline p, tp = {0};
 	int rd = -1, trd = -1, in, r;
 
-	if ((!d->c.dry && send_start(d) == -1) || build_start(d) == -1 || mcp_start(d) == -1 ||
-	    subagents_prepare(d) == -1)
+	if ((!d->c.dry && send_start(d) == -1) || build_start(d) == -1 || tools_start(d) == -1)
 		return -1;
 	if ((in = open("/dev/null", O_RDONLY | O_CLOEXEC)) == -1 ||
 	    mc_pipeline_add(&tp, tool_argv, in, -1, &trd, err, sizeof err) == -1) {
@@ -347,44 +316,9 @@ stages_launch(struct driver *d)
 		if (stages_wait(&tp, 1) == -1)
 			r = -1;
 	}
-	if (r == 0 && mcp_tools(d) == -1)
-		r = -1;
-	if (r == 0 && subagents_tools(d) == -1)	/* after mc-tool's and the MCP tools */
+	if (r == 0 && tools_gather(d) == -1)	/* tools.c: after mc-tool's */
 		r = -1;
 	return r;
-}
-
-/* The session's tool list (mc-tool list's, then more), as JSON: an empty
- * array when there is none; NULL after saying why. */
-cJSON *
-tools_get(struct driver *d)
-{
-	char err[256];
-	cJSON *all;
-
-	if (d->s.tools.len == 0)
-		return mc_json_new_arr();
-	if ((all = mc_json_parse(d->s.tools.data, d->s.tools.len, err, sizeof err)) == NULL ||
-	    !cJSON_IsArray(all)) {
-		mc_err("mc-tool: its tool list: %s", all ? "not a JSON array" : err);
-		cJSON_Delete(all);
-		return NULL;
-	}
-	return all;
-}
-
-/* all, which it frees, becomes the session's tool list. */
-void
-tools_put(struct driver *d, cJSON *all)
-{
-	char *text;
-	size_t n;
-
-	text = mc_json_compact(all, &n);
-	cJSON_Delete(all);
-	d->s.tools.len = 0;
-	mc_buf_add(&d->s.tools, text, n);
-	free(text);
 }
 
 /* The guides of the paths a tool call touched, from mc-discover --touched. */

@@ -935,12 +935,11 @@ aggregate(const struct run *R)
 
 /*
  * The subagents call: its tasks checked, run in parallel (at most
- * subagents.max_parallel at once), and their answers as its output; the
- * children's tokens join this run's. Returns MC_EXIT_OK, MC_EXIT_INTR
- * when the user interrupted, MC_EXIT_FAIL when the session could not
- * take the output.
+ * subagents.max_parallel at once), and their answers as its output
+ * (malloc'ed; tools.c makes it the call's); the children's tokens join
+ * this run's. Interrupted by the user, the answers so far.
  */
-int
+char *
 subagents_call(struct driver *d, const cJSON *call)
 {
 	struct run R = { .d = d, .max = PARALLEL_DEFAULT };
@@ -948,14 +947,11 @@ subagents_call(struct driver *d, const cJSON *call)
 	const cJSON *mp;
 	char *text;
 	size_t i;
-	int r;
 
 	if (parse_tasks(&R, call, &why) == -1) {
-		r = call_ran(d, call, why.data);
-		mc_buf_free(&why);
 		for (i = 0; i < R.n; i++)
 			task_free(&R.t[i]);
-		return r == -1 ? MC_EXIT_FAIL : MC_EXIT_OK;
+		return mc_buf_steal(&why);
 	}
 	if ((mp = mc_settings_get(&d->c.set, "subagents.max_parallel")) != NULL &&
 	    cJSON_IsNumber(mp))
@@ -963,15 +959,10 @@ subagents_call(struct driver *d, const cJSON *call)
 	R.draw = !d->c.json && isatty(STDERR_FILENO);
 	R.dirty = 1;
 	run_all(&R);
-	for (i = 0; i < R.n; i++) {
+	for (i = 0; i < R.n; i++)
 		usage_add(&d->s.run, &R.t[i].used);
-	}
 	text = aggregate(&R);
-	r = call_ran(d, call, text);
-	free(text);
 	for (i = 0; i < R.n; i++)
 		task_free(&R.t[i]);
-	if (r == -1)
-		return MC_EXIT_FAIL;
-	return interrupted ? MC_EXIT_INTR : MC_EXIT_OK;
+	return text;
 }

@@ -180,8 +180,9 @@ search(struct driver *d, const char *query, size_t limit, struct mc_buf *out)
 	cJSON_Delete(all);
 }
 
-/* A tool_search call: its output joins the session like any tool's. */
-int
+/* A tool_search call: its output (malloc'ed; tools.c makes it the
+ * call's, which joins the session like any tool's). */
+char *
 toolsearch_call(struct driver *d, const cJSON *call)
 {
 	const char *a = mc_json_str(call, "arguments") ? mc_json_str(call, "arguments") : "";
@@ -191,7 +192,6 @@ toolsearch_call(struct driver *d, const cJSON *call)
 	size_t limit = FOUND_MAX;
 	char err[128];
 	cJSON *args;
-	int r;
 
 	args = mc_json_parse(a, strlen(a), err, sizeof err);
 	if ((query = mc_json_str(args, "query")) == NULL)
@@ -202,10 +202,8 @@ toolsearch_call(struct driver *d, const cJSON *call)
 			limit = l->valuedouble > FOUND_CAP ? FOUND_CAP : (size_t)l->valuedouble;
 		search(d, query, limit, &out);
 	}
-	r = call_ran(d, call, out.data);
-	mc_buf_free(&out);
 	cJSON_Delete(args);
-	return r == 0 ? MC_EXIT_OK : MC_EXIT_FAIL;
+	return mc_buf_steal(&out);
 }
 
 /* A call to a deferred tool the model knew of (from a resumed session's

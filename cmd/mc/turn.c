@@ -560,7 +560,7 @@ turn(struct driver *d, const char *text)
 	struct usage before = d->s.run;
 	enum outcome o;
 	long long n;
-	cJSON *calls, *c, *msg;
+	cJSON *calls, *c, *msg, *plan;
 	int st;
 
 	if (d->s.open && unanswered(d))
@@ -572,7 +572,8 @@ turn(struct driver *d, const char *text)
 	 * item, so that it goes to the new file only (SPEC 12: the old one
 	 * is left as it was); when none happens, or it fails, the message
 	 * goes to the session as it is (nothing typed is lost). */
-	if (session_begin(d) == -1 || hooks_session_start(d) == -1 || mode_turn(d) == -1)
+	if (session_begin(d) == -1 || hooks_session_start(d) == -1 || mode_turn(d, &plan) == -1 ||
+	    (plan != NULL && session_add(d, plan) == -1))
 		return OUT_ERROR;
 	msg = mc_item_message("user", text);
 	if ((st = compact_due(d, msg)) == 1)
