@@ -18,6 +18,7 @@
 #include "mc.h"
 #include "profile.h"
 #include "provider.h"
+#include "reasoning.h"
 #include "request.h"
 #include "toolenv.h"
 #include "utf8.h"
@@ -26,6 +27,7 @@ static const char usage[] =
     "usage: mc [-c | --session ID|FILE] [-p NAME] [-m ID] [--agent ID] [-y | --mode MODE]\n"
     "          [--max-steps N]\n"
     "          [--json] [--no-session] [--schema FILE] [--max-output-tokens N]\n"
+    "          [--reasoning LEVEL]\n"
     "          [--keep-going] [--cache] [--refresh] [--add-dir DIR ...] [--timeout S]\n"
     "          [PROMPT ...]\n"
     "       mc --subagent ID ... [--parent SESSION] [--allow TOOL ...]\n"
@@ -52,6 +54,7 @@ static const char usage[] =
     "  --no-session      one-shot: keep no session file\n"
     "  --schema FILE     the answer must be JSON matching the JSON Schema in FILE\n"
     "  --max-output-tokens N  cap each answer at N tokens\n"
+    "  --reasoning LEVEL  reasoning effort: minimal, low, medium, high or off\n"
     "  --keep-going      go on when an instruction file is refused (over a cap, ...)\n"
     "  --cache           one-shot: answers kept in $MC_HOME/cache are reused, new\n"
     "                    ones kept (MC_CACHE=1 or the setting cache.enabled too)\n"
@@ -380,7 +383,7 @@ main(int argc, char *argv[])
 	enum { OPT_SESSION = 256, OPT_AGENT, OPT_DRY, OPT_STATS, OPT_MAX_STEPS, OPT_JSON,
 	    OPT_NO_SESSION, OPT_SCHEMA, OPT_MAX_OUTPUT, OPT_ALL, OPT_KEEP_GOING,
 	    OPT_CACHE, OPT_REFRESH, OPT_SUBAGENT, OPT_PARENT, OPT_ALLOW, OPT_ADD_DIR, OPT_SLOTS,
-	    OPT_SLOT_FD, OPT_TIMEOUT, OPT_MODE };
+	    OPT_SLOT_FD, OPT_TIMEOUT, OPT_MODE, OPT_REASONING };
 	static const struct option longopts[] = {
 		{ "continue", no_argument, NULL, 'c' },
 		{ "session", required_argument, NULL, OPT_SESSION },
@@ -396,6 +399,7 @@ main(int argc, char *argv[])
 		{ "no-session", no_argument, NULL, OPT_NO_SESSION },
 		{ "schema", required_argument, NULL, OPT_SCHEMA },
 		{ "max-output-tokens", required_argument, NULL, OPT_MAX_OUTPUT },
+		{ "reasoning", required_argument, NULL, OPT_REASONING },
 		{ "all", no_argument, NULL, OPT_ALL },
 		{ "keep-going", no_argument, NULL, OPT_KEEP_GOING },
 		{ "cache", no_argument, NULL, OPT_CACHE },
@@ -481,6 +485,12 @@ main(int argc, char *argv[])
 		case OPT_MAX_OUTPUT:
 			mc_opt_num("--max-output-tokens", optarg, 1, 100000000, &bad);
 			d.c.max_output = optarg;
+			break;
+		case OPT_REASONING:
+			if (!mc_reasoning_valid(optarg))
+				return mc_usage_error("--reasoning: expected minimal, low, medium, high "
+				    "or off, not \"%s\"", optarg);
+			d.c.reasoning = optarg;
 			break;
 		case OPT_ALL:
 			all = 1;

@@ -85,6 +85,7 @@ struct conf {
 	const char *provider, *model, *agent, *session;
 	const char *schema;	/* --schema FILE */
 	const char *max_output;	/* --max-output-tokens N */
+	const char *reasoning;	/* --reasoning LEVEL, or NULL */
 	const char *cache;	/* --cache or --refresh, passed on to mc-send; or NULL */
 	int cont, dry, stats, yes, json, no_session, keep_going;
 	long long max_steps;
