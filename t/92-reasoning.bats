@@ -194,3 +194,40 @@ Try '"'"'mc-request --help'"'"' for more information.'
 	f=$(session_files | head -1)
 	assert_equal "$(jq -r 'select(.type == "reasoning") | .data.id' "$f")" rs_0a1b2c3d4e5f60718293a4b5c6d7e8f9
 }
+
+# ---- on a terminal ----
+
+@test "on a terminal: reasoning dim, folded to its last line until the answer begins, then cleared; /reasoning shows it whole" {
+	d=$BATS_TEST_TMPDIR
+	printf 'data: {"choices":[{"index":0,"delta":{"reasoning_content":"First I think.\\nThen I see"}}]}\n\n' > "$d/part1.sse"
+	printf 'data: {"choices":[{"index":0,"delta":{"reasoning_content":" it is four."}}]}\n\ndata: {"choices":[{"index":0,"delta":{"content":"Four."},"finish_reason":"stop"}]}\n\ndata: [DONE]\n\n' > "$d/part2.sse"
+	cat "$d/part1.sse" "$d/part2.sse" > "$d/all.sse"
+	# the first answer stops after its first delta (until Ctrl-C); the second is whole
+	fake_start "[{\"sse_file\":\"$d/all.sse\",\"stall_after\":$(wc -c < "$d/part1.sse"),\"stall\":3600},
+	  {\"sse_file\":\"$d/all.sse\"}]"
+	use_fake
+	on_tty mc
+	wait_for 'mc>'
+	keys 'what is 2+2?' Enter
+	wait_for 'Then I see'
+	# only the last line, dim
+	assert_equal "$(pane | grep -c 'First I think')" 0
+	pane -e | grep -qF $'\e[2mThen I see'
+	keys C-c
+	wait_prompt 2
+	assert_equal "$(pane | grep -c 'Then I see')" 0
+	keys 'again' Enter
+	wait_for 'Four.'
+	wait_prompt 3
+	# the answer began: the fold is gone, the answer alone is there
+	assert_equal "$(pane | grep -c 'I see\|I think')" 0
+	keys '/reasoning' Enter
+	wait_for 'Then I see it is four.'
+	wait_for 'First I think.'
+	wait_prompt 4
+	keys C-d
+	assert_equal "$(wait_status)" 0
+	# the session keeps it as a reasoning item, before the answer
+	f=$(session_files | head -1)
+	assert_equal "$(jq -r 'select(.type == "reasoning" or .role == "assistant") | .type' "$f" | tail -2 | tr '\n' ' ')" 'reasoning message '
+}

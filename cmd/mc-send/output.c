@@ -350,6 +350,7 @@ on_event(const struct mc_event *ev, void *arg)
 		return emit(o, ev);
 	case MC_EVENT_REASONING_DELTA:
 		/* Never in the answer's text; kept whole by its block. */
+		spin_clear(o);
 		return emit(o, ev);
 	case MC_EVENT_REASONING:
 		spin_clear(o);

@@ -307,6 +307,7 @@ cleanup(struct driver *d)
 	mode_free(d);
 	mc_buf_free(&d->s.prompt);
 	mc_buf_free(&d->s.tools);
+	mc_buf_free(&d->thought);
 	tools_offered_free(d);
 	toolsearch_forget(d);
 	free(d->s.provider);
@@ -556,7 +557,8 @@ main(int argc, char *argv[])
 	if (all && !sessions_cmd)
 		return mc_usage_error("--all goes with `mc sessions`");
 	if (sessions_cmd && (d.c.cont || d.c.session || d.c.dry || d.c.provider || d.c.model ||
-	    d.c.yes || d.c.no_session || d.c.schema || d.c.max_output || d.c.agent || steps_set ||
+	    d.c.yes || d.c.no_session || d.c.schema || d.c.max_output || d.c.reasoning ||
+	    d.c.agent || steps_set ||
 	    d.c.cache || d.c.depth || d.c.parent || d.c.nallow || mode_opt))
 		return mc_usage_error("`mc sessions` takes only --all and --json");
 	if (child_usage(&d.c, prompt_cmd, sessions_cmd, argc) != 0 || slots_usage(&d.c) != 0)
