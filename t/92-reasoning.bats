@@ -98,6 +98,25 @@ Try '"'"'mc-request --help'"'"' for more information.'
 	[[ $stderr == *'models.gpt-5.reasoning'*'"minimal"'* ]]
 }
 
+@test "a level the provider refuses: its 400 shown, and the setting to change named" {
+	err='{"error":{"message":"Unsupported value: '"'"'reasoning_effort'"'"' does not support '"'"'minimal'"'"' with this model.","type":"invalid_request_error","param":"reasoning_effort","code":"unsupported_value"}}'
+	fake_start "[{\"status\":400,\"json\":$err},{\"status\":400,\"json\":$err},{\"status\":400,\"json\":$err}]"
+	use_fake
+	run --separate-stderr mc --reasoning minimal hi </dev/null
+	assert_failure 1
+	[[ $stderr == *"does not support 'minimal' with this model."* ]]
+	[[ $stderr == *'mc: the provider refused reasoning level "minimal": pass another --reasoning level, or --reasoning off'* ]]
+	settings "{\"provider\":\"fake\",\"model\":\"fake-model\",\"models\":{\"*\":{\"reasoning\":\"minimal\"}},
+	  \"providers\":{\"fake\":{\"base_url\":\"$FAKE_URL\",\"api\":\"chat\",\"api_key_env\":null}}}"
+	run --separate-stderr mc hi </dev/null
+	assert_failure 1
+	[[ $stderr == *"mc: the provider refused reasoning level \"minimal\" (models.*.reasoning in $MC_HOME/settings.json): change it, or pass --reasoning off"* ]]
+	# without a level asked for, no such note
+	run --separate-stderr mc --reasoning off hi </dev/null
+	assert_failure 1
+	[[ $stderr != *'refused reasoning'* ]]
+}
+
 # ---- the streams ----
 
 @test "llama.cpp reasoning_content: reasoning events, then the text; text mode shows only the answer" {
@@ -115,6 +134,20 @@ Try '"'"'mc-request --help'"'"' for more information.'
 	send chat --items
 	assert_equal "$(jqo -s -c 'map([.type, .text // .content])')" \
 		'[["reasoning","Okay, the user asks for 2+2.\nThat is 4."],["message","2 + 2 = 4."]]'
+}
+
+@test "mc-send --cache: a kept answer replays its reasoning deltas and item" {
+	fake_start "[$(sse chat-stream-reasoning-llamacpp.sse)]"
+	use_fake
+	mc-request "hi" < /dev/null > env.json
+	run --separate-stderr mc-send --cache --events < env.json
+	assert_success
+	live=$output
+	run --separate-stderr mc-send --cache --events < env.json
+	assert_success
+	assert_equal "$(fake_count)" 1
+	assert_equal "$output" "$live"
+	assert_equal "$(jqo -c 'select(.type == "reasoning")' | wc -l)" 3
 }
 
 @test "OpenRouter reasoning deltas, beside empty content" {

@@ -485,6 +485,8 @@ void fold_free(struct fold *f);
 void reasoning_keep(struct driver *d, const char *text, size_t n);
 /* /reasoning: the last answer's reasoning, whole, dim. */
 void reasoning_slash(struct driver *d);
+/* An error event: a note naming the reasoning setting the provider refused. */
+void reasoning_refused(const struct driver *d, const cJSON *ev);
 
 /* show.c */
 int show(const struct driver *d, const char *p, size_t n);

@@ -1,9 +1,13 @@
 /* thought.c: the model's reasoning on a terminal: dim, folded to its last line while the answer has not begun; /reasoning shows the last one whole. */
 #include <stdio.h>
+#include <strings.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "diag.h"
+#include "json.h"
 #include "mc.h"
+#include "models.h"
 
 /* Where the fold is drawn: stdout, when it is a terminal and not --json. */
 static int
@@ -90,4 +94,37 @@ reasoning_slash(struct driver *d)
 	if (d->t.color)
 		fputs("\033[0m", stdout);
 	fflush(stdout);
+}
+
+/*
+ * An error event of mc-send: when the request asked for a reasoning level
+ * and the provider refused it (a 400 or 422 whose message names
+ * reasoning, thinking, effort or a budget), a note saying which setting
+ * to change; mc-send has shown the provider's own message.
+ */
+void
+reasoning_refused(const struct driver *d, const cJSON *ev)
+{
+	static const char *const words[] = { "reasoning", "thinking", "effort", "budget_tokens" };
+	const cJSON *st = cJSON_GetObjectItemCaseSensitive(ev, "status"), *v;
+	const char *msg = mc_json_str(ev, "message"), *level = d->c.reasoning, *from = "*";
+	size_t i;
+
+	if (level == NULL) {
+		v = mc_model_field(&d->c.set, d->s.model, "reasoning", &from);
+		level = cJSON_IsString(v) ? v->valuestring : NULL;
+	}
+	if (level == NULL || strcmp(level, "off") == 0 || msg == NULL || !cJSON_IsNumber(st) ||
+	    (st->valueint != 400 && st->valueint != 422))
+		return;
+	for (i = 0; i < sizeof words / sizeof words[0] && strcasestr(msg, words[i]) == NULL; i++)
+		;
+	if (i == sizeof words / sizeof words[0])
+		return;
+	if (d->c.reasoning != NULL)
+		mc_note("the provider refused reasoning level \"%s\": pass another --reasoning "
+		    "level, or --reasoning off", level);
+	else
+		mc_note("the provider refused reasoning level \"%s\" (models.%s.reasoning in %s): "
+		    "change it, or pass --reasoning off", level, from, d->c.set.path);
 }

@@ -279,6 +279,7 @@ answer(struct driver *d, struct answer *a)
 			r = 0;
 		} else if (strcmp(type, "error") == 0) {
 			compact_seen_error(d, ev);	/* compact2: an overflow? */
+			reasoning_refused(d, ev);	/* thought.c: a level refused? */
 			if (d->c.json) {
 				ev_emit(d, ev);
 				ev = NULL;
