@@ -307,13 +307,7 @@ use_claude() {
 	fake_start "[$(sse messages-stream-toolcall.sse)]"
 	settings "{\"providers\":{\"claude\":{\"base_url\":\"$FAKE_URL\",\"api\":\"messages\",\"api_key_env\":\"FAKE_API_KEY\"}}}"
 	mc-request -p claude -m claude-x "hi" < "$SYS" > env.json
-	run --separate-stderr mc-send --cache --events < env.json
-	assert_success
-	live=$output
-	run --separate-stderr mc-send --cache --events < env.json
-	assert_success
-	assert_equal "$(fake_count)" 1
-	assert_equal "$output" "$live"
+	cache_replays env.json
 	assert_equal "$(jqo -c 'select(.type == "usage") | .cache_write_tokens')" 1500
 	run --separate-stderr mc-send --cache --items < env.json
 	assert_success

@@ -140,13 +140,7 @@ Try '"'"'mc-request --help'"'"' for more information.'
 	fake_start "[$(sse chat-stream-reasoning-llamacpp.sse)]"
 	use_fake
 	mc-request "hi" < /dev/null > env.json
-	run --separate-stderr mc-send --cache --events < env.json
-	assert_success
-	live=$output
-	run --separate-stderr mc-send --cache --events < env.json
-	assert_success
-	assert_equal "$(fake_count)" 1
-	assert_equal "$output" "$live"
+	cache_replays env.json
 	assert_equal "$(jqo -c 'select(.type == "reasoning")' | wc -l)" 3
 }
 
