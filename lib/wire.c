@@ -416,7 +416,9 @@ mc_wire_add(struct mc_wire *w, cJSON *it)
 	}
 	if (strcmp(type, "reasoning") == 0) {
 		/* Chat takes no reasoning back; Responses its own, encrypted. */
-		if (!w->chat && (it = responses_reasoning(it)) != NULL) {
+		if (w->chat)
+			cJSON_Delete(it);
+		else if ((it = responses_reasoning(it)) != NULL) {
 			end_users(w);
 			finish(w, it);
 		}
