@@ -16,6 +16,24 @@ folding(const struct driver *d)
 	return d->t.out && !d->c.json;
 }
 
+#define FOLD_KEEP 2048	/* bytes of a long line kept: more than a row shows */
+
+/* Only a long line's end is ever shown: the rest goes, so that a line
+ * without end costs each delta no more than FOLD_KEEP bytes to draw. */
+static void
+trim(struct mc_buf *b)
+{
+	size_t cut;
+
+	if (b->len <= 2 * FOLD_KEEP)
+		return;
+	cut = b->len - FOLD_KEEP;
+	while (cut < b->len && ((unsigned char)b->data[cut] & 0xc0) == 0x80)
+		cut++;		/* a whole character first */
+	memmove(b->data, b->data + cut, b->len - cut);
+	b->len -= cut;
+}
+
 void
 fold_add(struct driver *d, struct fold *f, const char *delta)
 {
@@ -41,6 +59,7 @@ fold_add(struct driver *d, struct fold *f, const char *delta)
 		mc_buf_add(&f->line, prev, (size_t)(last - prev));
 		f->ended = 1;
 	}
+	trim(&f->line);
 	f->row.len = 0;
 	show_fold(&f->row, f->line.data ? f->line.data : "", f->line.len,
 	    term_width(STDOUT_FILENO));
