@@ -17,6 +17,7 @@
 #include "json.h"
 #include "lines.h"
 #include "provider.h"
+#include "reasoning.h"
 #include "request.h"
 #include "settings.h"
 #include "utf8.h"
@@ -27,11 +28,13 @@
 static const char usage[] =
     "usage: mc-request [-q] [-p PROVIDER] [-m MODEL] [--api API]\n"
     "                  [--items FILE] [--tools FILE] [--no-stream]\n"
-    "                  [--max-output-tokens N] [--schema FILE] [--body] [--pretty]\n"
+    "                  [--max-output-tokens N] [--reasoning LEVEL] [--schema FILE]\n"
+    "                  [--body] [--pretty]\n"
     "                  [PROMPT]\n"
     "       mc-request --serve [--cache-key] [--status-fd N] [-q] [-p PROVIDER]\n"
     "                  [-m MODEL] [--api API] [--tools FILE]\n"
-    "                  [--no-stream] [--max-output-tokens N] [--schema FILE]\n"
+    "                  [--no-stream] [--max-output-tokens N] [--reasoning LEVEL]\n"
+    "                  [--schema FILE]\n"
     "\n"
     "Read the system prompt on stdin and write the provider request envelope.\n"
     "With --serve, stdin is a session's lines, and each {\"type\":\"request\"} line\n"
@@ -46,6 +49,7 @@ static const char usage[] =
     "  --tools FILE             tool definitions, a JSON array\n"
     "  --no-stream              ask for one answer instead of a stream\n"
     "  --max-output-tokens N    cap the answer at N tokens\n"
+    "  --reasoning LEVEL        reasoning effort: minimal, low, medium, high or off\n"
     "  --schema FILE            the answer must be JSON matching the JSON Schema in\n"
     "                           FILE (structured output, strict)\n"
     "  --body                   write only the body the provider gets\n"
@@ -380,7 +384,8 @@ int
 main(int argc, char *argv[])
 {
 	enum { OPT_API = 256, OPT_ITEMS, OPT_TOOLS, OPT_NO_STREAM, OPT_MAX,
-		OPT_BODY, OPT_PRETTY, OPT_SCHEMA, OPT_SERVE, OPT_KEY, OPT_STATUS };
+		OPT_BODY, OPT_PRETTY, OPT_SCHEMA, OPT_SERVE, OPT_KEY, OPT_STATUS,
+		OPT_REASONING };
 	static const struct option longopts[] = {
 		{ "provider", required_argument, NULL, 'p' },
 		{ "model", required_argument, NULL, 'm' },
@@ -390,6 +395,7 @@ main(int argc, char *argv[])
 		{ "no-stream", no_argument, NULL, OPT_NO_STREAM },
 		{ "max-output-tokens", required_argument, NULL, OPT_MAX },
 		{ "schema", required_argument, NULL, OPT_SCHEMA },
+		{ "reasoning", required_argument, NULL, OPT_REASONING },
 		{ "body", no_argument, NULL, OPT_BODY },
 		{ "pretty", no_argument, NULL, OPT_PRETTY },
 		{ "serve", no_argument, NULL, OPT_SERVE },
@@ -443,6 +449,12 @@ main(int argc, char *argv[])
 		case OPT_MAX:
 			b.rq.max_output_tokens = (int)mc_opt_num("--max-output-tokens", optarg, 1,
 			    INT_MAX, &bad);
+			break;
+		case OPT_REASONING:
+			if (!mc_reasoning_valid(optarg))
+				return mc_usage_error("--reasoning: expected minimal, low, medium, high "
+				    "or off, not \"%s\"", optarg);
+			b.rq.reasoning = optarg;
 			break;
 		case OPT_SCHEMA:
 			if (strcmp(optarg, "-") == 0)

@@ -329,10 +329,13 @@ nullonly(struct scan *s, void *arg)
 static int
 delta(struct scan *s, void *out)
 {
-	static const char *const names[] = { "content", "refusal", "tool_calls", "function_call" };
-	static const member_fn each[] = { content, nullonly, nullonly, nullonly };
+	/* Reasoning is not the answer: a chunk with some goes to cJSON. */
+	static const char *const names[] = { "content", "refusal", "tool_calls", "function_call",
+		"reasoning_content", "reasoning" };
+	static const member_fn each[] = { content, nullonly, nullonly, nullonly, nullonly,
+		nullonly };
 
-	return object(s, names, each, 4, out);
+	return object(s, names, each, 6, out);
 }
 
 static int

@@ -9,7 +9,7 @@
 /*
  * When p, n is a chat chunk that only carries text (a JSON object with
  * one choice whose delta holds at most a string content, no error, no
- * usage, no tool calls, no refusal, no finish_reason), puts that text,
+ * usage, no tool calls, no refusal, no reasoning, no finish_reason), puts that text,
  * unescaped, in out (emptied first; NUL-terminated) and returns 1.
  * Returns 0 for anything else, valid or not: decode it with cJSON. It
  * never accepts what cJSON would reject, and the text is what cJSON

@@ -5,6 +5,7 @@
 
 #include "diag.h"
 #include "json.h"
+#include "models.h"
 #include "provider.h"
 
 #define CONNECT_S 10
@@ -232,6 +233,8 @@ mc_provider_resolve(const struct mc_settings *s, const struct mc_provider_opts *
 	    "max_output_tokens");
 	if (cJSON_IsNumber(m))	/* checked on load: a whole number from 1 */
 		p->max_output_tokens = (long)m->valuedouble;
+	m = mc_model_field(s, p->model, "reasoning", NULL);
+	p->reasoning = cJSON_IsString(m) ? m->valuestring : NULL;	/* checked on load */
 	return 0;
 }
 

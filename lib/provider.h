@@ -25,6 +25,9 @@ struct mc_provider {
 	int prompt_cache;
 	/* models.MODEL.max_output_tokens, or 0 when the settings give none. */
 	long max_output_tokens;
+	/* models.MODEL.reasoning (its family's, models."*"'s): a level of
+	 * reasoning.h, or NULL (the settings' own string). */
+	const char *reasoning;
 };
 
 /* What the command line said; NULL where it said nothing. */

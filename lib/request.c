@@ -8,6 +8,7 @@
 #include "diag.h"
 #include "fsread.h"
 #include "json.h"
+#include "reasoning.h"
 #include "request.h"
 #include "strset.h"
 #include "utf8.h"
@@ -255,7 +256,9 @@ mc_request_members(const struct mc_provider *p, const struct mc_request *r, int 
 	}
 	if (!messages)
 		add_schema(*tail, r, chat);
-	if ((max = output_limit(p, r, messages)) > 0)
+	max = output_limit(p, r, messages);
+	mc_reasoning_members(p->api, r->reasoning ? r->reasoning : p->reasoning, *tail, &max);
+	if (max > 0)
 		mc_json_add_num(*tail, chat ? p->chat_max_tokens : messages ? "max_tokens" :
 		    "max_output_tokens",
 		    (double)max);

@@ -17,6 +17,8 @@ struct mc_request {
 	const cJSON *tools;	/* checked tools (mc_request_tools), or NULL */
 	int stream;
 	long max_output_tokens;	/* 0: leave to the provider */
+	/* --reasoning: a level of reasoning.h, over the provider's (NULL: its) */
+	const char *reasoning;
 	const cJSON *schema;	/* a JSON Schema the answer must match, or NULL */
 	const char *schema_name;	/* its name: [A-Za-z0-9_-], at most 64 */
 };
@@ -40,7 +42,9 @@ cJSON *mc_request_tools(const char *name, const char *s, size_t len,
  * Messages: "system" is one text block, tools carry "input_schema",
  * "max_tokens" is always set, and with p->prompt_cache the system block
  * and the last tool are cache breakpoints (the wire marks the last user
- * message); a schema is not sent (mc-request refuses it).
+ * message); a schema is not sent (mc-request refuses it). The reasoning
+ * level (r->reasoning, else p->reasoning) adds what mc_reasoning_members
+ * says; none or "off" adds nothing.
  */
 void mc_request_members(const struct mc_provider *p, const struct mc_request *r, int send,
     cJSON **head, cJSON **tail);

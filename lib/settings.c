@@ -12,6 +12,7 @@
 #include "json.h"
 #include "rules.h"
 #include "models.h"
+#include "reasoning.h"
 #include "settings.h"
 
 /* K_UINT: a whole number from 1 up; K_STRMAP: an object of strings;
@@ -55,6 +56,7 @@ static const struct field model_fields[] = {
 	{ "context_window", K_UINT, NULL, NULL },
 	{ "max_output_tokens", K_UINT, NULL, NULL },
 	{ "family", K_STR, NULL, NULL },	/* its cycles: models.c */
+	{ "reasoning", K_ENUM, NULL, mc_reasoning_levels },
 	{ "tools", K_OBJ, model_tools_fields, NULL },
 	{ "tool_descriptions", K_STRMAP, NULL, NULL },
 	{ NULL, 0, NULL, NULL }

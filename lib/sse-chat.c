@@ -41,11 +41,22 @@ tool_fragment(struct mc_stream *s, const cJSON *f)
 		mc_ans_args_set(s, c, fn);
 }
 
+/* The reasoning the deltas gave, one block kept (Chat takes none back). */
+static void
+thought_done(struct mc_stream *s)
+{
+	if (s->thought.len == 0)
+		return;
+	mc_ans_thought_block(s, s->thought.data, s->thought.len, "chat", NULL);
+	s->thought.len = 0;
+}
+
 /* One chat chunk, or (whole) a non-streamed chat completion. */
 void
 mc_ans_chat_doc(struct mc_stream *s, const cJSON *doc, int whole)
 {
 	const cJSON *choices, *ch, *d, *f, *fr;
+	const char *r;
 
 	if (mc_ans_has_error(doc)) {
 		mc_ans_fail_json(s, doc);
@@ -66,7 +77,14 @@ mc_ans_chat_doc(struct mc_stream *s, const cJSON *doc, int whole)
 		d = mc_json_obj(ch, whole ? "message" : "delta");
 		if (d == NULL && whole)
 			d = mc_json_obj(ch, "delta");
-		/* reasoning / reasoning_content are not the answer */
+		/* Reasoning is not the answer: reasoning_content (llama.cpp,
+		 * vLLM) or reasoning (OpenRouter), never both counted. */
+		r = mc_json_str(d, "reasoning_content") ? mc_json_str(d, "reasoning_content") :
+		    mc_json_str(d, "reasoning");
+		if (!whole)
+			mc_ans_thought(s, r, 1);
+		else if (r != NULL && mc_ans_room(s, strlen(r)))
+			mc_buf_adds(&s->thought, r);	/* whole: the block alone */
 		mc_ans_content(s, cJSON_GetObjectItemCaseSensitive(d, "content"));
 		mc_ans_text(s, mc_json_str(d, "refusal"), 1);
 		cJSON_ArrayForEach(f, mc_json_arr(d, "tool_calls"))
@@ -74,10 +92,13 @@ mc_ans_chat_doc(struct mc_stream *s, const cJSON *doc, int whole)
 		fr = cJSON_GetObjectItemCaseSensitive(ch, "finish_reason");
 		if (cJSON_IsString(fr) && fr->valuestring[0]) {
 			mc_ans_set_str(&s->finish, fr->valuestring);
+			thought_done(s);
 			mc_ans_calls_flush(s);
 		}
 	}
 	mc_ans_usage(s, cJSON_GetObjectItemCaseSensitive(doc, "usage"));
-	if (whole)
+	if (whole) {
+		thought_done(s);
 		mc_ans_finish(s, s->finish);
+	}
 }

@@ -62,6 +62,8 @@ struct mc_stream {
 	struct mc_buf escaped;	/* an event with its \u0000 and lone surrogate escapes fixed */
 	long long cache_write;	/* -1: the provider does not count it */
 	struct mc_messages *msg;	/* the Messages dialect's state (sse-messages.c) */
+	struct mc_buf thought;	/* chat: the reasoning so far, for its whole block */
+	size_t nthought;	/* whole reasoning blocks reported */
 };
 
 /* sse-stream.c: what the dialects share */
@@ -84,6 +86,14 @@ void mc_ans_call_emit(struct mc_stream *s, struct call *c);
 void mc_ans_calls_flush(struct mc_stream *s);
 void mc_ans_usage(struct mc_stream *s, const cJSON *u);
 void mc_ans_finish(struct mc_stream *s, const char *reason);
+
+/* sse-reasoning.c */
+/* A piece of reasoning (t NUL-terminated; NULL or "" is nothing),
+ * repaired to valid UTF-8; with keep, also added to s->thought. */
+void mc_ans_thought(struct mc_stream *s, const char *t, int keep);
+/* One whole reasoning block: text, len of it, for api, data (or NULL). */
+void mc_ans_thought_block(struct mc_stream *s, const char *text, size_t len, const char *api,
+    const cJSON *data);
 
 /* sse-chat.c */
 void mc_ans_chat_doc(struct mc_stream *s, const cJSON *doc, int whole);

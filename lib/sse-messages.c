@@ -102,31 +102,6 @@ block_new(struct mc_stream *s, int index, int kind)
 	return b;
 }
 
-/* A reasoning event: text and data, the block without its text. */
-static void
-reasoning(struct mc_stream *s, const char *text, size_t len, const cJSON *data)
-{
-	struct mc_event ev = { .type = MC_EVENT_REASONING, .api = "messages" };
-	struct mc_buf fixed = {0};
-	size_t n;
-	char *d = mc_json_compact(data, &n);
-
-	ev.text = text;
-	ev.len = len;
-	/* The session must stay valid UTF-8, whatever came. */
-	if (!mc_utf8_valid(text, len)) {
-		mc_clip_repair(&fixed, text, len);
-		mc_buf_adds(&fixed, "");
-		ev.text = fixed.data;
-		ev.len = fixed.len;
-	}
-	ev.data = d;
-	if (mc_ans_room(s, n))
-		mc_ans_emit(s, &ev);
-	free(d);
-	mc_buf_free(&fixed);
-}
-
 static void
 thinking_done(struct mc_stream *s, struct block *b)
 {
@@ -135,7 +110,8 @@ thinking_done(struct mc_stream *s, struct block *b)
 	mc_json_add_str(d, "type", "thinking");
 	mc_json_add_str(d, "signature", b->sig ? b->sig : "");
 	mc_buf_adds(&b->text, "");
-	reasoning(s, b->text.data, b->text.len, d);
+	/* The data: the block without its text. */
+	mc_ans_thought_block(s, b->text.data, b->text.len, "messages", d);
 	cJSON_Delete(d);
 }
 
@@ -170,7 +146,7 @@ block_stop(struct mc_stream *s, struct block *b)
 	if (b->kind == B_THINKING)
 		thinking_done(s, b);
 	else if (b->kind == B_REDACTED)
-		reasoning(s, "", 0, b->whole);
+		mc_ans_thought_block(s, "", 0, "messages", b->whole);
 	else if (b->kind == B_TOOL)
 		tool_done(s, b);
 }
@@ -220,8 +196,10 @@ block_delta(struct mc_stream *s, struct block *b, const cJSON *d)
 		if ((v = mc_json_str(d, "partial_json")) != NULL)
 			mc_ans_args_add(s, &s->calls[b->call], v);
 	} else if (strcmp(type, "thinking_delta") == 0 && b->kind == B_THINKING) {
-		if ((v = mc_json_str(d, "thinking")) != NULL && mc_ans_room(s, strlen(v)))
+		if ((v = mc_json_str(d, "thinking")) != NULL && mc_ans_room(s, strlen(v))) {
 			mc_buf_adds(&b->text, v);
+			mc_ans_thought(s, v, 0);
+		}
 	} else if (strcmp(type, "signature_delta") == 0 && b->kind == B_THINKING) {
 		/* The whole signature, as the SDK takes it (not a piece). */
 		if ((v = mc_json_str(d, "signature")) != NULL && mc_ans_room(s, strlen(v)))

@@ -54,12 +54,46 @@ emit_ready(struct mc_stream *s)
 	}
 }
 
+/*
+ * A reasoning output item, kept whole: its summary's texts joined are the
+ * text; its id and encrypted_content (asked for by include, store being
+ * false) the data, for the item to be sent back in a tool loop.
+ */
+static void
+reasoning_item(struct mc_stream *s, const cJSON *it)
+{
+	struct mc_buf t = {0};
+	const cJSON *p, *v;
+	cJSON *d = mc_json_new_obj();
+
+	cJSON_ArrayForEach(p, mc_json_arr(it, "summary"))
+		if (mc_json_str(p, "text") != NULL) {
+			if (t.len > 0)
+				mc_buf_adds(&t, "\n\n");
+			mc_buf_adds(&t, mc_json_str(p, "text"));
+		}
+	if (t.len == 0)	/* open-weight models: the reasoning text itself */
+		cJSON_ArrayForEach(p, mc_json_arr(it, "content"))
+			if (mc_json_str(p, "text") != NULL)
+				mc_buf_adds(&t, mc_json_str(p, "text"));
+	mc_buf_adds(&t, "");
+	if (mc_json_str(it, "id") != NULL)
+		mc_json_add_str(d, "id", mc_json_str(it, "id"));
+	if (cJSON_IsString(v = cJSON_GetObjectItemCaseSensitive(it, "encrypted_content")))
+		mc_json_add_str(d, "encrypted_content", v->valuestring);
+	/* Nothing to show or send back: nothing kept. */
+	if (t.len > 0 || cJSON_HasObjectItem(d, "encrypted_content"))
+		mc_ans_thought_block(s, t.data, t.len, "responses", d);
+	cJSON_Delete(d);
+	mc_buf_free(&t);
+}
+
 /* What a completed responses answer holds that the stream did not show. */
 static void
 output(struct mc_stream *s, const cJSON *resp)
 {
 	const cJSON *it;
-	int shown = s->ntext > 0 || s->nrefusal > 0;
+	int shown = s->ntext > 0 || s->nrefusal > 0, thought = s->nthought > 0;
 
 	cJSON_ArrayForEach(it, mc_json_arr(resp, "output")) {
 		const char *type = mc_json_str(it, "type"), *cid = mc_json_str(it, "call_id");
@@ -70,6 +104,8 @@ output(struct mc_stream *s, const cJSON *resp)
 			continue;
 		if (strcmp(type, "message") == 0 && !shown)
 			mc_ans_content(s, cJSON_GetObjectItemCaseSensitive(it, "content"));
+		if (strcmp(type, "reasoning") == 0 && !thought)
+			reasoning_item(s, it);
 		if (strcmp(type, "function_call") != 0)
 			continue;
 		if (id != NULL)
@@ -121,6 +157,10 @@ item_event(struct mc_stream *s, const cJSON *doc, int done)
 	const char *key;
 	struct call *c;
 
+	if (done && mc_json_str(item, "type") && strcmp(mc_json_str(item, "type"), "reasoning") == 0) {
+		reasoning_item(s, item);
+		return;
+	}
 	if (!mc_json_str(item, "type") || strcmp(mc_json_str(item, "type"), "function_call") != 0)
 		return;
 	args = cJSON_GetObjectItemCaseSensitive(item, "arguments");
@@ -142,12 +182,21 @@ void
 mc_ans_responses_event(struct mc_stream *s, const char *name, const cJSON *doc)
 {
 	const char *type = mc_json_str(doc, "type"), *item_id = mc_json_str(doc, "item_id");
+	const cJSON *ix;
 	struct call *c;
 
 	if (type == NULL)
 		type = name;
 	if (strcmp(type, "response.output_text.delta") == 0) {
 		mc_ans_text(s, mc_json_str(doc, "delta"), 0);
+	} else if (strcmp(type, "response.reasoning_summary_text.delta") == 0 ||
+	    strcmp(type, "response.reasoning_text.delta") == 0) {
+		mc_ans_thought(s, mc_json_str(doc, "delta"), 0);
+	} else if (strcmp(type, "response.reasoning_summary_part.added") == 0) {
+		/* A summary's parts are paragraphs apart, as the item joins them. */
+		ix = cJSON_GetObjectItemCaseSensitive(doc, "summary_index");
+		if (cJSON_IsNumber(ix) && ix->valueint > 0)
+			mc_ans_thought(s, "\n\n", 0);
 	} else if (strcmp(type, "response.refusal.delta") == 0) {
 		mc_ans_text(s, mc_json_str(doc, "delta"), 1);
 	} else if (strcmp(type, "response.output_item.added") == 0) {

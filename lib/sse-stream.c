@@ -56,6 +56,7 @@ mc_stream_free(struct mc_stream *s)
 	mc_buf_free(&s->delta);
 	mc_buf_free(&s->fixed);
 	mc_buf_free(&s->escaped);
+	mc_buf_free(&s->thought);
 	mc_sse_free(&s->sse);
 	free(s);
 }

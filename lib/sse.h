@@ -48,6 +48,8 @@ enum mc_event_type {
 	MC_EVENT_ERROR,		/* message, code (or NULL), status (or 0), local */
 	MC_EVENT_REASONING,	/* text, len, api, data: one whole block of the
 				 * model's reasoning, to be kept and sent back */
+	MC_EVENT_REASONING_DELTA,	/* text, len: a piece of the model's reasoning,
+				 * as it streams (never the answer's text) */
 };
 
 struct mc_event {
@@ -79,8 +81,10 @@ struct mc_stream;
 /*
  * A decoder for one answer of the given API. It takes the body as it
  * arrives: an SSE stream, or (when its first byte is '{') one JSON
- * document. Events come out in this order: text, refusal, reasoning and
- * tool_call as they complete (Responses calls in response.output order,
+ * document. Events come out in this order: text, refusal, reasoning
+ * pieces (Chat reasoning_content or reasoning, Responses summary and
+ * reasoning text deltas, Messages thinking_delta) as they come, whole
+ * reasoning blocks and tool_call as they complete (Responses calls in response.output order,
  * chat calls in index order, Messages blocks as each ends), then usage (when the provider sent it), then done; or
  * an error at any point, after which nothing more is reported. A call
  * without an id gets "call_" and 24 hex digits derived from the answer

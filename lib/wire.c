@@ -336,6 +336,35 @@ responses_add(struct mc_wire *w, cJSON *it, const char *type)
 	return 1;
 }
 
+/*
+ * A Responses reasoning item goes back (store being false, the server
+ * keeps nothing) as the element it came as: its summary and its
+ * encrypted_content, before the calls it led to; its id is not sent (it
+ * names nothing stored). One without encrypted_content, or of another
+ * API, is not sent. Takes it; the element, or NULL.
+ */
+static cJSON *
+responses_reasoning(cJSON *it)
+{
+	const cJSON *d = mc_json_obj(it, "data");
+	const char *api = mc_json_str(it, "api"), *text = mc_json_str(it, "text");
+	cJSON *r = NULL, *p;
+
+	if (api != NULL && strcmp(api, "responses") == 0 && mc_json_str(d, "encrypted_content")) {
+		r = mc_json_new_obj();
+		mc_json_add_str(r, "type", "reasoning");
+		p = mc_json_add(r, "summary", mc_json_new_arr());
+		if (text != NULL && text[0] != '\0') {
+			p = mc_json_push(p, mc_json_new_obj());
+			mc_json_add_str(p, "type", "summary_text");
+			mc_json_add_str(p, "text", text);
+		}
+		mc_json_add_str(r, "encrypted_content", mc_json_str(d, "encrypted_content"));
+	}
+	cJSON_Delete(it);
+	return r;
+}
+
 static void
 end_msg(struct mc_wire *w)
 {
@@ -386,8 +415,13 @@ mc_wire_add(struct mc_wire *w, cJSON *it)
 		return;
 	}
 	if (strcmp(type, "reasoning") == 0) {
-		/* Chat and Responses take no reasoning back (yet). */
-		cJSON_Delete(it);
+		/* Chat takes no reasoning back; Responses its own, encrypted. */
+		if (w->chat)
+			cJSON_Delete(it);
+		else if ((it = responses_reasoning(it)) != NULL) {
+			end_users(w);
+			finish(w, it);
+		}
 		return;
 	}
 	if (strcmp(type, "message") == 0 && strcmp(mc_json_str(it, "role"), "user") == 0) {

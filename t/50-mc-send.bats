@@ -251,7 +251,9 @@ Try 'mc-send --help' for more information."
 	envelope chat
 	send --items
 	assert_success
-	assert_equal "$output" '{"type":"message","role":"assistant","content":"ok"}'
+	# kept apart, as a reasoning item (SPEC §21)
+	assert_equal "$output" '{"type":"reasoning","text":"SECRET1SECRET2","api":"chat"}
+{"type":"message","role":"assistant","content":"ok"}'
 	envelope responses
 	send
 	assert_success
@@ -275,6 +277,10 @@ Try 'mc-send --help' for more information."
 	envelope responses
 	send --events
 	assert_success
+	# the reasoning item first (its encrypted content, to be sent back)
+	assert_equal "$(jqo -c 'select(.type == "reasoning_item") | [.api, .data.id]')" \
+		'["responses","rs_68a1f1d14e7c8190b2c3d4e5f6a7b8c90a1b2c3d4e5f6a7b"]'
+	output=$(printf '%s\n' "$output" | tail -n +2)
 	assert_equal "$output" '{"type":"tool_call","call_id":"call_Vb3kQ9xLm2TzR7pYw4NcA1sE","name":"read_file","arguments":"{\"path\":\"README.md\",\"max_bytes\":40000}"}
 {"type":"tool_call","call_id":"call_Hq8Zt1uWd5KfJ3oXn6GbP0yC","name":"read_file","arguments":"{\"path\":\"Makefile\",\"max_bytes\":8000}"}
 {"type":"usage","input_tokens":402,"output_tokens":84,"cached_tokens":0}
@@ -358,8 +364,9 @@ $CALL2"
 	envelope responses
 	send --items
 	assert_success
-	assert_equal "$output" "$CALL1
+	assert_equal "$(printf '%s\n' "$output" | tail -n +2)" "$CALL1
 $CALL2"
+	assert_equal "$(jqo -r .type | head -1)" reasoning
 }
 
 @test "--items-out: text streamed and the items written to a file" {
@@ -373,8 +380,8 @@ $CALL2"
 	envelope responses
 	send --events --items-out "$BATS_TEST_TMPDIR/items"
 	assert_success
-	assert_equal "$(jqo -s length)" 4
-	assert_equal "$(cat "$BATS_TEST_TMPDIR/items")" "$CALL1
+	assert_equal "$(jqo -s length)" 5
+	assert_equal "$(tail -n +2 "$BATS_TEST_TMPDIR/items")" "$CALL1
 $CALL2"
 }
 
@@ -1136,7 +1143,7 @@ serve_run() {
 	assert_equal "$(jqo -s -j 'map(select(.type == "text") | .delta) | add')" "${CHAT_TEXT}third"
 	assert_equal "$(jqo -s -c '[.[] | select(.type == "tool_call") | .call_id]')" '["call_Vb3kQ9xLm2TzR7pYw4NcA1sE","call_Hq8Zt1uWd5KfJ3oXn6GbP0yC"]'
 	# Nothing of an answer follows its done.
-	assert_equal "$(jqo -s -r '[.[] | .type] | join(",")' | sed 's/text,//g')" 'usage,done,tool_call,tool_call,usage,done,usage,done'
+	assert_equal "$(jqo -s -r '[.[] | .type] | join(",")' | sed 's/text,//g')" 'usage,done,reasoning_item,tool_call,tool_call,usage,done,usage,done'
 	assert_equal "$(fake_count)" 3
 	assert_equal "$(for n in 1 2 3; do fake_request $n .conn; done | sort -u)" 1
 }

@@ -125,3 +125,19 @@ teardown() {
 	if declare -F teardown_local >/dev/null; then teardown_local; fi
 	fake_stop
 }
+
+# cache_replays ENVELOPE: mc-send --cache --events asked twice; the second
+# is answered from the cache (one request to the fake), byte for byte as
+# the first but for "cached":true on usage and done. Leaves $output as the
+# replay's.
+cache_replays() {
+	local live
+	run --separate-stderr mc-send --cache --events < "$1"
+	assert_success
+	live=$output
+	run --separate-stderr mc-send --cache --events < "$1"
+	assert_success
+	assert_equal "$(fake_count)" 1
+	# the live events, with "cached":true on usage and done (a hit is no paid call)
+	assert_equal "$output" "$(jq -c 'if .type == "usage" or .type == "done" then .cached = true else . end' <<<"$live")"
+}

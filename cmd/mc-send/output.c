@@ -156,6 +156,10 @@ event_json(const struct mc_event *ev)
 		mc_json_add_str(j, "type", ev->type == MC_EVENT_TEXT ? "text" : "refusal");
 		mc_json_add_str(j, "delta", ev->text);
 		break;
+	case MC_EVENT_REASONING_DELTA:
+		mc_json_add_str(j, "type", "reasoning");
+		mc_json_add_str(j, "delta", ev->text);
+		break;
 	case MC_EVENT_TOOL_CALL:
 		mc_json_add_str(j, "type", "tool_call");
 		mc_json_add_str(j, "call_id", ev->call_id);
@@ -213,8 +217,10 @@ event_read(const cJSON *j, struct mc_event *ev, char *err, size_t errsz)
 	*ev = (struct mc_event){0};
 	if (type == NULL)
 		return bad_event(err, errsz, "not an event");
-	if (strcmp(type, "text") == 0 || strcmp(type, "refusal") == 0) {
-		ev->type = type[0] == 't' ? MC_EVENT_TEXT : MC_EVENT_REFUSAL;
+	if (strcmp(type, "text") == 0 || strcmp(type, "refusal") == 0 ||
+	    strcmp(type, "reasoning") == 0) {
+		ev->type = type[0] == 't' ? MC_EVENT_TEXT : type[2] == 'f' ? MC_EVENT_REFUSAL :
+		    MC_EVENT_REASONING_DELTA;
 		if ((ev->text = mc_json_str(j, "delta")) == NULL || ev->text[0] == '\0')
 			return bad_event(err, errsz, "delta: expected a non-empty string");
 		ev->len = strlen(ev->text);
@@ -345,6 +351,10 @@ on_event(const struct mc_event *ev, void *arg)
 			mc_json_push(o->calls, mc_item_call(ev->call_id, ev->name, ev->arguments));
 		return emit(o, ev);
 	case MC_EVENT_USAGE:
+		return emit(o, ev);
+	case MC_EVENT_REASONING_DELTA:
+		/* Never in the answer's text; kept whole by its block. */
+		spin_clear(o);
 		return emit(o, ev);
 	case MC_EVENT_REASONING:
 		spin_clear(o);

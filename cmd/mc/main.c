@@ -195,6 +195,7 @@ cleanup(struct driver *d)
 	mode_free(d);
 	mc_buf_free(&d->s.prompt);
 	mc_buf_free(&d->s.tools);
+	mc_buf_free(&d->thought);
 	tools_offered_free(d);
 	toolsearch_forget(d);
 	free(d->s.provider);

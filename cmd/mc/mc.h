@@ -97,6 +97,7 @@ struct conf {
 	const char *schema;	/* --schema FILE */
 	cJSON *schema_doc;	/* what it holds, read before the run */
 	const char *max_output;	/* --max-output-tokens N */
+	const char *reasoning;	/* --reasoning LEVEL, or NULL */
 	const char *cache;	/* --cache or --refresh, passed on to mc-send; or NULL */
 	int cont, dry, stats, yes, json, no_session, keep_going;
 	long long max_steps;
@@ -266,6 +267,7 @@ struct driver {
 	} search;
 	struct { int session, done; } ev;	/* events.c: --json's first and last events said */
 	struct checkpoints *cp;	/* checkpoint.c: this turn's checkpoint, or NULL */
+	struct mc_buf thought;	/* thought.c: the last answer's reasoning, for /reasoning */
 };
 
 /* Set by SIGINT, SIGTERM and SIGHUP: the work in flight stops; for the
@@ -531,6 +533,27 @@ void page(struct driver *d, const char *p, size_t n);
 /* nearmiss.c */
 void near_miss(const char *word);
 
+/* thought.c: the model's reasoning on a terminal */
+struct fold {
+	struct mc_buf line;	/* the reasoning's last line so far */
+	struct mc_buf row;	/* what was drawn */
+	int shown;		/* a fold is on the screen */
+	int ended;		/* the line shown was ended by a newline */
+	int over;		/* the answer has begun: no more folds */
+};
+/* A piece of reasoning: on a terminal (not --json), the fold redrawn,
+ * dim, as the reasoning's last line, until the answer begins. */
+void fold_add(struct driver *d, struct fold *f, const char *delta);
+/* The answer begins (or ends): the fold is cleared, not drawn again. */
+void fold_clear(struct driver *d, struct fold *f);
+void fold_free(struct fold *f);
+/* The answer's reasoning, whole, kept for /reasoning (NULL: none). */
+void reasoning_keep(struct driver *d, const char *text, size_t n);
+/* /reasoning: the last answer's reasoning, whole, dim. */
+void reasoning_slash(struct driver *d);
+/* An error event: a note naming the reasoning setting the provider refused. */
+void reasoning_refused(const struct driver *d, const cJSON *ev);
+
 /* show.c */
 int show(const struct driver *d, const char *p, size_t n);
 void note(const struct driver *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -538,6 +561,8 @@ void announce(const struct driver *d, const char *name, const cJSON *call);
 void usage_line(const struct driver *d, const struct usage *u);
 void cached_line(const struct driver *d);
 int term_width(int fd);
+/* One line of text as one row of width columns: its end, for a fold. */
+void show_fold(struct mc_buf *out, const char *s, size_t n, int width);
 void show_rows(const struct driver *d, struct mc_buf *out, const char *gutter, const char *cont,
     const char *s, size_t n, int width);
 void show_words(const struct driver *d, struct mc_buf *out, const char *gutter, const char *cont,

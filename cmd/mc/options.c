@@ -8,12 +8,14 @@
 #include "diag.h"
 #include "mc.h"
 #include "profile.h"
+#include "reasoning.h"
 #include "session.h"
 
 static const char usage[] =
     "usage: mc [-c | --session ID|FILE] [-p NAME] [-m ID] [--agent ID] [-y | --mode MODE]\n"
     "          [--max-steps N]\n"
     "          [--json] [--no-session] [--schema FILE] [--max-output-tokens N]\n"
+    "          [--reasoning LEVEL]\n"
     "          [--keep-going] [--cache] [--refresh] [--add-dir DIR ...] [--timeout S]\n"
     "          [PROMPT ...]\n"
     "       mc --subagent ID ... [--parent SESSION] [--allow TOOL ...]\n"
@@ -40,6 +42,7 @@ static const char usage[] =
     "  --no-session      one-shot: keep no session file\n"
     "  --schema FILE     the answer must be JSON matching the JSON Schema in FILE\n"
     "  --max-output-tokens N  cap each answer at N tokens\n"
+    "  --reasoning LEVEL  reasoning effort: minimal, low, medium, high or off\n"
     "  --keep-going      go on when an instruction file is refused (over a cap, ...)\n"
     "  --cache           one-shot: answers kept in $MC_HOME/cache are reused, new\n"
     "                    ones kept (MC_CACHE=1 or the setting cache.enabled too)\n"
@@ -139,7 +142,8 @@ usage_checks(const struct conf *c, struct cmdline *cl)
 	if (cl->all && !cl->sessions_cmd)
 		return mc_usage_error("--all goes with `mc sessions`");
 	if (cl->sessions_cmd && (c->cont || c->session || c->dry || c->provider || c->model ||
-	    c->yes || c->no_session || c->schema || c->max_output || c->agent || cl->steps_set ||
+	    c->yes || c->no_session || c->schema || c->max_output || c->reasoning || c->agent ||
+	    cl->steps_set ||
 	    c->cache || c->depth || c->parent || c->nallow || cl->mode_opt))
 		return mc_usage_error("`mc sessions` takes only --all and --json");
 	if (child_usage(c, cl->prompt_cmd, cl->sessions_cmd, argc) != 0 || slots_usage(c) != 0)
@@ -171,7 +175,7 @@ options_parse(struct driver *d, struct cmdline *cl, int argc, char *argv[])
 	enum { OPT_SESSION = 256, OPT_AGENT, OPT_DRY, OPT_STATS, OPT_MAX_STEPS, OPT_JSON,
 	    OPT_NO_SESSION, OPT_SCHEMA, OPT_MAX_OUTPUT, OPT_ALL, OPT_KEEP_GOING,
 	    OPT_CACHE, OPT_REFRESH, OPT_SUBAGENT, OPT_PARENT, OPT_ALLOW, OPT_ADD_DIR, OPT_SLOTS,
-	    OPT_SLOT_FD, OPT_TIMEOUT, OPT_MODE };
+	    OPT_SLOT_FD, OPT_TIMEOUT, OPT_MODE, OPT_REASONING };
 	static const struct option longopts[] = {
 		{ "continue", no_argument, NULL, 'c' },
 		{ "session", required_argument, NULL, OPT_SESSION },
@@ -187,6 +191,7 @@ options_parse(struct driver *d, struct cmdline *cl, int argc, char *argv[])
 		{ "no-session", no_argument, NULL, OPT_NO_SESSION },
 		{ "schema", required_argument, NULL, OPT_SCHEMA },
 		{ "max-output-tokens", required_argument, NULL, OPT_MAX_OUTPUT },
+		{ "reasoning", required_argument, NULL, OPT_REASONING },
 		{ "all", no_argument, NULL, OPT_ALL },
 		{ "keep-going", no_argument, NULL, OPT_KEEP_GOING },
 		{ "cache", no_argument, NULL, OPT_CACHE },
@@ -256,6 +261,12 @@ options_parse(struct driver *d, struct cmdline *cl, int argc, char *argv[])
 		case OPT_MAX_OUTPUT:
 			mc_opt_num("--max-output-tokens", optarg, 1, 100000000, &bad);
 			c->max_output = optarg;
+			break;
+		case OPT_REASONING:
+			if (!mc_reasoning_valid(optarg))
+				return mc_usage_error("--reasoning: expected minimal, low, medium, high "
+				    "or off, not \"%s\"", optarg);
+			c->reasoning = optarg;
 			break;
 		case OPT_ALL:
 			cl->all = 1;

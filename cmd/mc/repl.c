@@ -22,6 +22,7 @@ static const char help_text[] =
     "  /context      instruction files, hooks, MCP servers, prompt size and session\n"
     "  /model [ID]   show or change the model\n"
     "  /usage        the session's tokens\n"
+    "  /reasoning    the last answer's reasoning, whole\n"
     "  /compact [FOCUS]\n"
     "                summarize the older conversation (FOCUS: what matters most)\n"
     "  /new          start a new session\n"
@@ -347,6 +348,8 @@ command(struct driver *d, const char *line, char **send)
 		set_model(d, argp);
 	} else if (IS("/usage")) {
 		show_usage(d);
+	} else if (IS("/reasoning")) {	/* thought.c */
+		reasoning_slash(d);
 	} else if (IS("/compact")) {	/* compact2: SPEC 12, compact.c */
 		interrupted = 0;
 		compact_run(d, COMPACT_HAND, *argp ? argp : NULL, NULL);

@@ -54,6 +54,10 @@ build_args(const struct driver *d, struct mc_buf *b, char **argv)
 		v[n++] = "--max-output-tokens";
 		v[n++] = (char *)d->c.max_output;
 	}
+	if (d->c.reasoning) {
+		v[n++] = "--reasoning";
+		v[n++] = (char *)d->c.reasoning;
+	}
 	if (d->c.schema) {
 		v[n++] = "--schema";
 		v[n++] = (char *)d->c.schema;

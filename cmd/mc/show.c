@@ -286,3 +286,51 @@ show_cut(const struct driver *d, struct mc_buf *out, const char *gutter, const c
 	if (cut < n)
 		mc_buf_printf(out, "%s[... %zu more bytes on this line]\n", cont, n - cut);
 }
+
+/* The width of the character at p (k bytes, c its code point; 0 when
+ * hidden or invalid, then left out of a fold). */
+static int
+fold_width(unsigned long c, size_t k)
+{
+	int w;
+
+	if (k == 0 || hidden(c))
+		return 0;
+	return (w = wcwidth((wchar_t)c)) < 0 ? 0 : w;
+}
+
+/*
+ * One line of text as one row: its end, as much of it as fits in width
+ * columns less one (the start cut, "…" in its place), without hidden
+ * characters or invalid bytes. For a fold, redrawn in place.
+ */
+void
+show_fold(struct mc_buf *out, const char *s, size_t n, int width)
+{
+	const unsigned char *p = (const unsigned char *)s, *end = p + n, *from;
+	int total = 0, avail = width - 2 < 8 ? 8 : width - 2;
+	unsigned long c;
+	size_t k;
+
+	for (from = p; from < end; from += k) {
+		k = mc_utf8_seqlen((const char *)from, (size_t)(end - from));
+		c = k ? code_point(from, k) : 0;
+		total += fold_width(c, k);
+		k = k ? k : 1;
+	}
+	for (from = p; total > avail && from < end; from += k) {
+		k = mc_utf8_seqlen((const char *)from, (size_t)(end - from));
+		c = k ? code_point(from, k) : 0;
+		total -= fold_width(c, k);
+		k = k ? k : 1;
+	}
+	if (from > p)
+		mc_buf_adds(out, "\xe2\x80\xa6");
+	for (; from < end; from += k) {
+		k = mc_utf8_seqlen((const char *)from, (size_t)(end - from));
+		c = k ? code_point(from, k) : 0;
+		if (k > 0 && !hidden(c) && wcwidth((wchar_t)c) >= 0)
+			mc_buf_add(out, (const char *)from, k);
+		k = k ? k : 1;
+	}
+}

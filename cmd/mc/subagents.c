@@ -469,6 +469,10 @@ child_argv(const struct driver *d, const struct task *t, char *steps, size_t ste
 		push(&v, &n, "--max-output-tokens");
 		push(&v, &n, d->c.max_output);
 	}
+	if (d->c.reasoning) {
+		push(&v, &n, "--reasoning");
+		push(&v, &n, d->c.reasoning);
+	}
 	if (d->c.keep_going)
 		push(&v, &n, "--keep-going");
 	if (d->c.no_session)

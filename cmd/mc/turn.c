@@ -20,6 +20,7 @@ struct answer {
 	struct mc_buf refusal;	/* the model's refusal, kept apart */
 	struct mc_buf thought;	/* its reasoning's text, for after_reasoning hooks */
 	int thought_deltas;	/* the text came as reasoning deltas */
+	struct fold fold;	/* thought.c: the reasoning folded on the terminal */
 	struct mc_term term;	/* the terminal filter's state */
 	struct mc_buf clean;
 	cJSON *calls;		/* function_call items */
@@ -45,6 +46,7 @@ stream(struct driver *d, struct answer *a, const char *type, const char *p, size
 
 	if (keep->len < EVENT_CAP)
 		mc_buf_add(keep, p, n);
+	fold_clear(d, &a->fold);	/* the answer begins: its reasoning goes */
 	if (d->c.json) {
 		if (a->quiet && keep == &a->text)
 			return;		/* schema_answer says it, compact */
@@ -310,6 +312,7 @@ answer(struct driver *d, struct answer *a)
 		else if (strcmp(type, "reasoning") == 0 && delta != NULL) {
 			a->thought_deltas = 1;
 			thought(a, delta);
+			fold_add(d, &a->fold, delta);
 		}
 		else if (strcmp(type, "tool_call") == 0)
 			mc_json_push(a->calls, mc_item_call(mc_json_str(ev, "call_id") ?
@@ -333,6 +336,7 @@ answer(struct driver *d, struct answer *a)
 			r = 0;
 		} else if (strcmp(type, "error") == 0) {
 			compact_seen_error(d, ev);	/* compact2: an overflow? */
+			reasoning_refused(d, ev);	/* thought.c: a level refused? */
 			if (d->c.json) {
 				ev_emit(d, ev);
 				ev = NULL;
@@ -386,6 +390,10 @@ step(struct driver *d, cJSON *calls, int *paused)
 	a.calls = mc_json_new_arr();
 	a.reasoning = mc_json_new_arr();
 	st = answer(d, &a);
+	fold_clear(d, &a.fold);
+	fold_free(&a.fold);
+	if (a.thought.len > 0)
+		reasoning_keep(d, a.thought.data, a.thought.len);
 	stream_end(d, &a);
 	sandbox_told(d);
 	if (st == 0) {

@@ -28,7 +28,10 @@ static const struct c cases[] = {
 	{ DELTA("\"\""), 1, "" },
 	{ DELTA("null"), 1, "" },
 	{ CH("\"delta\":{}"), 1, "" },
-	{ CH("\"delta\":{\"role\":\"assistant\",\"reasoning_content\":\"hm\"}"), 1, "" },
+	/* reasoning is not the answer's text: for cJSON, which reports it */
+	{ CH("\"delta\":{\"role\":\"assistant\",\"reasoning_content\":\"hm\"}"), 0, "" },
+	{ CH("\"delta\":{\"reasoning\":\"hm\",\"content\":\"x\"}"), 0, "" },
+	{ CH("\"delta\":{\"reasoning_content\":null,\"content\":\"x\"}"), 1, "x" },
 	{ CH("\"finish_reason\":null"), 1, "" },
 	{ "{}", 1, "" },
 	{ " \r\n\t" DELTA("\"x\"") " \n", 1, "x" },

@@ -46,6 +46,9 @@ record(const struct mc_event *ev, void *arg)
 		mc_buf_printf(&l->all, "reasoning:%s %.*s %s", ev->api, (int)ev->len, ev->text,
 		    ev->data);
 		break;
+	case MC_EVENT_REASONING_DELTA:
+		mc_buf_printf(&l->all, "think:%.*s", (int)ev->len, ev->text);
+		break;
 	case MC_EVENT_DONE:
 		mc_buf_printf(&l->all, "done:%s", ev->finish_reason);
 		break;
@@ -213,7 +216,7 @@ static const struct tcase cases[] = {
 	  "text:t|error:0 - the input of tool call f is not valid JSON: invalid JSON at line 1, column 5|" },
 	{ "messages blocks without their stop end at message_stop", MC_API_MESSAGES,
 	  "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"msg_1\",\"type\":\"message\",\"role\":\"assistant\",\"content\":[],\"model\":\"m\",\"stop_reason\":null,\"usage\":{\"input_tokens\":10,\"output_tokens\":1}}}\n\nevent: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"thinking\",\"thinking\":\"\",\"signature\":\"\"}}\n\nevent: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"thinking_delta\",\"thinking\":\"hm\"}}\n\nevent: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"signature_delta\",\"signature\":\"S\"}}\n\nevent: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":1,\"content_block\":{\"type\":\"tool_use\",\"id\":\"toolu_2\",\"name\":\"g\",\"input\":{}}}\n\nevent: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"tool_use\",\"stop_sequence\":null},\"usage\":{\"output_tokens\":5}}\n\nevent: message_stop\ndata: {\"type\":\"message_stop\"}\n\n",
-	  "reasoning:messages hm {\"type\":\"thinking\",\"signature\":\"S\"}|call:toolu_2 g {}|usage:10 5 written 0|done:tool_calls|" },
+	  "think:hm|reasoning:messages hm {\"type\":\"thinking\",\"signature\":\"S\"}|call:toolu_2 g {}|usage:10 5 written 0|done:tool_calls|" },
 	{ "messages non-streamed answer", MC_API_MESSAGES,
 	  "{\"id\": \"msg_1\", \"type\": \"message\", \"role\": \"assistant\", \"content\": [{\"type\": \"thinking\", \"thinking\": \"why\", \"signature\": \"S1\"}, {\"type\": \"redacted_thinking\", \"data\": \"R\"}, {\"type\": \"text\", \"text\": \"hey\"}, {\"type\": \"tool_use\", \"id\": \"toolu_3\", \"name\": \"f\", \"input\": {\"a\": 2}}], \"stop_reason\": \"tool_use\", \"usage\": {\"input_tokens\": 7, \"output_tokens\": 8, \"cache_read_input_tokens\": 3, \"cache_creation_input_tokens\": 0}}",
 	  "reasoning:messages why {\"type\":\"thinking\",\"signature\":\"S1\"}|reasoning:messages  {\"type\":\"redacted_thinking\",\"data\":\"R\"}|text:hey|call:toolu_3 f {\"a\":2}|usage:10 8 cached 3 written 0|done:tool_calls|" },
@@ -235,7 +238,7 @@ static const struct tcase cases[] = {
 	  "data: {\"choices\":[{\"index\":0,\"delta\":{\"reasoning\":\"more\",\"content\":\"\"}}]}\n\n"
 	  "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"ok\"},\"finish_reason\":\"stop\"}]}\n\n"
 	  "data: [DONE]\n\n",
-	  "text:ok|done:stop|" },
+	  "think:think|think:more|text:ok|reasoning:chat thinkmore (null)|done:stop|" },
 	{ "parallel calls in interleaved fragments", MC_API_CHAT,
 	  "data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":1,\"id\":\"c2\",\"type\":\"function\",\"function\":{\"name\":\"b\",\"arguments\":\"\"}}]}}]}\n\n"
 	  "data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"id\":\"c1\",\"type\":\"function\",\"function\":{\"name\":\"a\",\"arguments\":\"{\\\"x\"}}]}}]}\n\n"
@@ -291,7 +294,7 @@ static const struct tcase cases[] = {
 	  "{\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":\"hello\",\"reasoning_content\":\"hmm\","
 	  "\"tool_calls\":[{\"id\":\"c1\",\"type\":\"function\",\"function\":{\"name\":\"f\",\"arguments\":\"{}\"}}]},"
 	  "\"finish_reason\":\"tool_calls\"}],\"usage\":{\"prompt_tokens\":3,\"completion_tokens\":4}}\n",
-	  "text:hello|call:c1 f {}|usage:3 4|done:tool_calls|" },
+	  "text:hello|reasoning:chat hmm (null)|call:c1 f {}|usage:3 4|done:tool_calls|" },
 	{ "JSON error body with status 200", MC_API_CHAT,
 	  "  {\"error\":{\"message\":\"nope\",\"code\":\"bad\"}}", "error:0 bad nope|" },
 	{ "bad JSON answer", MC_API_CHAT, "{\"choices\":", "error:0 - bad answer: invalid JSON at line 1, column 11|" },
@@ -302,7 +305,7 @@ static const struct tcase cases[] = {
 	  "data: {\"type\":\"response.reasoning_summary_text.delta\",\"delta\":\"secret\"}\n\n"
 	  "data: {\"type\":\"response.reasoning_text.delta\",\"delta\":\"secret\"}\n\n"
 	  "data: {\"type\":\"response.completed\",\"response\":{\"status\":\"completed\",\"output\":[],\"usage\":{\"input_tokens\":1,\"output_tokens\":2}}}\n\n",
-	  "text:hi|usage:1 2|done:stop|" },
+	  "text:hi|think:secret|think:secret|usage:1 2|done:stop|" },
 	{ "responses error event", MC_API_RESPONSES,
 	  "event: response.output_text.delta\ndata: {\"type\":\"response.output_text.delta\",\"delta\":\"a\"}\n\n"
 	  "event: error\ndata: {\"type\":\"error\",\"code\":\"rate_limit_exceeded\",\"message\":\"slow down\",\"param\":null}\n\n",
