@@ -309,6 +309,7 @@ cleanup(struct driver *d)
 	free(d->s.provider);
 	free(d->s.model);
 	free(d->c.cwd);
+	commands_free();
 	mc_env_free(d->c.keys);
 	workspace_free(&d->c);
 	mc_settings_free(&d->c.set);
@@ -414,6 +415,7 @@ main(int argc, char *argv[])
 	struct driver d = { .c = { .max_steps = 50, .slot_fd = -1 } };
 	struct sigaction sa = { .sa_handler = on_signal };
 	int c, status, loaded, prompt_cmd = 0, sessions_cmd = 0, steps_set = 0, all = 0, bad = 0;
+	int custom = 0;
 	enum outcome o;
 	char err[1024], *text, *session_id = NULL;
 	const char *nc, *timeout_opt = NULL, *mode_opt = NULL;
@@ -532,6 +534,8 @@ main(int argc, char *argv[])
 		prompt_cmd = strcmp(argv[optind], "prompt") == 0;
 		sessions_cmd = strcmp(argv[optind], "sessions") == 0;
 	}
+	custom = argc > optind && strcmp(argv[optind - 1], "--") != 0 &&
+	    commands_word(argv[optind]);	/* mc /NAME ARGS: commands.c */
 	argc -= optind;
 	argv += optind;
 	if (d.c.cont && d.c.session)
@@ -593,6 +597,14 @@ main(int argc, char *argv[])
 		return fail_early(&d, session_id);
 	}
 	workspace_init(&d.c);
+	if (custom && (status = commands_one_shot(&d, &argc, &argv)) != 0) {
+		if (status == MC_EXIT_USAGE) {
+			cleanup(&d);
+			free(session_id);
+			return status;
+		}
+		return fail_early(&d, session_id);
+	}
 	/* mc-send first, before the piped input or the session is read: its
 	 * libcurl takes longest to load. */
 	if (!d.c.dry && !prompt_cmd && !sessions_cmd && send_start(&d) == -1)

@@ -35,6 +35,7 @@
  *              into a new session file, before a request that would pass
  *              80% of the window, after an overflow, or by /compact
  *   repl.c     the interactive session: line editing, slash commands
+ *   commands.c custom commands: $MC_HOME/commands/ and .agents/commands/
  *   show.c     what the driver itself writes on the terminal
  *   events.c   mc --json: the run as JSON Lines events on stdout
  *   sessions.c mc sessions: the sessions there are
@@ -301,6 +302,16 @@ int mcp_routes(const struct driver *d, const char *name, const cJSON *call);
 void mcp_sync(struct driver *d);
 int mcp_prompt(struct driver *d, const char *line, char **text);
 void mcp_help(const struct driver *d);
+
+/* commands.c */
+int commands_word(const char *w);
+int commands_build(const struct driver *d, const char *line, char **text, char **model,
+    char *err, size_t errsz);
+int commands_slash(struct driver *d, const char *line, char **send);
+cJSON *commands_list(const struct driver *d);
+void commands_help(const struct driver *d);
+int commands_one_shot(struct driver *d, int *argc, char ***argv);
+void commands_free(void);
 
 /* lsp.c */
 void lsp_after_edit(struct driver *d, const cJSON *call, cJSON *item);
