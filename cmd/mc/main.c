@@ -33,6 +33,7 @@ static const char usage[] =
     "       mc [-c | --session ID|FILE] [-p NAME] [-m ID] [--agent ID] --dry-run PROMPT ...\n"
     "       mc prompt [-m ID] [--agent ID | --subagent ID ...] [--stats]\n"
     "       mc sessions [--all] [--json]\n"
+    "       mc models [-p NAME] [--json]\n"
     "       mc rewind [--session ID] [--list] [--force] [--files | --conversation] [TURN]\n"
     "\n"
     "Ask the model; with no PROMPT on a terminal, start an interactive session.\n"
@@ -415,7 +416,7 @@ main(int argc, char *argv[])
 	struct driver d = { .c = { .max_steps = 50, .slot_fd = -1 } };
 	struct sigaction sa = { .sa_handler = on_signal };
 	int c, status, loaded, prompt_cmd = 0, sessions_cmd = 0, steps_set = 0, all = 0, bad = 0;
-	int custom = 0;
+	int custom = 0, models_cmd = 0;
 	enum outcome o;
 	char err[1024], *text, *session_id = NULL;
 	const char *nc, *timeout_opt = NULL, *mode_opt = NULL;
@@ -533,7 +534,12 @@ main(int argc, char *argv[])
 	if (argc - optind == 1 && strcmp(argv[optind - 1], "--") != 0) {
 		prompt_cmd = strcmp(argv[optind], "prompt") == 0;
 		sessions_cmd = strcmp(argv[optind], "sessions") == 0;
+		models_cmd = strcmp(argv[optind], "models") == 0;	/* modellist.c */
 	}
+	if (models_cmd && (d.c.cont || d.c.session || d.c.dry || d.c.model || d.c.yes ||
+	    d.c.no_session || d.c.schema || d.c.max_output || d.c.agent || steps_set || all ||
+	    d.c.cache || d.c.depth || d.c.parent || d.c.nallow || mode_opt || timeout_opt))
+		return mc_usage_error("`mc models` takes only -p and --json");
 	custom = argc > optind && strcmp(argv[optind - 1], "--") != 0 &&
 	    commands_word(argv[optind]);	/* mc /NAME ARGS: commands.c */
 	argc -= optind;
@@ -553,6 +559,8 @@ main(int argc, char *argv[])
 	    d.c.yes || d.c.no_session || d.c.schema || d.c.max_output || d.c.agent || steps_set ||
 	    d.c.cache || d.c.depth || d.c.parent || d.c.nallow || mode_opt))
 		return mc_usage_error("`mc sessions` takes only --all and --json");
+	if (models_cmd)
+		sessions_cmd = 1;	/* no stage, no session, no run: as mc sessions */
 	if (child_usage(&d.c, prompt_cmd, sessions_cmd, argc) != 0 || slots_usage(&d.c) != 0)
 		return MC_EXIT_USAGE;
 	if (!sessions_cmd && (d.c.json || d.c.no_session) && (prompt_cmd || d.c.dry ||
@@ -625,7 +633,9 @@ main(int argc, char *argv[])
 
 	if (!d.c.json && (sessions_cmd || prompt_cmd || (argc == 0 && isatty(STDIN_FILENO))))
 		mc_settings_warn(&d.c.set);	/* once for the run: the stages get -q */
-	if (sessions_cmd) {
+	if (models_cmd) {
+		status = models_list(&d);
+	} else if (sessions_cmd) {
 		status = sessions_list(&d, all);
 	} else if (prompt_cmd) {
 		session_resolve(&d);

@@ -39,6 +39,7 @@
  *   show.c     what the driver itself writes on the terminal
  *   events.c   mc --json: the run as JSON Lines events on stdout
  *   sessions.c mc sessions: the sessions there are
+ *   modellist.c mc models: the provider's list of models
  *   subagents.c the subagents tool: child mc runs in parallel, their
  *              progress and their answers; a child's own limits
  *   slots.c    subagents.max_total: the tree's slots, flock'ed files
@@ -302,6 +303,9 @@ int mcp_routes(const struct driver *d, const char *name, const cJSON *call);
 void mcp_sync(struct driver *d);
 int mcp_prompt(struct driver *d, const char *line, char **text);
 void mcp_help(const struct driver *d);
+
+/* modellist.c */
+int models_list(struct driver *d);
 
 /* commands.c */
 int commands_word(const char *w);
