@@ -709,7 +709,10 @@ tally(struct mc_session_info *in, const char *data, size_t len)
 			continue;
 		type = mc_json_str(item, "type");
 		content = mc_json_str(item, "content");
-		if (type && strcmp(type, "usage") == 0) {
+		if (type && strcmp(type, "title") == 0 && mc_json_str(item, "title") != NULL) {
+			free(in->title);
+			in->title = mc_strdup(mc_json_str(item, "title"));
+		} else if (type && strcmp(type, "usage") == 0) {
 			in->input += (long long)cJSON_GetNumberValue(
 			    cJSON_GetObjectItemCaseSensitive(item, "input_tokens"));
 			in->output += (long long)cJSON_GetNumberValue(
@@ -785,6 +788,7 @@ mc_session_list(const char *home, struct mc_session_info **v, size_t *n,
 			continue;
 		}
 		body++;
+		in.title = mc_strdup(mc_json_str(in.header, "title"));	/* a compacted one's */
 		tally(&in, body, r.len - (size_t)(body - r.data));
 		free(r.data);
 		in.id = mc_strdup(name);
@@ -810,6 +814,7 @@ mc_session_list_free(struct mc_session_info *v, size_t n)
 	for (i = 0; i < n; i++) {
 		free(v[i].id);
 		free(v[i].first);
+		free(v[i].title);
 		cJSON_Delete(v[i].header);
 	}
 	free(v);

@@ -365,6 +365,7 @@ one_shot(struct driver *d, const char *text)
 	if (((d->c.cont || d->c.session) && session_resume(d) == -1) || session_resolve(d) == -1)
 		return OUT_ERROR;
 	if (d->c.json) {
+		title_first(d, text);	/* title.c */
 		if (session_begin(d) == -1)
 			return OUT_ERROR;
 		d->s.made = d->s.file.fd != -1 && d->s.file.items == 0;

@@ -40,6 +40,7 @@
  *   events.c   mc --json: the run as JSON Lines events on stdout
  *   sessions.c mc sessions: the sessions there are
  *   modellist.c mc models: the provider's list of models
+ *   title.c    session titles: the first prompt's first line, /title
  *   subagents.c the subagents tool: child mc runs in parallel, their
  *              progress and their answers; a child's own limits
  *   slots.c    subagents.max_total: the tree's slots, flock'ed files
@@ -130,6 +131,8 @@ struct ses {
 	char **guides;		/* the guides injected */
 	size_t nguides;
 	cJSON *always;		/* tools the user allowed for the session */
+	char *title;		/* title.c: the session's title, or the one its
+				 * header will have; NULL: none yet */
 	struct usage used;	/* the session's, resumed lines included */
 	struct usage run;	/* this run's */
 	int made;		/* the file was made at the start of this run (--json) */
@@ -303,6 +306,14 @@ int mcp_routes(const struct driver *d, const char *name, const cJSON *call);
 void mcp_sync(struct driver *d);
 int mcp_prompt(struct driver *d, const char *line, char **text);
 void mcp_help(const struct driver *d);
+
+/* title.c */
+char *title_of(const char *text);
+void title_recall(struct driver *d, const cJSON *item);
+void title_first(struct driver *d, const char *text);
+cJSON *title_header(const struct driver *d, cJSON *more);
+void title_command(struct driver *d, const char *arg);
+void title_forget(struct driver *d);
 
 /* modellist.c */
 int models_list(struct driver *d);

@@ -29,6 +29,7 @@ static const char help_text[] =
     "  /go [TEXT]    leave plan mode and carry the plan out\n"
     "  /SERVER:NAME [ARGS]\n"
     "                send an MCP server's prompt\n"
+    "  /title [TEXT] show or set the session's title\n"
     "  /NAME [ARGS]  run a custom command (listed below)\n"
     "  /undo [--force]\n"
     "                put back the files the last turn changed\n"
@@ -364,6 +365,8 @@ command(struct driver *d, const char *line, char **send)
 		rewind_undo(d, argp);
 	} else if (IS("/rewind")) {
 		rewind_command(d, argp);
+	} else if (IS("/title")) {	/* title.c */
+		title_command(d, argp);
 	} else if (commands_slash(d, line, send) != 0) {
 		;	/* commands.c: a custom command's prompt (or said why not) */
 	} else {

@@ -476,6 +476,7 @@ turn(struct driver *d, const char *text)
 
 	/* hooks.c: a new session's session_start hooks, before its first message */
 	/* modes.c: plan mode's fragment before the message */
+	title_first(d, text);	/* title.c: a new session's, for its header */
 	if (session_begin(d) == -1 || hooks_session_start(d) == -1 || mode_turn(d) == -1 ||
 	    session_add(d, mc_item_message("user", text)) == -1)
 		return OUT_ERROR;
