@@ -271,6 +271,12 @@ mc_provider_key_vars(const struct mc_settings *s)
 	return v;
 }
 
+const char *
+mc_provider_builtin(size_t i)
+{
+	return i < sizeof builtins / sizeof builtins[0] ? builtins[i].name : NULL;
+}
+
 cJSON *
 mc_provider_envelope(const struct mc_provider *p, const char *url)
 {

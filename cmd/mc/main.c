@@ -34,6 +34,7 @@ static const char usage[] =
     "       mc prompt [-m ID] [--agent ID | --subagent ID ...] [--stats]\n"
     "       mc sessions [--all] [--json]\n"
     "       mc models [-p NAME] [--json]\n"
+    "       mc completion bash|zsh|fish\n"
     "       mc rewind [--session ID] [--list] [--force] [--files | --conversation] [TURN]\n"
     "\n"
     "Ask the model; with no PROMPT on a terminal, start an interactive session.\n"
@@ -426,6 +427,8 @@ main(int argc, char *argv[])
 	mc_init("mc", argv);
 	if (argc > 1 && strcmp(argv[1], "rewind") == 0)	/* rewind.c */
 		return rewind_main(argc - 1, argv + 1);
+	if (argc > 1 && strcmp(argv[1], "completion") == 0)	/* completion.c */
+		return completion_main(argc - 1, argv + 1);
 	/* Characters, for the line editor and the terminal's widths; messages
 	 * and numbers stay those of the C locale. */
 	setlocale(LC_CTYPE, "");

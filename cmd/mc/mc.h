@@ -41,6 +41,7 @@
  *   sessions.c mc sessions: the sessions there are
  *   modellist.c mc models: the provider's list of models
  *   title.c    session titles: the first prompt's first line, /title
+ *   completion.c mc completion bash|zsh|fish: shell completion scripts
  *   subagents.c the subagents tool: child mc runs in parallel, their
  *              progress and their answers; a child's own limits
  *   slots.c    subagents.max_total: the tree's slots, flock'ed files
@@ -434,6 +435,8 @@ void checkpoint_free(struct driver *d);
 void rewind_undo(struct driver *d, const char *args);
 void rewind_command(struct driver *d, const char *args);
 int rewind_main(int argc, char *argv[]);
+/* completion.c */
+int completion_main(int argc, char *argv[]);
 
 /* workspace.c */
 int workspace_add(struct conf *c, const char *dir);
