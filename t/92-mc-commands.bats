@@ -68,6 +68,9 @@ cmd() {
 	run --separate-stderr mc /nosuch </dev/null
 	assert_failure 2
 	assert_equal "$stderr" "mc: unknown command /nosuch: no nosuch.md in .agents/commands/ or $MC_HOME/commands/ (mc -- /nosuch asks about the word)"
+	run --separate-stderr mc --json /nosuch </dev/null
+	assert_failure 2
+	assert_equal "$(printf '%s\n' "$output" | tail -1 | jq -c '{type, reason}')" '{"type":"done","reason":"error"}'
 	assert_equal "$(fake_count)" 0
 	# a path is a prompt, not a command; so is a word after --
 	run --separate-stderr mc -- /nosuch </dev/null

@@ -611,6 +611,7 @@ main(int argc, char *argv[])
 	workspace_init(&d.c);
 	if (custom && (status = commands_one_shot(&d, &argc, &argv)) != 0) {
 		if (status == MC_EXIT_USAGE) {
+			ev_done(&d, OUT_ERROR);	/* --json: the stream still ends */
 			cleanup(&d);
 			free(session_id);
 			return status;
