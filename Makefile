@@ -4,6 +4,10 @@ VERSION = 0.1.0
 PREFIX ?= /usr/local
 BINDIR = $(PREFIX)/bin
 MANDIR = $(PREFIX)/share/man
+# mc completion's scripts, where each shell looks for them
+BASHCOMPDIR = $(PREFIX)/share/bash-completion/completions
+ZSHCOMPDIR = $(PREFIX)/share/zsh/site-functions
+FISHCOMPDIR = $(PREFIX)/share/fish/vendor_completions.d
 
 CC ?= cc
 PKGS = libcjson libcurl libbsd
@@ -144,11 +148,16 @@ install: all
 	install -m 644 $(MAN1) $(DESTDIR)$(MANDIR)/man1
 	install -m 644 $(MAN5) $(DESTDIR)$(MANDIR)/man5
 	install -m 644 $(MAN7) $(DESTDIR)$(MANDIR)/man7
+	install -d $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR) $(DESTDIR)$(FISHCOMPDIR)
+	$(B)/mc completion bash > $(DESTDIR)$(BASHCOMPDIR)/mc
+	$(B)/mc completion zsh > $(DESTDIR)$(ZSHCOMPDIR)/_mc
+	$(B)/mc completion fish > $(DESTDIR)$(FISHCOMPDIR)/mc.fish
 
 uninstall:
 	rm -f $(CMDS:%=$(DESTDIR)$(BINDIR)/%)
 	rm -f $(MAN1:man/%=$(DESTDIR)$(MANDIR)/man1/%) $(MAN5:man/%=$(DESTDIR)$(MANDIR)/man5/%) \
 		$(MAN7:man/%=$(DESTDIR)$(MANDIR)/man7/%)
+	rm -f $(DESTDIR)$(BASHCOMPDIR)/mc $(DESTDIR)$(ZSHCOMPDIR)/_mc $(DESTDIR)$(FISHCOMPDIR)/mc.fish
 
 clean:
 	rm -rf build bin

@@ -112,7 +112,7 @@ add_line(struct session *S, const char *p, size_t n)
  * bookkeeping lines (usage records, model lines) are set aside and blanked
  * where they stand (they are never written out), so that mc_items_parse
  * checks the rest with the input's line numbers. Only lines that may be
- * one (they name "usage" or "model") are parsed here.
+ * one (they name a bookkeeping type: mc_item_maybe_bookkeeping) are parsed here.
  */
 static int
 read_session(struct session *S)
@@ -140,8 +140,7 @@ read_session(struct session *S)
 		lineno++;
 		if (strspn(p, " \t\r") >= n)
 			continue;	/* blank, as mc_items_parse has it */
-		if (lineno != 1 && memmem(p, n, "\"usage\"", 7) == NULL &&
-		    memmem(p, n, "\"model\"", 7) == NULL) {
+		if (lineno != 1 && !mc_item_maybe_bookkeeping(p, n)) {
 			add_line(S, p, n);
 			continue;
 		}

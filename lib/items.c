@@ -232,8 +232,24 @@ bad:
 static const char *const bookkeeping[] = {
 	"model",	/* {"type":"model","provider","model"}: what the session uses from here on */
 	"usage",	/* {"type":"usage",...}: the tokens of the answer before it */
+	"title",	/* {"type":"title","title"}: the session's title from here on */
 	NULL
 };
+
+int
+mc_item_maybe_bookkeeping(const char *p, size_t n)
+{
+	char quoted[32];
+	size_t i;
+	int k;
+
+	for (i = 0; bookkeeping[i] != NULL; i++) {
+		k = snprintf(quoted, sizeof quoted, "\"%s\"", bookkeeping[i]);
+		if (memmem(p, n, quoted, (size_t)k) != NULL)
+			return 1;
+	}
+	return 0;
+}
 
 int
 mc_item_bookkeeping(const cJSON *doc)

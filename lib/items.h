@@ -45,6 +45,9 @@ void mc_items_check_free(struct mc_items_check *c);
 /* True when doc is a session's bookkeeping line ({"type":"model",...},
  * {"type":"usage",...}), which mc_items_parse skips. */
 int mc_item_bookkeeping(const cJSON *doc);
+/* True when the line p (n bytes) may be one: it names a bookkeeping type
+ * in quotes. A quick test before parsing. */
+int mc_item_maybe_bookkeeping(const char *p, size_t n);
 
 /* Read the file at path (at most MC_ITEMS_MAX bytes) and check it as above. */
 cJSON *mc_items_load(const char *path, char *err, size_t errsz);

@@ -273,3 +273,29 @@ mc_provider_key_vars(const struct mc_settings *s)
 			v[n++] = k->valuestring;
 	return v;
 }
+
+const char *
+mc_provider_builtin(size_t i)
+{
+	return i < sizeof builtins / sizeof builtins[0] ? builtins[i].name : NULL;
+}
+
+cJSON *
+mc_provider_envelope(const struct mc_provider *p, const char *url)
+{
+	cJSON *e = mc_json_new_obj();
+
+	mc_json_add_num(e, "version", 1);
+	mc_json_add_str(e, "provider", p->name);
+	mc_json_add_str(e, "api", p->api);
+	mc_json_add_str(e, "url", url);
+	mc_json_add_str(e, "api_key_env", p->api_key_env);
+	if (p->api_key_env != NULL && p->api_key_optional)
+		mc_json_add(e, "api_key_optional", cJSON_CreateTrue());
+	/* Where mc-send finds the key, never the key itself. */
+	if (p->api_key_cmd != NULL)
+		mc_json_add_str(e, "api_key_cmd", p->api_key_cmd);
+	if (p->api_key_file != NULL)
+		mc_json_add_str(e, "api_key_file", p->api_key_file);
+	return e;
+}

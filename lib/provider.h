@@ -4,6 +4,8 @@
 
 #include <stddef.h>
 
+#include <cJSON.h>
+
 #include "settings.h"
 
 struct mc_provider {
@@ -53,6 +55,13 @@ struct mc_provider_opts {
 int mc_provider_resolve(const struct mc_settings *s, const struct mc_provider_opts *o,
     struct mc_provider *p, char *err, size_t errsz);
 void mc_provider_free(struct mc_provider *p);
+
+/* The name of built-in provider i (0, 1, ...), NULL past the last. */
+const char *mc_provider_builtin(size_t i);
+
+/* A request envelope's fields but its body (SPEC §4) for p and url: where
+ * mc-send finds the key, never the key. */
+cJSON *mc_provider_envelope(const struct mc_provider *p, const char *url);
 
 /* The output limit a Messages request sends when neither
  * --max-output-tokens nor models.MODEL.max_output_tokens gives one (the

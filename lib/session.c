@@ -712,6 +712,9 @@ tally(struct mc_session_info *in, const char *data, size_t len)
 		if (type && strcmp(type, "usage") == 0 &&
 		    cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(item, "cached"))) {
 			;	/* an answer from the cache: no tokens spent */
+		} else if (type && strcmp(type, "title") == 0 && mc_json_str(item, "title") != NULL) {
+			free(in->title);
+			in->title = mc_strdup(mc_json_str(item, "title"));
 		} else if (type && strcmp(type, "usage") == 0) {
 			in->input += (long long)cJSON_GetNumberValue(
 			    cJSON_GetObjectItemCaseSensitive(item, "input_tokens"));
@@ -788,6 +791,7 @@ mc_session_list(const char *home, struct mc_session_info **v, size_t *n,
 			continue;
 		}
 		body++;
+		in.title = mc_strdup(mc_json_str(in.header, "title"));	/* a compacted one's */
 		tally(&in, body, r.len - (size_t)(body - r.data));
 		free(r.data);
 		in.id = mc_strdup(name);
@@ -813,6 +817,7 @@ mc_session_list_free(struct mc_session_info *v, size_t n)
 	for (i = 0; i < n; i++) {
 		free(v[i].id);
 		free(v[i].first);
+		free(v[i].title);
 		cJSON_Delete(v[i].header);
 	}
 	free(v);

@@ -127,6 +127,7 @@ struct mc_session_info {
 	long long turns;	/* the user's messages (guides not counted) */
 	long long input, output, cached;	/* the sum of its usage lines */
 	char *first;		/* the first line of the first user message, or NULL */
+	char *title;		/* its last title line's (else its header's), or NULL */
 };
 
 /* Every readable session of home, newest first (by the file's time). A

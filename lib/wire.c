@@ -602,21 +602,9 @@ mc_wire_key(struct mc_wire *w, char hex[65])
 static void
 envelope_open(struct mc_wire *w, int key, struct mc_buf *out)
 {
-	cJSON *e = mc_json_new_obj();
+	cJSON *e = mc_provider_envelope(w->p, w->url);
 	char hex[65];
 
-	mc_json_add_num(e, "version", 1);
-	mc_json_add_str(e, "provider", w->p->name);
-	mc_json_add_str(e, "api", w->p->api);
-	mc_json_add_str(e, "url", w->url);
-	mc_json_add_str(e, "api_key_env", w->p->api_key_env);
-	if (w->p->api_key_env != NULL && w->p->api_key_optional)
-		mc_json_add(e, "api_key_optional", cJSON_CreateTrue());
-	/* Where mc-send finds the key, never the key itself. */
-	if (w->p->api_key_cmd != NULL)
-		mc_json_add_str(e, "api_key_cmd", w->p->api_key_cmd);
-	if (w->p->api_key_file != NULL)
-		mc_json_add_str(e, "api_key_file", w->p->api_key_file);
 	if (key) {
 		mc_wire_key(w, hex);
 		mc_json_add_str(e, "cache_key", hex);

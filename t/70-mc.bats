@@ -18,7 +18,7 @@ load mc
 	assert_equal "$(fake_request 1 '.body.messages[-1].content')" 'say hello'
 	f=$(session_files)
 	assert_equal "$(jq -c 'del(.id, .created)' < <(head -1 "$f"))" \
-		"{\"type\":\"session\",\"cwd\":\"$(pwd -P)\",\"provider\":\"fake\",\"model\":\"fake-model\"}"
+		"{\"type\":\"session\",\"cwd\":\"$(pwd -P)\",\"provider\":\"fake\",\"model\":\"fake-model\",\"title\":\"say hello\"}"
 	assert_equal "$(sed -n 2p "$f")" '{"type":"message","role":"user","content":"say hello"}'
 	assert_equal "$(sed -n 3p "$f" | jq -r '.role + ": " + .content')" 'assistant: Hello from the fake.'
 	# the answer's usage, bookkeeping after it

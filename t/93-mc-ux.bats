@@ -10,7 +10,7 @@ load mc
 @test "mc(1): the fields of mc sessions --json render without stray quotes" {
 	run --separate-stderr bash -c "mandoc -Tascii '$MC_TOP/man/mc.1' | col -b | tr -s ' \n' ' '"
 	assert_success
-	[[ $output == *'with the keys id, created, updated, cwd, model, parent, turns, input_tokens, output_tokens, cached_tokens and first,'* ]] ||
+	[[ $output == *'with the keys id, created, updated, cwd, model, parent, turns, input_tokens, output_tokens, cached_tokens, first and title (null when the session has no title line),'* ]] ||
 		fail "the field list: $(grep -o 'one JSON object a line.\{0,200\}' <<<"$output")"
 }
 

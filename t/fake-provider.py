@@ -2,7 +2,7 @@
 """fake-provider.py: a scripted OpenAI-style HTTP server on 127.0.0.1, for tests only.
 
 usage: fake-provider.py --script FILE --port-file FILE --log DIR [--idle-exit S]
-                        [--tls CERT KEY] [--connect-delay S]
+                        [--tls CERT KEY] [--connect-delay S] [--models FILE]
 
 Binds 127.0.0.1 on a free port, writes the port number to --port-file (by
 rename, so a reader never sees half of it), and answers each request with
@@ -11,7 +11,9 @@ the next entry of the script. It exits by itself after --idle-exit seconds
 (HTTP/1.1) unless an entry says otherwise. --tls serves HTTPS with that
 certificate and key (PEM files); --connect-delay waits S seconds after
 accepting each new connection, before its TLS handshake (a stand-in for a
-far server's round trips).
+far server's round trips). --models serves a GET of a path ending in
+/models (the provider's list of models) with the JSON in FILE, outside
+the script (the request is logged all the same).
 
 Every request, whatever its method and path, is logged to DIR/N.json
 (N = 1, 2, ...): {"n", "conn" (the number of the connection it came on:
@@ -428,7 +430,11 @@ class Handler(BaseHTTPRequestHandler):
         with LOCK:
             STATE["n"] += 1
             n = STATE["n"]
-            entry = take(text)
+            if ARGS.models and self.command == "GET" and self.path.endswith("/models"):
+                with open(ARGS.models) as f:
+                    entry = {"json": json.load(f)}
+            else:
+                entry = take(text)
             STATE["open"] += 1
             opened = STATE["open"]
         try:
@@ -564,6 +570,7 @@ def main():
     ap.add_argument("--idle-exit", type=float, default=60)
     ap.add_argument("--tls", nargs=2, metavar=("CERT", "KEY"))
     ap.add_argument("--connect-delay", type=float, default=0)
+    ap.add_argument("--models")
     ARGS = ap.parse_args()
     global TLS
     if ARGS.tls:

@@ -199,3 +199,12 @@ envelope_auth(const struct envelope *e, struct sender *sd, char **auth, char *er
 		mc_oom();
 	return 0;
 }
+
+void
+auth_free(char *auth)
+{
+	if (auth != NULL) {
+		explicit_bzero(auth, strlen(auth));
+		free(auth);
+	}
+}

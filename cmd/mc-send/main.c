@@ -22,6 +22,7 @@ static const char usage[] =
     "       mc-send --serve [-q] [--cache] [--refresh] [--connect-timeout S]\n"
     "               [--idle-timeout S] [--max-time S] [--retries N]\n"
     "               [--retry-max-wait S] [--preload] < ENVELOPES\n"
+    "       mc-send --models [-q] [--connect-timeout S] [--idle-timeout S] < ENVELOPE\n"
     "\n"
     "Send the request envelope on stdin and write the answer as it arrives.\n"
     "\n"
@@ -30,6 +31,8 @@ static const char usage[] =
     "  --items-out FILE     also write those items to FILE at the end\n"
     "  --serve              answer one envelope per line, as events, until the end\n"
     "                       of input, over one connection kept open\n"
+    "  --models             GET the envelope's url (the provider's models list) and\n"
+    "                       write the body as it came\n"
     "  --preload            load libcurl now, while the envelope is on its way\n"
     "                       (for https, a proxy or a host name; else on first use)\n"
     "  --cache              answer from $MC_HOME/cache when it holds the answer,\n"
@@ -104,15 +107,6 @@ items(struct out *o, int status, FILE *itf)
 	}
 	cJSON_Delete(msg);
 	return status;
-}
-
-static void
-auth_free(char *auth)
-{
-	if (auth != NULL) {
-		explicit_bzero(auth, strlen(auth));
-		free(auth);
-	}
 }
 
 /*
@@ -331,7 +325,7 @@ int
 main(int argc, char *argv[])
 {
 	enum { OPT_EVENTS = 256, OPT_ITEMS, OPT_ITEMS_OUT, OPT_SERVE, OPT_CONNECT, OPT_IDLE, OPT_MAXTIME,
-	    OPT_RETRIES, OPT_MAXWAIT, OPT_CACHE, OPT_REFRESH, OPT_PRELOAD };
+	    OPT_RETRIES, OPT_MAXWAIT, OPT_CACHE, OPT_REFRESH, OPT_PRELOAD, OPT_MODELS };
 	static const struct option longopts[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "events", no_argument, NULL, OPT_EVENTS },
@@ -346,6 +340,7 @@ main(int argc, char *argv[])
 		{ "max-time", required_argument, NULL, OPT_MAXTIME },
 		{ "retries", required_argument, NULL, OPT_RETRIES },
 		{ "retry-max-wait", required_argument, NULL, OPT_MAXWAIT },
+		{ "models", no_argument, NULL, OPT_MODELS },
 		{ "version", no_argument, NULL, MC_OPT_VERSION },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -353,7 +348,7 @@ main(int argc, char *argv[])
 	struct sigaction sa = {0};
 	enum caching caching = CACHE_OFF;
 	const char *k, *e = NULL;
-	int c, bad = 0, status, preload = 0;
+	int c, bad = 0, status, preload = 0, list = 0;
 
 	mc_init("mc-send", argv);
 	while ((c = getopt_long(argc, argv, "+hq", longopts, NULL)) != -1) {
@@ -377,6 +372,9 @@ main(int argc, char *argv[])
 			break;
 		case OPT_PRELOAD:
 			preload = 1;
+			break;
+		case OPT_MODELS:	/* models.c */
+			list = 1;
 			break;
 		case OPT_CACHE:		/* --refresh is the stronger: given both, it wins */
 			if (caching == CACHE_OFF)
@@ -411,6 +409,8 @@ main(int argc, char *argv[])
 	if (sd.serve && (sd.mode == ITEMS || sd.items_out != NULL))
 		return mc_usage_error("--serve answers with events: --items and --items-out "
 		    "cannot be used with it");
+	if (list && (sd.serve || sd.mode != TEXT || sd.items_out || caching != CACHE_OFF))
+		return mc_usage_error("--models takes only -q and the timeouts");
 	if (sd.serve)
 		sd.mode = EVENTS;
 	else if (isatty(STDIN_FILENO)) {
@@ -456,7 +456,7 @@ main(int argc, char *argv[])
 	if (preload && sd.caching == CACHE_OFF)
 		mc_http_preload(sd.http);
 
-	status = sd.serve ? serve(&sd) : one(&sd);
+	status = list ? models(&sd) : sd.serve ? serve(&sd) : one(&sd);
 out:
 	mc_http_free(sd.http);
 	mc_cache_free(&sd.cache);

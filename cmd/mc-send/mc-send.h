@@ -72,6 +72,8 @@ void envelope_free(struct envelope *e);
  * line, resolved once and kept in sd. -1 with the reason in err when the
  * key is needed and cannot be had. */
 int envelope_auth(const struct envelope *e, struct sender *sd, char **auth, char *err, size_t errsz);
+/* Wipe and free a header envelope_auth made. */
+void auth_free(char *auth);
 /* Wipe the kept key. */
 void key_forget(struct sender *sd);
 
@@ -105,6 +107,9 @@ struct out {
 	int spin_on, spin_frame;
 	struct timespec spin_last;
 };
+
+/* models.c: --models */
+int models(struct sender *sd);
 
 /* output.c */
 extern volatile sig_atomic_t got_sigint;

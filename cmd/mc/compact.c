@@ -94,7 +94,7 @@ unchanged(const struct mc_buf *in, const struct mc_buf *out)
 			nl = end - 1;	/* never: every line of a session ends in one */
 		n = (size_t)(nl - p) + 1;
 		skip = 0;
-		if (memmem(p, n, "\"usage\"", 7) != NULL || memmem(p, n, "\"model\"", 7) != NULL) {
+		if (mc_item_maybe_bookkeeping(p, n)) {
 			item = mc_json_parse(p, n - 1, err, sizeof err);
 			skip = item != NULL && mc_item_bookkeeping(item);
 			cJSON_Delete(item);
@@ -177,7 +177,7 @@ static cJSON *
 header_more(const struct driver *d)
 {
 	static const char *const own[] = { "type", "id", "created", "cwd", "provider", "model",
-	    "compacted_from", "guides", NULL };
+	    "compacted_from", "guides", "title", NULL };
 	cJSON *more = mc_json_new_obj(), *g;
 	const cJSON *e;
 	size_t i;
@@ -190,6 +190,7 @@ header_more(const struct driver *d)
 	}
 	if (d->s.file.id != NULL)
 		mc_json_add_str(more, "compacted_from", d->s.file.id);
+	more = title_header(d, more);	/* title.c: the title goes on */
 	if (d->s.nguides > 0) {
 		g = mc_json_new_arr();
 		for (i = 0; i < d->s.nguides; i++)

@@ -201,6 +201,7 @@ cleanup(struct driver *d)
 	free(d->s.provider);
 	free(d->s.model);
 	free(d->c.cwd);
+	commands_free();
 	mc_env_free(d->c.keys);
 	workspace_free(&d->c);
 	mc_settings_free(&d->c.set);
@@ -254,6 +255,7 @@ one_shot(struct driver *d, const char *text)
 	if (((d->c.cont || d->c.session) && session_resume(d) == -1) || session_resolve(d) == -1)
 		return OUT_ERROR;
 	if (d->c.json) {
+		title_first(d, text);	/* title.c */
 		if (session_begin(d) == -1)
 			return OUT_ERROR;
 		d->s.made = d->s.file.fd != -1 && d->s.file.items == 0;
@@ -274,11 +276,11 @@ one_shot(struct driver *d, const char *text)
  * approval rules. Returns -1 to go on, or the exit status.
  */
 static int
-setup(struct driver *d, const struct cmdline *cl, char **session_id)
+setup(struct driver *d, struct cmdline *cl, char **session_id)
 {
 	char err[1024];
 	const char *nc;
-	int loaded, run = !cl->sessions_cmd && !cl->prompt_cmd;
+	int loaded, st, run = !cl->sessions_cmd && !cl->prompt_cmd;
 
 	loaded = mc_settings_load(&d->c.set, err, sizeof err);
 	if (loaded == 0 && !cl->sessions_cmd &&
@@ -307,6 +309,15 @@ setup(struct driver *d, const struct cmdline *cl, char **session_id)
 		return fail_early(d, *session_id);
 	}
 	workspace_init(&d->c);
+	/* commands.c: mc /NAME ARGS, the command's prompt as the operands */
+	if (cl->custom && (st = commands_one_shot(d, &cl->argc, &cl->argv)) != 0) {
+		if (st != MC_EXIT_USAGE)
+			return fail_early(d, *session_id);
+		ev_done(d, OUT_ERROR);	/* --json: the stream still ends */
+		cleanup(d);
+		free(*session_id);
+		return st;
+	}
 	if (run && !d->c.dry && send_start(d) == -1)
 		return fail_early(d, *session_id);
 	d->t.out = isatty(STDOUT_FILENO);
@@ -346,6 +357,8 @@ run(struct driver *d, const struct cmdline *cl)
 	char *text;
 	int status;
 
+	if (cl->models_cmd)
+		return models_list(d);	/* modellist.c */
 	if (cl->sessions_cmd)
 		return sessions_list(d, cl->all);
 	if (cl->prompt_cmd) {
@@ -390,6 +403,8 @@ main(int argc, char *argv[])
 	mc_init("mc", argv);
 	if (argc > 1 && strcmp(argv[1], "rewind") == 0)	/* rewind.c */
 		return rewind_main(argc - 1, argv + 1);
+	if (argc > 1 && strcmp(argv[1], "completion") == 0)	/* completion.c */
+		return completion_main(argc - 1, argv + 1);
 	/* Characters, for the line editor and the terminal's widths; messages
 	 * and numbers stay those of the C locale. */
 	setlocale(LC_CTYPE, "");

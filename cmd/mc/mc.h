@@ -43,12 +43,16 @@
  *              into a new session file, before a request that would pass
  *              80% of the window, after an overflow, or by /compact
  *   repl.c     the interactive session: line editing, slash commands
+ *   commands.c custom commands: $MC_HOME/commands/ and .agents/commands/
  *   show.c     what the driver itself writes on the terminal
  *   progress.c a status line while a tool call runs or MCP servers start
  *   nearmiss.c a one-word prompt that looks like a mistyped subcommand
  *   pager.c    long text (/prompt) through $PAGER on a terminal
  *   events.c   mc --json: the run as JSON Lines events on stdout
  *   sessions.c mc sessions: the sessions there are
+ *   modellist.c mc models: the provider's list of models
+ *   title.c    session titles: the first prompt's first line, /title
+ *   completion.c mc completion bash|zsh|fish: shell completion scripts
  *   subagents.c the subagents tool: child mc runs in parallel, their
  *              progress and their answers; a child's own limits
  *   slots.c    subagents.max_total: the tree's slots, flock'ed files
@@ -141,6 +145,8 @@ struct ses {
 	char **guides;		/* the guides injected */
 	size_t nguides;
 	cJSON *always;		/* tools the user allowed for the session */
+	char *title;		/* title.c: the session's title, or the one its
+				 * header will have; NULL: none yet */
 	struct usage used;	/* the session's, resumed lines included */
 	struct usage run;	/* this run's */
 	int made;		/* the file was made at the start of this run (--json) */
@@ -328,6 +334,27 @@ void mcp_sync(struct driver *d);
 int mcp_prompt(struct driver *d, const char *line, char **text);
 void mcp_help(const struct driver *d);
 
+/* title.c */
+char *title_of(const char *text);
+void title_recall(struct driver *d, const cJSON *item);
+void title_first(struct driver *d, const char *text);
+cJSON *title_header(const struct driver *d, cJSON *more);
+void title_command(struct driver *d, const char *arg);
+void title_forget(struct driver *d);
+
+/* modellist.c */
+int models_list(struct driver *d);
+
+/* commands.c */
+int commands_word(const char *w);
+int commands_build(const struct driver *d, const char *line, char **text, char **model,
+    char *err, size_t errsz);
+int commands_slash(struct driver *d, const char *line, char **send);
+cJSON *commands_list(const struct driver *d);
+void commands_help(const struct driver *d);
+int commands_one_shot(struct driver *d, int *argc, char ***argv);
+void commands_free(void);
+
 /* lsp.c */
 void lsp_after_edit(struct driver *d, const cJSON *call, cJSON *item);
 void lsp_stop(struct driver *d);
@@ -419,7 +446,9 @@ char *mode_go(struct driver *d, const char *arg);
  * configuration and this; -1 to go on, or the exit status. */
 struct cmdline {
 	int prompt_cmd;		/* `mc prompt` */
-	int sessions_cmd;	/* `mc sessions` */
+	int sessions_cmd;	/* `mc sessions` (and `mc models`) */
+	int models_cmd;		/* `mc models` */
+	int custom;		/* `mc /NAME ARGS`: a custom command */
 	int steps_set;		/* --max-steps given */
 	int all;		/* --all */
 	const char *timeout_opt, *mode_opt;
@@ -446,6 +475,8 @@ void checkpoint_free(struct driver *d);
 void rewind_undo(struct driver *d, const char *args);
 void rewind_command(struct driver *d, const char *args);
 int rewind_main(int argc, char *argv[]);
+/* completion.c */
+int completion_main(int argc, char *argv[]);
 
 /* workspace.c */
 int workspace_add(struct conf *c, const char *dir);

@@ -44,8 +44,8 @@ near_miss(const char *word)
 	static const struct { const char *word, *meant; int near; } known[] = {
 		{ "prompt", "mc prompt", 1 }, { "sessions", "mc sessions", 2 },
 		{ "help", "mc --help", 0 }, { "version", "mc --version", 0 },
-		{ "models", "mc -m MODEL (mc(1) lists the providers)", 0 },
-		{ "model", "mc -m MODEL (mc(1) lists the providers)", 0 },
+		{ "models", "mc models", 1 }, { "model", "mc models, or mc -m MODEL", 0 },
+		{ "completion", "mc completion bash|zsh|fish", 2 }, { "rewind", "mc rewind", 1 },
 	};
 	char w[WORD_MAX];
 	size_t i, n = strlen(word);

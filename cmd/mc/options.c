@@ -23,6 +23,8 @@ static const char usage[] =
     "       mc [-c | --session ID|FILE] [-p NAME] [-m ID] [--agent ID] --dry-run PROMPT ...\n"
     "       mc prompt [-m ID] [--agent ID | --subagent ID ...] [--stats]\n"
     "       mc sessions [--all] [--json]\n"
+    "       mc models [-p NAME] [--json]\n"
+    "       mc completion bash|zsh|fish\n"
     "       mc rewind [--session ID] [--list] [--force] [--files | --conversation] [TURN]\n"
     "\n"
     "Ask the model; with no PROMPT on a terminal, start an interactive session.\n"
@@ -146,6 +148,8 @@ usage_checks(const struct conf *c, struct cmdline *cl)
 	    cl->steps_set ||
 	    c->cache || c->depth || c->parent || c->nallow || cl->mode_opt))
 		return mc_usage_error("`mc sessions` takes only --all and --json");
+	if (cl->models_cmd)
+		cl->sessions_cmd = 1;	/* no stage, no session, no run: as mc sessions */
 	if (child_usage(c, cl->prompt_cmd, cl->sessions_cmd, argc) != 0 || slots_usage(c) != 0)
 		return MC_EXIT_USAGE;
 	if (!cl->sessions_cmd && (c->json || c->no_session) && (cl->prompt_cmd || c->dry ||
@@ -317,9 +321,19 @@ options_parse(struct driver *d, struct cmdline *cl, int argc, char *argv[])
 	if (argc - optind == 1 && strcmp(argv[optind - 1], "--") != 0) {
 		cl->prompt_cmd = strcmp(argv[optind], "prompt") == 0;
 		cl->sessions_cmd = strcmp(argv[optind], "sessions") == 0;
-		if (!cl->prompt_cmd && !cl->sessions_cmd && c->depth == 0)
+		cl->models_cmd = strcmp(argv[optind], "models") == 0;	/* modellist.c */
+		if (!cl->prompt_cmd && !cl->sessions_cmd && !cl->models_cmd && c->depth == 0 &&
+		    !commands_word(argv[optind]))
 			near_miss(argv[optind]);	/* nearmiss.c */
 	}
+	if (cl->models_cmd && (c->cont || c->session || c->dry || c->model || c->yes ||
+	    c->no_session || c->schema || c->max_output || c->reasoning || c->agent ||
+	    cl->steps_set || cl->all || c->cache || c->depth || c->parent || c->nallow ||
+	    cl->mode_opt || cl->timeout_opt))
+		return mc_usage_error("`mc models` takes only -p and --json");
+	/* mc /NAME ARGS: a custom command (commands.c) */
+	cl->custom = argc > optind && strcmp(argv[optind - 1], "--") != 0 &&
+	    commands_word(argv[optind]);
 	argc -= optind;
 	argv += optind;
 	cl->argc = argc;

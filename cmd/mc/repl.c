@@ -30,6 +30,8 @@ static const char help_text[] =
     "  /go [TEXT]    leave plan mode and carry the plan out\n"
     "  /SERVER:NAME [ARGS]\n"
     "                send an MCP server's prompt\n"
+    "  /title [TEXT] show or set the session's title\n"
+    "  /NAME [ARGS]  run a custom command (listed below)\n"
     "  /undo [--force]\n"
     "                put back the files the last turn changed\n"
     "  /rewind [N [files|conversation|both]] [--force]\n"
@@ -338,6 +340,7 @@ command(struct driver *d, const char *line, char **send)
 	if (IS("/help")) {
 		fputs(help_text, stdout);
 		mcp_help(d);	/* mcp.c: the servers' prompts */
+		commands_help(d);	/* commands.c: the custom commands */
 	} else if (IS("/prompt")) {	/* pager.c */
 		page(d, d->s.prompt.data ? d->s.prompt.data : "", d->s.prompt.len);
 	} else if (IS("/skills")) {
@@ -366,6 +369,10 @@ command(struct driver *d, const char *line, char **send)
 		rewind_undo(d, argp);
 	} else if (IS("/rewind")) {
 		rewind_command(d, argp);
+	} else if (IS("/title")) {	/* title.c */
+		title_command(d, argp);
+	} else if (commands_slash(d, line, send) != 0) {
+		;	/* commands.c: a custom command's prompt (or said why not) */
 	} else {
 		mc_err("unknown command %.*s; /help lists them", (int)n, line);
 	}

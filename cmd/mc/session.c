@@ -167,6 +167,7 @@ session_begin(struct driver *d)
 			mc_json_add_str(more, "parent", d->c.parent);
 		mc_json_add_str(more, "agent", d->c.subagent[d->c.depth - 1]);
 	}
+	more = title_header(d, more);	/* title.c */
 	if (d->c.dry || d->c.no_session)
 		mc_session_memory(&d->s.file);
 	else if ((r = mc_session_create(&d->s.file, d->c.set.home, d->c.cwd, d->s.provider,
@@ -308,6 +309,7 @@ recall(const cJSON *item, const char *line, size_t len, void *arg)
 	struct usage u;
 
 	type = mc_json_str(item, "type");
+	title_recall(d, item);	/* title.c */
 	if (type && strcmp(type, "session") == 0) {
 		recorded_set(d, item);
 		header_guides(d, item);
@@ -383,6 +385,7 @@ session_forget(struct driver *d)
 	cJSON_Delete(d->s.recorded);
 	d->s.recorded = NULL;
 	memset(&d->s.cmp, 0, sizeof d->s.cmp);	/* compact.c's state */
+	title_forget(d);
 }
 
 /* Go on in the session to (compact.c: the compacted one), which names

@@ -19,12 +19,16 @@ static void
 line_text(const struct mc_session_info *in, const char *cwd)
 {
 	const char *model = mc_json_str(in->header, "model");
-	char when[32], first[64];
+	char when[32], first[256];	/* a title: 60 characters of up to 4 bytes */
+	char *t = in->title ? NULL : title_of(in->first ? in->first : "");
 	struct tm tm;
 
 	localtime_r(&in->mtime.tv_sec, &tm);
 	strftime(when, sizeof when, "%Y-%m-%d %H:%M", &tm);
-	mc_sanitize(first, sizeof first, in->first ? in->first : "");
+	/* An older session without a title line: its first prompt's line, cut
+	 * as a title is. */
+	mc_sanitize(first, sizeof first, in->title ? in->title : t ? t : "");
+	free(t);
 	printf("%s  %s  %-16s %3lld turn%s %8lld tokens  %s%s%s%s\n", in->id, when,
 	    model ? model : "-", in->turns, in->turns == 1 ? " " : "s",
 	    in->input + in->output, parent_of(in) ? "[subagent] " : "", first,
@@ -53,6 +57,7 @@ line_json(const struct mc_session_info *in)
 	mc_json_add_num(o, "output_tokens", (double)in->output);
 	mc_json_add_num(o, "cached_tokens", (double)in->cached);
 	mc_json_add_str(o, "first", in->first);
+	mc_json_add_str(o, "title", in->title);
 	mc_json_write(stdout, o, 0);
 	cJSON_Delete(o);
 }

@@ -574,6 +574,7 @@ turn(struct driver *d, const char *text)
 	if (d->s.open && unanswered(d))
 		mc_note("the last message got no answer (its turn failed); it is sent again, "
 		    "before this one");
+	title_first(d, text);	/* title.c: a new session's, for its header */
 	/* hooks.c: a new session's session_start hooks, before its first
 	 * message; modes.c: plan mode's fragment before the message.
 	 * compact2: a compaction the message makes due takes it as its last
