@@ -245,7 +245,10 @@ boundaries(const struct session *S)
 	for (i = 0; i < S->n; i++) {
 		depth += span[i];
 		type = type_of(&S->lines[i]);
-		if (depth != 0 || strcmp(type, "function_call_output") == 0)
+		/* nor after a reasoning item: Messages wants the thinking
+		 * block before the tool_use it led to */
+		if (depth != 0 || strcmp(type, "function_call_output") == 0 ||
+		    (i > 0 && strcmp(type_of(&S->lines[i - 1]), "reasoning") == 0))
 			ok[i] = NO_START;
 		else
 			ok[i] = is_user(&S->lines[i]) ? START_TURN : START_STEP;

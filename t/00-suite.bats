@@ -44,3 +44,17 @@ programs() {
 	assert_success
 	assert_output ""
 }
+
+@test "the driver's files call each other in layers: no file reaches back to itself (scripts/layers)" {
+	run "$MC_TOP/scripts/layers" "$MC_TOP"
+	assert_success
+	assert_output ""
+	# and the check sees a circle where there is one
+	mkdir -p "$BATS_TEST_TMPDIR/top/cmd/mc"
+	printf 'int\na(void)\n{\n\treturn b();\n}\n' >"$BATS_TEST_TMPDIR/top/cmd/mc/one.c"
+	printf 'int\nb(void)\n{\n\treturn a();\n}\n' >"$BATS_TEST_TMPDIR/top/cmd/mc/two.c"
+	run "$MC_TOP/scripts/layers" "$BATS_TEST_TMPDIR/top"
+	assert_failure 1
+	assert_line --index 0 'layers: a circle of cmd/mc files: one.c, two.c'
+	assert_line '  one.c calls b() of two.c'
+}

@@ -219,6 +219,24 @@ three_turns() {
 	assert_equal "$(printf '%s\n' "$output" | sed -n 2p | jq -r .role)" assistant
 }
 
+@test "one long turn: the tail never starts at a call right after its reasoning (the thinking block goes with its tool_use)" {
+	fake_start "$(answer 'S.')"
+	use_fake
+	msg user 'look around'
+	call c1
+	out c1 "$(pad 2000)"
+	printf '{"type":"reasoning","text":"%s","api":"messages","data":{"type":"thinking","signature":"S"}}\n' "$(pad 400)" >> "$S"
+	call c2
+	out c2 "$(pad 100)"
+	# 80 tokens hold c2 and its output, not the reasoning before them: c2
+	# is no place to start, and the kept tail holds the reasoning with it
+	compact --keep-tokens 80
+	assert_success
+	[ "$(printf '%s\n' "$output" | sed -n 2p | jq -r .type)" != function_call ] ||
+		[ "$(printf '%s\n' "$output" | sed -n 2p | jq -r .call_id)" != c2 ]
+	printf '%s\n' "$output" | tail -n +2 | jq -se 'any(.type == "reasoning")' >/dev/null
+}
+
 @test "a user message that fits is preferred to a step further back" {
 	fake_start "$(answer 'S.')"
 	use_fake

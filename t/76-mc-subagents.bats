@@ -335,6 +335,22 @@ Role $a. SUBAGENT-ROLE
 	assert_equal "$(fake_request 3 '.headers.authorization')" "Bearer sk-test-subagent"
 }
 
+@test "a child runs in the mode its parent is in now, not the settings' mode" {
+	two_profiles
+	fake_start "[$(parent_calls "$(subagents_call s1 "[$(task explorer 'make it')]")"),
+	  $(child_calls 'Persona=Explorer' "$(call b1 bash '{"command":"echo made > made.txt"}')"),
+	  $(child_text 'Persona=Explorer' 'tried'),
+	  $(parent_text 'ok' '## task 1')]"
+	settings "{\"provider\":\"fake\",\"model\":\"fake-model\",\"permissions\":{\"mode\":\"yes\"},
+	  \"providers\":{\"fake\":{\"base_url\":\"$FAKE_URL\",\"api\":\"chat\",\"api_key_env\":null}}}"
+	# the parent asked for the default mode: its child asks too (and, asking
+	# no one, refuses), though the settings say yes
+	run --separate-stderr mc --mode default --json 'go'
+	assert_success
+	[ ! -e made.txt ]
+	[[ $(fake_request 3 '.body.messages[-1].content') == 'refused: '* ]]
+}
+
 @test "bad calls are the model's to read: 9 tasks, none, an unknown or broken agent, bad arguments" {
 	two_profiles
 	profile broken $'---\nname: Broken\n'

@@ -294,6 +294,21 @@ use_remote() {
 	run ! grep -rq zq81secret "$MC_HOME" "$FAKE_LOG" <(printf "%s" "$stderr")
 }
 
+@test "mc: @SERVER:URI in a message attaches the resource before it; one that cannot be read stops the turn, nothing sent" {
+	http_start
+	fake_start "[$(text done)]"
+	use_remote
+	run --separate-stderr mc 'look at @web:mem://a, and @nosuch:x stays' </dev/null
+	assert_success
+	# the block, then the message as typed (chat joins the two user messages)
+	assert_equal "$(fake_request 1 '.body.messages[-1].content')" \
+		"$(printf '<Context File=mcp://web/mem://a>\ncontents of mem://a\n</Context>\n\nlook at @web:mem://a, and @nosuch:x stays')"
+	run --separate-stderr mc 'and @web:mem://b' </dev/null
+	assert_failure 1
+	[[ $stderr == *'mc: @web:mem://b: '* ]]
+	assert_equal "$(fake_count)" 1
+}
+
 @test "mc: a server's changed tool list is offered at the next step" {
 	http_start
 	fake_start "[$(calls "$(call c1 web__change '{}')"), $(calls "$(call c2 web__added '{}')"), $(text done)]"

@@ -135,3 +135,20 @@ body_size() {
 	assert_equal "$(tool_content 4 c2)" again
 	assert_equal "$(fake_request 4 '[.body.tools[].function.name | select(startswith("srv__"))] | join(",")')" srv__t7
 }
+
+@test "tool_search is not refused by the model's tools.include, and plan mode offers it" {
+	fake_start "[$(calls "$(call c1 tool_search '{"query":"T7","limit":1}')"), $(text done),
+	  $(text plan)]"
+	# past defer_after once the model's own filter has been applied
+	search_settings 2 --many 200
+	jq '.models = {"fake-model": {tools: {include: ["read", "srv__t7", "srv__t70", "srv__t71"]}}}' "$MC_HOME/settings.json" \
+		> "$BATS_TEST_TMPDIR/s" && mv "$BATS_TEST_TMPDIR/s" "$MC_HOME/settings.json"
+	run --separate-stderr mc 'use t7' </dev/null
+	assert_success
+	[[ ,$(names 1), == *,tool_search,* && ,$(names 1), != *,srv__t7,* ]]
+	[[ $(tool_content 2 c1) == 'Loaded 1 tool'* ]]
+	[[ ,$(names 2), == *,srv__t7,* ]]
+	run --separate-stderr mc --mode plan 'plan it' </dev/null
+	assert_success
+	[[ ,$(names 3), == *,tool_search,* ]]
+}

@@ -91,7 +91,7 @@ call_run(struct driver *d, const cJSON *call, struct mc_buf *touched)
 		    "(disabled_tools of its profile); use the tools you were given.") == -1 ?
 		    MC_EXIT_FAIL : MC_EXIT_OK;
 	/* modeltools.c: a tool the model is not offered is not run. */
-	if (model_tool_refused(d, name))
+	if (!toolsearch_has(d, name) && model_tool_refused(d, name))
 		return call_output(d, call, "error: this tool is not offered to this model "
 		    "(models.ID.tools in the settings); use the tools you were given.") == -1 ?
 		    MC_EXIT_FAIL : MC_EXIT_OK;

@@ -345,8 +345,8 @@ static int
 without(struct driver *d, const char *name, const char *why)
 {
 	mc_err("no checkpoint could be taken before %s: %s", name, why);
-	if (d->c.yes) {
-		mc_note("going on without a checkpoint (--yes)");
+	if (d->c.yes || d->mode.now == MODE_YES) {
+		mc_note("going on without a checkpoint (%s)", d->c.yes ? "--yes" : "mode yes");
 		return 1;
 	}
 	if (d->t.el != NULL)

@@ -72,7 +72,7 @@ compact_estimate(struct driver *d)
 	d->s.cmp.seen = d->s.file.lines.len;
 	if (d->s.cmp.usage_end > 0)
 		return d->s.cmp.usage + mc_window_tokens(d->s.file.lines.len - d->s.cmp.usage_end);
-	return mc_window_tokens(d->s.prompt.len + d->s.tools.len + d->s.file.lines.len);
+	return mc_window_tokens(d->s.prompt.len + tools_offered(d)->len + d->s.file.lines.len);
 }
 
 /*
@@ -145,7 +145,7 @@ run_compact(struct driver *d, const struct mc_buf *in, long long window, long lo
 		argv[k++] = tok;
 	}
 	/* What a count holds besides the items, so that it is not all put on them. */
-	snprintf(base, sizeof base, "%lld", mc_window_tokens(d->s.prompt.len + d->s.tools.len));
+	snprintf(base, sizeof base, "%lld", mc_window_tokens(d->s.prompt.len + tools_offered(d)->len));
 	argv[k++] = "--base-tokens";
 	argv[k++] = base;
 	if (focus != NULL) {
@@ -319,6 +319,9 @@ compact_run(struct driver *d, enum compact_why why, const char *focus, const cJS
 	old = mc_strdup(d->s.file.id);
 	old_path = mc_strdup(d->s.file.path);
 	newer_than(&to, old_path);
+	/* checkpoint.c: the turn's record closed in the old file's log; a
+	 * change after this takes a checkpoint in the new one */
+	checkpoint_after(d);
 	session_switch(d, &to);
 	tell(d, why, old, window, from, before, compact_estimate(d));
 	r = 1;

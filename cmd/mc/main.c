@@ -285,6 +285,8 @@ setup(struct driver *d, struct cmdline *cl, char **session_id)
 	loaded = mc_settings_load(&d->c.set, err, sizeof err);
 	if (loaded == 0 && !cl->sessions_cmd &&
 	    (args_usable(d) != 0 || mode_init(d, cl->mode_opt) != 0)) {
+		cJSON_Delete(d->c.schema_doc);
+		d->c.schema_doc = NULL;
 		mc_settings_free(&d->c.set);
 		return MC_EXIT_USAGE;
 	}

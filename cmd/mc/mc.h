@@ -21,6 +21,7 @@
  *              by its owner (mc-tool call for mc-tool's)
  *   toollist.c the session's tool list, as text and as JSON
  *   stage.c    what the children share: the -p and -m told, an exit judged
+ *   mentions.c @SERVER:URI in a message: the MCP resource attached
  *   approve.c  before write, edit, bash and MCP tools: what the call will
  *              do, shown on the terminal, and the user's answer
  *   permissions.c the settings' approval rules (allow, ask, deny) and
@@ -289,6 +290,10 @@ int stages_launch(struct driver *d);
 cJSON *stages_guides(char **paths, size_t n);
 void sandbox_ask(struct driver *d);
 void sandbox_told(struct driver *d);
+/* mentions.c: @SERVER:URI, an MCP server's resource, attached */
+int mentions_read(struct driver *d, const char *text, cJSON **blocks);
+int mentions_attach(struct driver *d, cJSON *blocks);
+
 /* stage.c */
 int stage_ok(const char *name, int status);
 int told_args(const struct driver *d, char **argv);
@@ -339,7 +344,6 @@ char *title_of(const char *text);
 void title_recall(struct driver *d, const cJSON *item);
 void title_first(struct driver *d, const char *text);
 cJSON *title_header(const struct driver *d, cJSON *more);
-void title_command(struct driver *d, const char *arg);
 void title_forget(struct driver *d);
 
 /* modellist.c */

@@ -71,8 +71,8 @@ mode_set(struct driver *d, enum mode m)
 	d->mode.now = m;
 }
 
-/* Whether plan mode offers the tool named: read, grep, find, and MCP
- * tools whose server marks them readOnlyHint. */
+/* Whether plan mode offers the tool named: read, grep, find, MCP tools
+ * whose server marks them readOnlyHint, and tool_search. */
 int
 plan_offers(const struct driver *d, const char *name)
 {
@@ -80,6 +80,8 @@ plan_offers(const struct driver *d, const char *name)
 
 	if (mcp_has(d, name))
 		return mcp_read_only(d, name);
+	if (toolsearch_has(d, name))	/* what it loads passes this filter again */
+		return 1;
 	for (i = 0; readers[i]; i++)
 		if (strcmp(name, readers[i]) == 0)
 			return 1;

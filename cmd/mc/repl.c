@@ -325,6 +325,37 @@ new_session(struct driver *d)
 	note(d, "new session");
 }
 
+/* /title [TEXT]: show the title, or set it (for the header, when the
+ * session has not begun; title.c cuts it). */
+static void
+title_command(struct driver *d, const char *arg)
+{
+	char buf[256], *t;
+	cJSON *l;
+
+	if (*arg == '\0') {
+		if (d->s.title != NULL)
+			note(d, "title: %s", mc_sanitize(buf, sizeof buf, d->s.title));
+		else
+			note(d, "no title yet (the first message's first line, or /title TEXT)");
+		return;
+	}
+	if ((t = title_of(arg)) == NULL)
+		return;
+	if (d->s.open) {
+		l = mc_json_new_obj();
+		mc_json_add_str(l, "type", "title");
+		mc_json_add_str(l, "title", t);
+		if (session_add(d, l) == -1) {
+			free(t);
+			return;
+		}
+	}
+	free(d->s.title);
+	d->s.title = t;
+	note(d, "title: %s", mc_sanitize(buf, sizeof buf, t));
+}
+
 /* A slash command. Returns 1 to leave the session; *send is a message to
  * send as if typed (/go), or NULL. */
 static int

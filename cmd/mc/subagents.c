@@ -428,8 +428,9 @@ child_argv(const struct driver *d, const struct task *t, char *steps, size_t ste
 		push(&v, &n, "--parent");
 		push(&v, &n, d->s.file.id);
 	}
-	if (d->mode.now == MODE_YES)	/* modes.c: the mode the parent is in now */
-		push(&v, &n, "--yes");
+	/* modes.c: the mode the parent is in now, never the settings' */
+	push(&v, &n, "--mode");
+	push(&v, &n, mode_name(d->mode.now));
 	for (i = 0; i < d->c.nadd_dir; i++) {
 		push(&v, &n, "--add-dir");
 		push(&v, &n, d->c.add_dir[i]);

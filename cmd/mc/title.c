@@ -1,8 +1,8 @@
 /*
  * title.c: session titles: the first prompt's first line cut at
- * TITLE_CHARS characters, in the session's header; /title TEXT appends
- * the bookkeeping line {"type":"title","title":TEXT} (the last one counts).
- * A compacted session's header carries the title on.
+ * TITLE_CHARS characters, in the session's header; /title TEXT (repl.c)
+ * appends the bookkeeping line {"type":"title","title":TEXT} (the last one
+ * counts). A compacted session's header carries the title on.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -75,37 +75,6 @@ title_header(const struct driver *d, cJSON *more)
 	cJSON_DeleteItemFromObjectCaseSensitive(more, "title");
 	mc_json_add_str(more, "title", d->s.title);
 	return more;
-}
-
-/* /title [TEXT]: show the title, or set it (for the header, when the
- * session has not begun). */
-void
-title_command(struct driver *d, const char *arg)
-{
-	char buf[256], *t;
-	cJSON *l;
-
-	if (*arg == '\0') {
-		if (d->s.title != NULL)
-			note(d, "title: %s", mc_sanitize(buf, sizeof buf, d->s.title));
-		else
-			note(d, "no title yet (the first message's first line, or /title TEXT)");
-		return;
-	}
-	if ((t = title_of(arg)) == NULL)
-		return;
-	if (d->s.open) {
-		l = mc_json_new_obj();
-		mc_json_add_str(l, "type", "title");
-		mc_json_add_str(l, "title", t);
-		if (session_add(d, l) == -1) {
-			free(t);
-			return;
-		}
-	}
-	free(d->s.title);
-	d->s.title = t;
-	note(d, "title: %s", mc_sanitize(buf, sizeof buf, t));
 }
 
 void

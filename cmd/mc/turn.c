@@ -568,12 +568,17 @@ turn(struct driver *d, const char *text)
 	struct usage before = d->s.run;
 	enum outcome o;
 	long long n;
-	cJSON *calls, *c, *msg, *plan;
+	cJSON *calls, *c, *msg, *plan, *mentioned;
 	int st;
 
 	if (d->s.open && unanswered(d))
 		mc_note("the last message got no answer (its turn failed); it is sent again, "
 		    "before this one");
+	/* mentions.c: the resources the message names (@SERVER:URI), read
+	 * before anything of the turn is kept: one that cannot be read
+	 * stops the turn, nothing sent */
+	if (mentions_read(d, text, &mentioned) == -1)
+		return OUT_ERROR;
 	title_first(d, text);	/* title.c: a new session's, for its header */
 	/* hooks.c: a new session's session_start hooks, before its first
 	 * message; modes.c: plan mode's fragment before the message.
@@ -582,7 +587,11 @@ turn(struct driver *d, const char *text)
 	 * is left as it was); when none happens, or it fails, the message
 	 * goes to the session as it is (nothing typed is lost). */
 	if (session_begin(d) == -1 || hooks_session_start(d) == -1 || mode_turn(d, &plan) == -1 ||
-	    (plan != NULL && session_add(d, plan) == -1))
+	    (plan != NULL && session_add(d, plan) == -1)) {
+		cJSON_Delete(mentioned);
+		return OUT_ERROR;
+	}
+	if (mentions_attach(d, mentioned) == -1)
 		return OUT_ERROR;
 	msg = mc_item_message("user", text);
 	if ((st = compact_due(d, msg)) == 1)
