@@ -338,6 +338,8 @@ use_remote() {
 	assert_equal "$(fake_request 1 '.body.messages[-1].content')" 'Say hello to Bob, loudly.'
 	keys 'go on' Enter
 	wait_for 'all done'
+	# Ctrl-D at the prompt, not typed ahead while the turn ends
+	wait_prompt 4
 	keys C-d
 	assert_equal "$(wait_status)" 0
 	grep -aq 'web: step 2 (100%)' "$BATS_TEST_TMPDIR/raw"

@@ -94,7 +94,17 @@ on_tty() {
 	tmux -S "$TMUX_SOCK" -f /dev/null new-session -d -x 120 -y 50 \
 		"cd '$W' && env PATH='$PATH' HOME='$HOME' MC_HOME='$MC_HOME' LC_ALL=C.UTF-8 PAGER=cat $1; echo \$? > '$STATUS'; sleep 600"
 }
+# keys KEY...: typed into the pane. A Ctrl-D alone waits (a few seconds at
+# most, then is typed all the same) for the session's prompt to be the
+# pane's last line: one typed ahead while a turn ends is read by no one.
 keys() {
+	local i
+	if [ "$*" = C-d ]; then
+		for ((i = 0; i < 100; i++)); do
+			[[ $(pane | grep -v '^[[:space:]]*$' | tail -n 1) =~ ^mc\>[[:space:]]*$ ]] && break
+			sleep 0.05
+		done
+	fi
 	tmux -S "$TMUX_SOCK" send-keys -t 0 "$@"
 }
 pane() {
