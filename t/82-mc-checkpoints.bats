@@ -23,14 +23,6 @@ dotgit() {
 	find .git -type f -exec sha256sum {} + | sort
 }
 
-project() {
-	printf 'one\ntwo\n' > old.txt
-	echo 'will go' > gone.txt
-	git init -q
-	git -c user.name=t -c user.email=t@t add -A
-	git -c user.name=t -c user.email=t@t commit -qm start
-}
-
 @test "mc rewind: a one-shot turn's write, edit and bash changes are put back; .git is untouched" {
 	project
 	dotgit > before.git

@@ -6,14 +6,6 @@ load helper
 load fake
 load mc
 
-project() {
-	printf 'one\ntwo\n' > old.txt
-	echo 'will go' > gone.txt
-	git init -q
-	git -c user.name=t -c user.email=t@t add -A
-	git -c user.name=t -c user.email=t@t commit -qm start
-}
-
 # dotgit: every file of .git with its bytes and its time, sorted
 dotgit() {
 	find .git -printf '%p %y %s %T@ %m\n' | sort

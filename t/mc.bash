@@ -157,3 +157,13 @@ hooks() {
 tool_content() {
 	fake_request "$1" ".body.messages[] | select(.role == \"tool\" and .tool_call_id == \"$2\") | .content"
 }
+
+# project: a git repository with two committed files, old.txt and gone.txt
+# (the checkpoint tests, t/82 and t/83)
+project() {
+	printf 'one\ntwo\n' > old.txt
+	echo 'will go' > gone.txt
+	git init -q
+	git -c user.name=t -c user.email=t@t add -A
+	git -c user.name=t -c user.email=t@t commit -qm start
+}

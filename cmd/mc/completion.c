@@ -4,6 +4,7 @@
  * `mc completion models|providers|commands` for the words that depend on
  * the settings and the directory.
  */
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,26 +14,32 @@
 #include "mc.h"
 #include "provider.h"
 
-/* mc's options (options.c's longopts, which t/99 holds this to): 1 when one
- * takes a value. */
+/* The kind of value some of mc's options take, for the words offered
+ * after them; the options themselves are options.c's table. */
 static const struct {
-	const char *name;
-	char shortname;
-	int arg;
-	const char *what;	/* the value's kind: "model", "provider", "mode", "file" */
-} opts[] = {
-	{ "continue", 'c', 0, NULL }, { "session", 0, 1, "file" },
-	{ "provider", 'p', 1, "provider" }, { "model", 'm', 1, "model" },
-	{ "agent", 0, 1, NULL }, { "dry-run", 0, 0, NULL }, { "stats", 0, 0, NULL },
-	{ "max-steps", 0, 1, NULL }, { "yes", 'y', 0, NULL }, { "mode", 0, 1, "mode" },
-	{ "json", 0, 0, NULL }, { "no-session", 0, 0, NULL }, { "schema", 0, 1, "file" },
-	{ "max-output-tokens", 0, 1, NULL }, { "reasoning", 0, 1, NULL }, { "all", 0, 0, NULL },
-	{ "keep-going", 0, 0, NULL }, { "cache", 0, 0, NULL }, { "refresh", 0, 0, NULL },
-	{ "subagent", 0, 1, NULL }, { "parent", 0, 1, NULL }, { "allow", 0, 1, NULL },
-	{ "add-dir", 0, 1, "file" }, { "slots", 0, 1, "file" }, { "slot-fd", 0, 1, NULL },
-	{ "timeout", 0, 1, NULL }, { "help", 'h', 0, NULL }, { "version", 0, 0, NULL },
+	const char *name, *what;	/* "model", "provider", "mode", "file" */
+} kinds[] = {
+	{ "session", "file" }, { "provider", "provider" }, { "model", "model" },
+	{ "mode", "mode" }, { "schema", "file" }, { "add-dir", "file" }, { "slots", "file" },
 };
-#define NOPTS (sizeof opts / sizeof opts[0])
+
+static const char *
+kind_of(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+		if (strcmp(kinds[i].name, name) == 0)
+			return kinds[i].what;
+	return NULL;
+}
+
+/* An option's one-letter form, or 0. */
+static int
+short_of(const struct option *o)
+{
+	return o->val > 0 && o->val < 128 ? o->val : 0;
+}
 
 static const char subcommands[] = "prompt sessions models rewind completion";
 static const char modes[] = "default accept-edits plan yes";
@@ -41,15 +48,17 @@ static const char modes[] = "default accept-edits plan yes";
 static void
 option_words(const char *what, const char *sep)
 {
-	size_t i;
+	const struct option *o;
+	const char *k;
 	int any = 0;
 
-	for (i = 0; i < NOPTS; i++) {
-		if (what != NULL && (opts[i].what == NULL || strcmp(opts[i].what, what) != 0))
+	for (o = options_table(); o->name != NULL; o++) {
+		k = kind_of(o->name);
+		if (what != NULL && (k == NULL || strcmp(k, what) != 0))
 			continue;
-		printf("%s--%s", any++ ? sep : "", opts[i].name);
-		if (opts[i].shortname)
-			printf("%s-%c", sep, opts[i].shortname);
+		printf("%s--%s", any++ ? sep : "", o->name);
+		if (short_of(o))
+			printf("%s-%c", sep, short_of(o));
 	}
 	if (what == NULL)
 		fputs(" --files --conversation --list --force", stdout);	/* mc rewind's */
@@ -140,8 +149,8 @@ zsh_script(void)
 static void
 fish_script(void)
 {
-	size_t i;
-	const char *values;
+	const struct option *o;
+	const char *values, *k;
 
 	fputs("# fish completion for mc (mc completion fish)\n"
 	    "complete -c mc -e\n", stdout);
@@ -149,17 +158,18 @@ fish_script(void)
 	fputs("complete -c mc -n '__fish_seen_subcommand_from completion' -f -a 'bash zsh fish'\n"
 	    "complete -c mc -n __fish_use_subcommand -f -a '(mc completion commands 2>/dev/null)'\n",
 	    stdout);
-	for (i = 0; i < NOPTS; i++) {
-		printf("complete -c mc -l %s", opts[i].name);
-		if (opts[i].shortname)
-			printf(" -s %c", opts[i].shortname);
-		values = opts[i].what == NULL ? NULL : strcmp(opts[i].what, "model") == 0 ?
-		    "(mc completion models 2>/dev/null)" : strcmp(opts[i].what, "provider") == 0 ?
-		    "(mc completion providers 2>/dev/null)" : strcmp(opts[i].what, "mode") == 0 ?
+	for (o = options_table(); o->name != NULL; o++) {
+		printf("complete -c mc -l %s", o->name);
+		if (short_of(o))
+			printf(" -s %c", short_of(o));
+		k = kind_of(o->name);
+		values = k == NULL ? NULL : strcmp(k, "model") == 0 ?
+		    "(mc completion models 2>/dev/null)" : strcmp(k, "provider") == 0 ?
+		    "(mc completion providers 2>/dev/null)" : strcmp(k, "mode") == 0 ?
 		    modes : NULL;
 		if (values != NULL)
 			printf(" -x -a '%s'", values);
-		else if (opts[i].arg)
+		else if (o->has_arg == required_argument)
 			fputs(" -r", stdout);
 		putchar('\n');
 	}

@@ -461,6 +461,9 @@ struct cmdline {
 	char **argv;
 };
 int options_parse(struct driver *d, struct cmdline *cl, int argc, char *argv[]);
+/* The options' table (getopt_long's), ending with a NULL name. */
+struct option;
+const struct option *options_table(void);
 
 /* approve.c */
 int approve(struct driver *d, const char *name, const cJSON *call, char **why,

@@ -125,6 +125,49 @@ child_usage(const struct conf *c, int prompt_cmd, int sessions_cmd, int argc)
 	return 0;
 }
 
+/* mc's options: getopt_long's table, and completion.c's. */
+enum { OPT_SESSION = 256, OPT_AGENT, OPT_DRY, OPT_STATS, OPT_MAX_STEPS, OPT_JSON,
+    OPT_NO_SESSION, OPT_SCHEMA, OPT_MAX_OUTPUT, OPT_ALL, OPT_KEEP_GOING,
+    OPT_CACHE, OPT_REFRESH, OPT_SUBAGENT, OPT_PARENT, OPT_ALLOW, OPT_ADD_DIR, OPT_SLOTS,
+    OPT_SLOT_FD, OPT_TIMEOUT, OPT_MODE, OPT_REASONING };
+static const struct option longopts[] = {
+	{ "continue", no_argument, NULL, 'c' },
+	{ "session", required_argument, NULL, OPT_SESSION },
+	{ "provider", required_argument, NULL, 'p' },
+	{ "model", required_argument, NULL, 'm' },
+	{ "agent", required_argument, NULL, OPT_AGENT },
+	{ "dry-run", no_argument, NULL, OPT_DRY },
+	{ "stats", no_argument, NULL, OPT_STATS },
+	{ "max-steps", required_argument, NULL, OPT_MAX_STEPS },
+	{ "yes", no_argument, NULL, 'y' },
+	{ "mode", required_argument, NULL, OPT_MODE },
+	{ "json", no_argument, NULL, OPT_JSON },
+	{ "no-session", no_argument, NULL, OPT_NO_SESSION },
+	{ "schema", required_argument, NULL, OPT_SCHEMA },
+	{ "max-output-tokens", required_argument, NULL, OPT_MAX_OUTPUT },
+	{ "reasoning", required_argument, NULL, OPT_REASONING },
+	{ "all", no_argument, NULL, OPT_ALL },
+	{ "keep-going", no_argument, NULL, OPT_KEEP_GOING },
+	{ "cache", no_argument, NULL, OPT_CACHE },
+	{ "refresh", no_argument, NULL, OPT_REFRESH },
+	{ "subagent", required_argument, NULL, OPT_SUBAGENT },
+	{ "parent", required_argument, NULL, OPT_PARENT },
+	{ "allow", required_argument, NULL, OPT_ALLOW },
+	{ "add-dir", required_argument, NULL, OPT_ADD_DIR },
+	{ "slots", required_argument, NULL, OPT_SLOTS },
+	{ "slot-fd", required_argument, NULL, OPT_SLOT_FD },
+	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, MC_OPT_VERSION },
+	{ NULL, 0, NULL, 0 }
+};
+
+const struct option *
+options_table(void)
+{
+	return longopts;
+}
+
 /* The options that do not go together, or not with this kind of run:
  * -1 when none, else MC_EXIT_USAGE after saying which. */
 static int
@@ -176,41 +219,6 @@ usage_checks(const struct conf *c, struct cmdline *cl)
 int
 options_parse(struct driver *d, struct cmdline *cl, int argc, char *argv[])
 {
-	enum { OPT_SESSION = 256, OPT_AGENT, OPT_DRY, OPT_STATS, OPT_MAX_STEPS, OPT_JSON,
-	    OPT_NO_SESSION, OPT_SCHEMA, OPT_MAX_OUTPUT, OPT_ALL, OPT_KEEP_GOING,
-	    OPT_CACHE, OPT_REFRESH, OPT_SUBAGENT, OPT_PARENT, OPT_ALLOW, OPT_ADD_DIR, OPT_SLOTS,
-	    OPT_SLOT_FD, OPT_TIMEOUT, OPT_MODE, OPT_REASONING };
-	static const struct option longopts[] = {
-		{ "continue", no_argument, NULL, 'c' },
-		{ "session", required_argument, NULL, OPT_SESSION },
-		{ "provider", required_argument, NULL, 'p' },
-		{ "model", required_argument, NULL, 'm' },
-		{ "agent", required_argument, NULL, OPT_AGENT },
-		{ "dry-run", no_argument, NULL, OPT_DRY },
-		{ "stats", no_argument, NULL, OPT_STATS },
-		{ "max-steps", required_argument, NULL, OPT_MAX_STEPS },
-		{ "yes", no_argument, NULL, 'y' },
-		{ "mode", required_argument, NULL, OPT_MODE },
-		{ "json", no_argument, NULL, OPT_JSON },
-		{ "no-session", no_argument, NULL, OPT_NO_SESSION },
-		{ "schema", required_argument, NULL, OPT_SCHEMA },
-		{ "max-output-tokens", required_argument, NULL, OPT_MAX_OUTPUT },
-		{ "reasoning", required_argument, NULL, OPT_REASONING },
-		{ "all", no_argument, NULL, OPT_ALL },
-		{ "keep-going", no_argument, NULL, OPT_KEEP_GOING },
-		{ "cache", no_argument, NULL, OPT_CACHE },
-		{ "refresh", no_argument, NULL, OPT_REFRESH },
-		{ "subagent", required_argument, NULL, OPT_SUBAGENT },
-		{ "parent", required_argument, NULL, OPT_PARENT },
-		{ "allow", required_argument, NULL, OPT_ALLOW },
-		{ "add-dir", required_argument, NULL, OPT_ADD_DIR },
-		{ "slots", required_argument, NULL, OPT_SLOTS },
-		{ "slot-fd", required_argument, NULL, OPT_SLOT_FD },
-		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, MC_OPT_VERSION },
-		{ NULL, 0, NULL, 0 }
-	};
 	struct conf *c = &d->c;
 	int ch, bad = 0;
 

@@ -538,7 +538,6 @@ static int
 unanswered(const struct driver *d)
 {
 	const char *data = d->s.file.lines.data, *end = data + d->s.file.lines.len, *p;
-	const char *type;
 	char err[64];
 	cJSON *item;
 	int r = 0;
@@ -548,8 +547,7 @@ unanswered(const struct driver *d)
 			;
 		if ((item = mc_json_parse(p, (size_t)(end - p), err, sizeof err)) == NULL)
 			return 0;
-		type = mc_json_str(item, "type");
-		if (type && (strcmp(type, "usage") == 0 || strcmp(type, "model") == 0)) {
+		if (mc_item_bookkeeping(item)) {	/* items.c: usage, model, title */
 			cJSON_Delete(item);
 			end = p;
 			continue;
