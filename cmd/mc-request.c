@@ -10,9 +10,11 @@
 
 #include <bsd/stdlib.h>
 
+#include "blob.h"
 #include "buf.h"
 #include "diag.h"
 #include "fsread.h"
+#include "image.h"
 #include "items.h"
 #include "json.h"
 #include "lines.h"
@@ -106,6 +108,40 @@ struct build {
 	char *system;
 };
 
+/*
+ * The images an item holds by reference, read from $MC_HOME/blobs and
+ * put in as base64 ("data" beside each reference) for the wire to send;
+ * read once, when the item comes (--serve keeps what the wire built). A
+ * model that takes no images gets a note instead (wire.c): nothing is
+ * read. 0, or -1 with "NAME:LINE: blob ..." in err.
+ */
+static int
+build_images(struct build *b, cJSON *it, char *err, size_t errsz)
+{
+	struct mc_buf raw = {0}, enc = {0};
+	char where[256], why[512];
+	cJSON *r;
+	int rc = 0;
+
+	if (!b->p.images)
+		return 0;
+	cJSON_ArrayForEach(r, mc_json_arr(it, "images")) {
+		raw.len = enc.len = 0;
+		if (mc_blob_get(b->s.home, mc_json_str(r, "blob"), MC_IMAGE_MAX, &raw, why,
+		    sizeof why) == -1) {
+			mc_items_check_where(b->chk, where, sizeof where);
+			snprintf(err, errsz, "%s: image %.100s: %s", where, mc_json_str(r, "name"), why);
+			rc = -1;
+			break;
+		}
+		mc_base64_encode(raw.data, raw.len, &enc);
+		mc_json_add_owned(r, "data", mc_buf_steal(&enc));
+	}
+	mc_buf_free(&raw);
+	mc_buf_free(&enc);
+	return rc;
+}
+
 /* The next line of items: checked, then built in. 0, or -1 with the
  * reason in err. */
 static int
@@ -114,8 +150,13 @@ build_line(struct build *b, const char *s, size_t n, char *err, size_t errsz)
 	cJSON *it;
 	int r;
 
-	if ((r = mc_items_check_line(b->chk, s, n, &it, err, errsz)) == 1)
+	if ((r = mc_items_check_line(b->chk, s, n, &it, err, errsz)) == 1) {
+		if (build_images(b, it, err, errsz) == -1) {
+			cJSON_Delete(it);
+			return -1;
+		}
 		mc_wire_add(b->w, it);
+	}
 	return r == -1 ? -1 : 0;
 }
 

@@ -12,6 +12,7 @@
 #include "json.h"
 #include "strset.h"
 #include "fsread.h"
+#include "image.h"
 #include "utf8.h"
 
 struct call {
@@ -143,6 +144,33 @@ reasoning(struct mc_items_check *c, cJSON *in, cJSON *out)
 	return 0;
 }
 
+/* The images an item carries, by reference ("images":[REF,...], each
+ * checked by image.c), moved into out when there are any. */
+static int
+images(struct mc_items_check *c, cJSON *in, const char *type, cJSON *out)
+{
+	cJSON *a = cJSON_GetObjectItemCaseSensitive(in, "images"), *r;
+	char why[160];
+	int i = 0;
+
+	if (a == NULL)
+		return 0;
+	if (!cJSON_IsArray(a)) {
+		fail(c, "%s: \"images\" must be an array of image references", type);
+		return -1;
+	}
+	cJSON_ArrayForEach(r, a) {
+		if (mc_image_ref_check(r, why, sizeof why) == -1) {
+			fail(c, "%s: \"images\"[%d]: %s", type, i, why);
+			return -1;
+		}
+		i++;
+	}
+	if (i > 0)
+		mc_json_add(out, "images", cJSON_DetachItemViaPointer(in, a));
+	return 0;
+}
+
 /* Check one parsed line and return its reduced form, or NULL. */
 static cJSON *
 check_item(struct mc_items_check *c, cJSON *in)
@@ -182,6 +210,12 @@ check_item(struct mc_items_check *c, cJSON *in)
 		}
 		if (cJSON_HasObjectItem(in, "status"))
 			mc_json_add_str(out, "status", st);
+		if (cJSON_HasObjectItem(in, "images") && strcmp(role, "user") != 0) {
+			fail(c, "message: \"images\" belong to a user message");
+			goto bad;
+		}
+		if (images(c, in, type, out) == -1)
+			goto bad;
 	} else if (strcmp(type, "function_call") == 0) {
 		if ((id = field(c, in, type, "call_id", out)) == NULL ||
 		    field(c, in, type, "name", out) == NULL ||
@@ -209,6 +243,8 @@ check_item(struct mc_items_check *c, cJSON *in)
 			    id, call->line);
 			goto bad;
 		}
+		if (images(c, in, type, out) == -1)
+			goto bad;
 		call->answered = 1;
 	} else if (strcmp(type, "reasoning") == 0) {
 		if (reasoning(c, in, out) == -1)
@@ -335,6 +371,12 @@ mc_items_check_line(struct mc_items_check *c, const char *s, size_t n, cJSON **i
 	*item = check_item(c, doc);
 	cJSON_Delete(doc);
 	return *item != NULL ? 1 : -1;
+}
+
+void
+mc_items_check_where(const struct mc_items_check *c, char *out, size_t outsz)
+{
+	snprintf(out, outsz, "%s:%zu", c->name, c->line);
 }
 
 void

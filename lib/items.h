@@ -19,6 +19,8 @@
  *     "status":"completed"|"incomplete")
  *   {"type":"function_call","call_id":S,"name":S,"arguments":S}
  *   {"type":"function_call_output","call_id":S,"output":S}
+ *     (a user message and an output may add "images":[REF,...], the
+ *     images they carry by reference: image.h's mc_image_ref_check)
  *   {"type":"reasoning","text":S[,"api":S[,"data":OBJECT]]}
  *     (the model's reasoning; "data" is what API "api" needs to have it
  *     back, such as a signature: sent back only to that API)
@@ -41,6 +43,8 @@ struct mc_items_check *mc_items_check_new(const char *name);
 int mc_items_check_line(struct mc_items_check *c, const char *s, size_t n, cJSON **item,
     char *err, size_t errsz);
 void mc_items_check_free(struct mc_items_check *c);
+/* "NAME:LINE" of the line checked last, for an error about its item. */
+void mc_items_check_where(const struct mc_items_check *c, char *out, size_t outsz);
 
 /* True when doc is a session's bookkeeping line ({"type":"model",...},
  * {"type":"usage",...}), which mc_items_parse skips. */

@@ -235,6 +235,7 @@ mc_provider_resolve(const struct mc_settings *s, const struct mc_provider_opts *
 		p->max_output_tokens = (long)m->valuedouble;
 	m = mc_model_field(s, p->model, "reasoning", NULL);
 	p->reasoning = cJSON_IsString(m) ? m->valuestring : NULL;	/* checked on load */
+	p->images = !cJSON_IsFalse(mc_model_field(s, p->model, "images", NULL));
 	return 0;
 }
 

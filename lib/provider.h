@@ -30,6 +30,9 @@ struct mc_provider {
 	/* models.MODEL.reasoning (its family's, models."*"'s): a level of
 	 * reasoning.h, or NULL (the settings' own string). */
 	const char *reasoning;
+	/* The model takes images: unless models.MODEL.images (its family's,
+	 * models."*"'s) is false. */
+	int images;
 };
 
 /* What the command line said; NULL where it said nothing. */

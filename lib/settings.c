@@ -57,6 +57,7 @@ static const struct field model_fields[] = {
 	{ "max_output_tokens", K_UINT, NULL, NULL },
 	{ "family", K_STR, NULL, NULL },	/* its cycles: models.c */
 	{ "reasoning", K_ENUM, NULL, mc_reasoning_levels },
+	{ "images", K_BOOL, NULL, NULL },
 	{ "tools", K_OBJ, model_tools_fields, NULL },
 	{ "tool_descriptions", K_STRMAP, NULL, NULL },
 	{ NULL, 0, NULL, NULL }

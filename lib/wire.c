@@ -43,9 +43,14 @@ struct mc_wire {
 	int keyed;
 	size_t hashed;
 	size_t items;
-	/* The run of user messages not yet ended, joined by blank lines. */
+	/* The run of user messages not yet ended, joined by blank lines;
+	 * when it carries images, its content parts too (text and images
+	 * in order), or NULL; tool_images: it holds only the images of
+	 * chat's tool outputs so far (later outputs do not end it). */
 	struct mc_buf users;
 	int nusers;
+	cJSON *uparts;
+	int tool_images;
 	/* chat: the assistant message that the calls after it join. */
 	cJSON *assistant;
 	/* Messages: the message the items of its role join, and whose it is;
@@ -140,7 +145,8 @@ take(cJSON *it, const char *key)
 	return v != NULL ? v : cJSON_CreateNull();	/* never: the item was checked */
 }
 
-/* The run of user messages as one message. */
+/* The run of user messages as one message; its parts, when it has
+ * any, are lent (users_done gives them back). */
 static cJSON *
 users_elem(const struct mc_wire *w)
 {
@@ -149,7 +155,10 @@ users_elem(const struct mc_wire *w)
 	if (!w->chat)
 		mc_json_add_str(m, "type", "message");
 	mc_json_add_str(m, "role", "user");
-	mc_json_add_str(m, "content", w->users.data ? w->users.data : "");
+	if (w->uparts != NULL)
+		cJSON_AddItemReferenceToObject(m, "content", w->uparts);
+	else
+		mc_json_add_str(m, "content", w->users.data ? w->users.data : "");
 	return m;
 }
 
@@ -161,6 +170,132 @@ end_users(struct mc_wire *w)
 	finish(w, users_elem(w));
 	w->users.len = 0;
 	w->nusers = 0;
+	cJSON_Delete(w->uparts);
+	w->uparts = NULL;
+	w->tool_images = 0;
+}
+
+/* A text content part of the wire's API. */
+static cJSON *
+text_part(const struct mc_wire *w, const char *text)
+{
+	cJSON *t = mc_json_new_obj();
+
+	mc_json_add_str(t, "type", w->api == RESPONSES ? "input_text" : "text");
+	mc_json_add_str(t, "text", text);
+	return t;
+}
+
+/* The run's parts, begun when its first image comes: what text it
+ * had so far is their first. */
+static cJSON *
+users_parts(struct mc_wire *w)
+{
+	if (w->uparts == NULL) {
+		w->uparts = mc_json_new_arr();
+		if (w->users.len > 0)
+			mc_json_push(w->uparts, text_part(w, w->users.data));
+	}
+	return w->uparts;
+}
+
+/* A user message's text (and its image parts, or NULL) joins the run. */
+static void
+users_add(struct mc_wire *w, const char *text, cJSON *parts)
+{
+	cJSON *p;
+
+	if (parts != NULL)
+		users_parts(w);		/* the text so far, before this one's */
+	if (w->nusers++ > 0 && !w->tool_images)
+		mc_buf_adds(&w->users, "\n\n");
+	mc_buf_adds(&w->users, text);
+	w->tool_images = 0;
+	if (w->uparts == NULL)
+		return;
+	if (*text != '\0')
+		mc_json_push(w->uparts, text_part(w, text));
+	while (parts != NULL && (p = parts->child) != NULL)
+		mc_json_push(w->uparts, cJSON_DetachItemViaPointer(parts, p));
+	cJSON_Delete(parts);
+}
+
+/* Chat: a tool message takes text alone, so the images of an output
+ * follow the outputs as a user message, each call's under a line that
+ * names it (the outputs of one answer stay together before it). */
+static void
+users_tool_images(struct mc_wire *w, const char *call_id, cJSON *parts)
+{
+	struct mc_buf b = {0};
+	int fresh = w->nusers == 0;
+	cJSON *p;
+
+	users_parts(w);
+	mc_buf_printf(&b, "[the images of the output of call %s]", call_id);
+	mc_json_push(w->uparts, text_part(w, b.data));
+	mc_buf_free(&b);
+	while ((p = parts->child) != NULL)
+		mc_json_push(w->uparts, cJSON_DetachItemViaPointer(parts, p));
+	cJSON_Delete(parts);
+	w->nusers++;
+	if (fresh)
+		w->tool_images = 1;
+}
+
+/*
+ * The images an item carries ("images", taken out of it), as content
+ * parts of the wire's API: chat's image_url, Responses' input_image,
+ * Messages' image block, each from the base64 "data" mc-request put in
+ * its reference. A model that takes no images (models.ID.images false)
+ * gets a line in the item's text (key) for each instead. NULL when none
+ * is sent.
+ */
+static cJSON *
+images_take(const struct mc_wire *w, cJSON *it, const char *key)
+{
+	cJSON *refs = cJSON_DetachItemFromObjectCaseSensitive(it, "images"), *r, *parts = NULL;
+	cJSON *part, *src, *text;
+	struct mc_buf b = {0};
+	const char *mt;
+
+	cJSON_ArrayForEach(r, refs) {
+		mt = mc_json_str(r, "media_type");
+		if (!w->p->images || mc_json_str(r, "data") == NULL) {
+			text = cJSON_GetObjectItemCaseSensitive(it, key);
+			b.len = 0;
+			mc_buf_adds(&b, text->valuestring);
+			if (b.len > 0 && b.data[b.len - 1] != '\n')
+				mc_buf_addc(&b, '\n');
+			mc_buf_printf(&b, "[image %s not sent: model %s does not take images]",
+			    mc_json_str(r, "name"), w->p->model);
+			cJSON_SetValuestring(text, b.data);
+			continue;
+		}
+		if (parts == NULL)
+			parts = mc_json_new_arr();
+		part = mc_json_push(parts, mc_json_new_obj());
+		if (w->api == MESSAGES) {
+			mc_json_add_str(part, "type", "image");
+			src = mc_json_add(part, "source", mc_json_new_obj());
+			mc_json_add_str(src, "type", "base64");
+			mc_json_add_str(src, "media_type", mt);
+			mc_json_add(src, "data", cJSON_DetachItemFromObjectCaseSensitive(r, "data"));
+			continue;
+		}
+		b.len = 0;
+		mc_buf_printf(&b, "data:%s;base64,", mt);
+		mc_buf_adds(&b, mc_json_str(r, "data"));
+		if (w->chat) {
+			mc_json_add_str(part, "type", "image_url");
+			mc_json_add_str(mc_json_add(part, "image_url", mc_json_new_obj()), "url", b.data);
+		} else {
+			mc_json_add_str(part, "type", "input_image");
+			mc_json_add_str(part, "image_url", b.data);
+		}
+	}
+	mc_buf_free(&b);
+	cJSON_Delete(refs);
+	return parts;
 }
 
 static void
@@ -200,6 +335,7 @@ mc_wire_free(struct mc_wire *w)
 	mc_buf_free(&w->system);
 	mc_buf_free(&w->done);
 	mc_buf_free(&w->users);
+	cJSON_Delete(w->uparts);
 	cJSON_Delete(w->assistant);
 	cJSON_Delete(w->msg);
 	mc_buf_free(&w->msg_text);
@@ -285,9 +421,10 @@ refusal_only(const cJSON *it)
 static void
 chat_add(struct mc_wire *w, cJSON *it, const char *type)
 {
-	cJSON *m, *c, *f;
+	cJSON *m, *c, *f, *parts;
 
-	end_users(w);
+	if (!(w->tool_images && strcmp(type, "function_call_output") == 0))
+		end_users(w);
 	if (strcmp(type, "message") == 0) {
 		end_assistant(w);
 		m = w->assistant = mc_json_new_obj();
@@ -307,10 +444,13 @@ chat_add(struct mc_wire *w, cJSON *it, const char *type)
 		mc_json_add(f, "arguments", take(it, "arguments"));
 	} else {
 		end_assistant(w);
+		parts = images_take(w, it, "output");
 		m = mc_json_new_obj();
 		mc_json_add_str(m, "role", "tool");
 		mc_json_add(m, "tool_call_id", take(it, "call_id"));
 		mc_json_add(m, "content", take(it, "output"));
+		if (parts != NULL)
+			users_tool_images(w, mc_json_str(m, "tool_call_id"), parts);
 		finish(w, m);
 	}
 }
@@ -321,7 +461,7 @@ chat_add(struct mc_wire *w, cJSON *it, const char *type)
 static int
 responses_add(struct mc_wire *w, cJSON *it, const char *type)
 {
-	cJSON *m;
+	cJSON *m, *parts;
 
 	end_users(w);
 	if (strcmp(type, "message") == 0) {
@@ -331,6 +471,16 @@ responses_add(struct mc_wire *w, cJSON *it, const char *type)
 		mc_json_add(m, "content", take(it, "content"));
 		finish(w, m);
 		return 0;
+	}
+	/* An output's images: its output is then a list, its text first. */
+	if (strcmp(type, "function_call_output") == 0 &&
+	    (parts = images_take(w, it, "output")) != NULL) {
+		m = cJSON_CreateArray();
+		mc_json_push(m, text_part(w, mc_json_str(it, "output")));
+		while (parts->child != NULL)
+			mc_json_push(m, cJSON_DetachItemViaPointer(parts, parts->child));
+		cJSON_Delete(parts);
+		cJSON_ReplaceItemInObjectCaseSensitive(it, "output", m);
 	}
 	finish(w, it);
 	return 1;
@@ -385,12 +535,29 @@ end_msg(struct mc_wire *w)
 static void
 messages_add(struct mc_wire *w, cJSON *it)
 {
-	cJSON *b;
+	int output = strcmp(mc_json_str(it, "type"), "function_call_output") == 0;
+	cJSON *b, *parts = NULL, *c, *p;
 	int user;
 
+	if (cJSON_HasObjectItem(it, "images"))
+		parts = images_take(w, it, output ? "output" : "content");
 	b = mc_wire_messages_block(it, &user);
 	cJSON_Delete(it);
-	if (b == NULL)
+	if (parts != NULL)
+		user = 1;	/* only a user message or an output has images */
+	if (b != NULL && parts != NULL && output) {
+		/* A tool_result's images are in its content, after its text. */
+		c = cJSON_DetachItemFromObjectCaseSensitive(b, "content");
+		if (c != NULL) {
+			p = mc_json_new_obj();
+			mc_json_add_str(p, "type", "text");
+			mc_json_add(p, "text", c);
+			cJSON_InsertItemInArray(parts, 0, p);
+		}
+		mc_json_add(b, "content", parts);
+		parts = NULL;
+	}
+	if (b == NULL && parts == NULL)
 		return;
 	if (w->msg != NULL && w->msg_user != user)
 		end_msg(w);
@@ -400,7 +567,11 @@ messages_add(struct mc_wire *w, cJSON *it)
 		mc_json_add(w->msg, "content", mc_json_new_arr());
 		w->msg_user = user;
 	}
-	mc_json_push(mc_json_arr(w->msg, "content"), b);
+	if (b != NULL)
+		mc_json_push(mc_json_arr(w->msg, "content"), b);
+	while (parts != NULL && (p = parts->child) != NULL)
+		mc_json_push(mc_json_arr(w->msg, "content"), cJSON_DetachItemViaPointer(parts, p));
+	cJSON_Delete(parts);
 	w->msg_fresh = 0;
 }
 
@@ -408,6 +579,7 @@ void
 mc_wire_add(struct mc_wire *w, cJSON *it)
 {
 	const char *type = mc_json_str(it, "type");
+	cJSON *parts;
 
 	w->items++;
 	if (w->api == MESSAGES) {
@@ -429,9 +601,8 @@ mc_wire_add(struct mc_wire *w, cJSON *it)
 		 * are sent as one: chat templates that require alternating
 		 * roles reject two in a row. */
 		end_assistant(w);
-		if (w->nusers++ > 0)
-			mc_buf_adds(&w->users, "\n\n");
-		mc_buf_adds(&w->users, mc_json_str(it, "content"));
+		parts = images_take(w, it, "content");	/* first: it may add to the text */
+		users_add(w, mc_json_str(it, "content"), parts);
 	} else if (strcmp(type, "message") == 0 && refusal_only(it))
 		end_assistant(w);
 	else if (w->chat)
@@ -449,6 +620,9 @@ mc_wire_clear(struct mc_wire *w)
 	w->items = 0;
 	w->users.len = 0;
 	w->nusers = 0;
+	cJSON_Delete(w->uparts);
+	w->uparts = NULL;
+	w->tool_images = 0;
 	cJSON_Delete(w->assistant);
 	w->assistant = NULL;
 	cJSON_Delete(w->msg);
