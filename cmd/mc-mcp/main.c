@@ -45,11 +45,13 @@ mcp_call_args(const cJSON *item, char **out)
 }
 
 int
-mcp_write_output(const char *call_id, const char *text)
+mcp_write_output(const char *call_id, const char *text, const cJSON *images)
 {
 	cJSON *item = mc_item_output(call_id, text);
 	int rc;
 
+	if (images != NULL)
+		cJSON_AddItemReferenceToObject(item, "image_data", (cJSON *)images);
 	rc = mc_json_write(stdout, item, 0);
 	cJSON_Delete(item);
 	if (rc == 0 && fflush(stdout) == EOF)
@@ -250,12 +252,13 @@ await(struct mcp *m, struct server *sv)
 }
 
 int
-mcp_run_call(struct mcp *m, struct server *sv, const char *tool, cJSON *args, int as_task, char **out)
+mcp_run_call(struct mcp *m, struct server *sv, const char *tool, cJSON *args, int as_task, char **out,
+    cJSON **images)
 {
 	mcp_call(sv, tool, args, as_task);
 	if (await(m, sv) == -1)
 		return -1;
-	*out = sv->answer != NULL ? mcp_answer_text(sv->answer) : mcp_failed_output(sv);
+	*out = sv->answer != NULL ? mcp_answer_text(sv->answer, images) : mcp_failed_output(sv);
 	return 0;
 }
 
@@ -276,7 +279,7 @@ cmd_call(struct mcp *m)
 	int intr = 0, status = MC_EXIT_OK;
 	const char *call_id, *name;
 	char err[256], *out = NULL;
-	cJSON *item, *args;
+	cJSON *item, *args, *images = NULL;
 	size_t i;
 
 	if ((item = mc_item_call_read(STDIN_FILENO, err, sizeof err)) == NULL) {
@@ -299,14 +302,16 @@ cmd_call(struct mcp *m)
 			out = mcp_unknown(m, name);
 			status = MC_EXIT_FAIL;
 		} else if ((args = mcp_call_args(item, &out)) != NULL)
-			intr = mcp_run_call(m, ref->sv, ref->tool, args, ref->task, &out) == -1;
+			intr = mcp_run_call(m, ref->sv, ref->tool, args, ref->task, &out,
+			    &images) == -1;
 	}
 	if (intr) {
 		out = mc_strdup("error: cancelled by the user");
 		status = MC_EXIT_INTR;
 	}
-	if (mcp_write_output(call_id, out) == -1 && errno != EPIPE)
+	if (mcp_write_output(call_id, out, images) == -1 && errno != EPIPE)
 		status = MC_EXIT_FAIL;
+	cJSON_Delete(images);
 	free(out);
 	mcp_stop_all(m);
 	cJSON_Delete(item);

@@ -141,8 +141,11 @@ int mcp_names_server(const char *name, const char *server);
 /* Build m->list and m->refs from the servers whose tools were listed. */
 void mcp_build_list(struct mcp *m);
 const struct toolref *mcp_find_tool(const struct mcp *m, const char *name);
-/* The output the model reads for a tools/call answer, cut to MC_CLIP_MAX. */
-char *mcp_answer_text(const cJSON *answer);
+/* The output the model reads for a tools/call answer, cut to MC_CLIP_MAX;
+ * its image blocks (PNG, JPEG, GIF, WebP, at most MC_IMAGE_MAX together)
+ * in *images as [{"data","media_type","name"}] for the driver to pass on
+ * (NULL when none), each named in the text. */
+char *mcp_answer_text(const cJSON *answer, cJSON **images);
 /* Append sv's resources, templates and prompts to list, as entries
  * whose "type" is mcp_resource, mcp_template or mcp_prompt. */
 void mcp_extras(const struct server *sv, cJSON *list);
@@ -153,8 +156,9 @@ char *mcp_other_text(const struct server *sv, const cJSON *answer, const char *m
 /* Read a function_call from item: its arguments, or NULL with *out set
  * to the output to give the model. */
 cJSON *mcp_call_args(const cJSON *item, char **out);
-/* Write one function_call_output line. Returns 0 or -1 (errno). */
-int mcp_write_output(const char *call_id, const char *text);
+/* Write one function_call_output line, images (or NULL) as its
+ * "image_data". Returns 0 or -1 (errno). */
+int mcp_write_output(const char *call_id, const char *text, const cJSON *images);
 /* The output for a call that could not reach its tool; says why on stderr. */
 char *mcp_unknown(const struct mcp *m, const char *name);
 /* The output when sv failed or timed out during a call. */
@@ -163,7 +167,7 @@ char *mcp_failed_output(const struct server *sv);
  * output. Returns -1 when SIGINT, SIGTERM or SIGHUP came first: the call
  * was cancelled and *out is not set. */
 int mcp_run_call(struct mcp *m, struct server *sv, const char *tool, cJSON *args, int as_task,
-    char **out);
+    char **out, cJSON **images);
 /* The same for another request (mcp_ask), *out the answer as text. */
 int mcp_run_ask(struct mcp *m, struct server *sv, const char *method, cJSON *params, char **out);
 

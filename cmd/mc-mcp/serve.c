@@ -262,7 +262,7 @@ serve_line(struct mcp *m, char *line, size_t len, int *status)
 	const struct toolref *ref;
 	const char *call_id, *name;
 	char err[256], *out = NULL, *path = NULL;
-	cJSON *item, *args;
+	cJSON *item, *args, *images = NULL;
 	int rc = 0, intr = 0;
 
 	if (line[strspn(line, " \t\r")] == '\0')
@@ -295,7 +295,7 @@ serve_line(struct mcp *m, char *line, size_t len, int *status)
 		;
 	else if (revive(m, ref->sv, &out) == -1)
 		cJSON_Delete(args);
-	else if (mcp_run_call(m, ref->sv, ref->tool, args, ref->task, &out) == -1)
+	else if (mcp_run_call(m, ref->sv, ref->tool, args, ref->task, &out, &images) == -1)
 		intr = 1;
 	if (intr)
 		out = mc_strdup(mcp_got_stop ? "error: cancelled: mc-mcp was told to stop" :
@@ -305,13 +305,14 @@ serve_line(struct mcp *m, char *line, size_t len, int *status)
 		rc = -1;
 	/* A Ctrl-C is for the call it came during. */
 	mcp_got_int = 0;
-	if (mcp_write_output(call_id, out) == -1) {
+	if (mcp_write_output(call_id, out, images) == -1) {
 		if (errno != EPIPE) {
 			mc_err("stdout: %s", strerror(errno));
 			*status = MC_EXIT_FAIL;
 		}
 		rc = -1;
 	}
+	cJSON_Delete(images);
 	free(out);
 	cJSON_Delete(item);
 	return rc;

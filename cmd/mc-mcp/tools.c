@@ -5,6 +5,7 @@
 
 #include "clip.h"
 #include "diag.h"
+#include "image.h"
 #include "json.h"
 #include "utf8.h"
 #include "mcp.h"
@@ -245,9 +246,40 @@ mcp_other_text(const struct server *sv, const cJSON *answer, const char *method)
 	return clipped(&b);
 }
 
-char *
-mcp_answer_text(const cJSON *answer)
+/* An image block passed on: one of the four types, within what is left
+ * of MC_IMAGE_MAX for the call (*left); its line in b. 0 when it is not. */
+static int
+pass_image(struct mc_buf *b, const cJSON *c, size_t *left, cJSON **images)
 {
+	static const char *const types[] = { "image/png", "image/jpeg", "image/gif", "image/webp" };
+	const char *mime = mc_json_str(c, "mimeType"), *data = mc_json_str(c, "data");
+	size_t i, n;
+	char name[32];
+	cJSON *e;
+
+	if (strcmp(mc_json_str(c, "type") ? mc_json_str(c, "type") : "", "image") != 0 ||
+	    mime == NULL || data == NULL)
+		return 0;
+	for (i = 0; i < sizeof types / sizeof types[0] && strcmp(mime, types[i]) != 0; i++)
+		;
+	if (i == sizeof types / sizeof types[0] || (n = b64_size(data)) > *left)
+		return 0;
+	*left -= n;
+	if (*images == NULL)
+		*images = mc_json_new_arr();
+	snprintf(name, sizeof name, "image-%d.%s", cJSON_GetArraySize(*images) + 1, mime + 6);
+	e = mc_json_push(*images, mc_json_new_obj());
+	mc_json_add_str(e, "data", data);
+	mc_json_add_str(e, "media_type", mime);
+	mc_json_add_str(e, "name", name);
+	mc_buf_printf(b, "[image %s: %s, %zu bytes]", name, mime, n);
+	return 1;
+}
+
+char *
+mcp_answer_text(const cJSON *answer, cJSON **images)
+{
+	size_t left = MC_IMAGE_MAX;
 	const cJSON *c;
 	const cJSON *result = mc_json_obj(answer, "result");
 	const cJSON *structured = cJSON_GetObjectItemCaseSensitive(result, "structuredContent");
@@ -261,7 +293,8 @@ mcp_answer_text(const cJSON *answer)
 		cJSON_ArrayForEach(c, mc_json_arr(result, "content")) {
 			if (n++)
 				mc_buf_addc(&b, '\n');
-			content(&b, c);
+			if (!pass_image(&b, c, &left, images))
+				content(&b, c);
 		}
 		/* Structured content is shown only when there is nothing else:
 		 * servers repeat it as text for clients like this one. */

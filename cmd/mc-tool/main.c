@@ -105,10 +105,16 @@ static int
 write_output(const char *call_id, struct call *c)
 {
 	char *text = mc_clip_text(c->out.data ? c->out.data : "", c->out.len, MC_CLIP_MAX, NULL);
-	cJSON *item = mc_item_output(call_id, text);
+	cJSON *item = mc_item_output(call_id, text), *img;
 	int rc;
 
 	free(text);
+	if (c->image_type != NULL) {	/* read.c: an image, for the driver to store */
+		img = mc_json_push(mc_json_arr_ensure(item, "image_data"), mc_json_new_obj());
+		mc_json_add_owned(img, "data", mc_buf_steal(&c->image));
+		mc_json_add_str(img, "media_type", c->image_type);
+		mc_json_add_str(img, "name", c->image_name);
+	}
 	rc = mc_json_write(stdout, item, 0);
 	cJSON_Delete(item);
 	if (rc == 0)
@@ -194,6 +200,8 @@ cmd_call(const struct mc_settings *s, const char *root, FILE *touched_fp, int pr
 		status = MC_EXIT_INTR;
 	mc_buf_free(&c.out);
 	mc_buf_free(&c.touched);
+	mc_buf_free(&c.image);
+	free(c.image_name);
 	cJSON_Delete(args);
 	cJSON_Delete(item);
 	return status;

@@ -21,6 +21,11 @@ struct call {
 	struct mc_buf touched;	/* paths, one a line, relative to root */
 	int interrupted;
 	int progress;		/* --progress-out, non-blocking, or -1 */
+	/* read of an image: its base64, type and name, for the output's
+	 * "image_data" (the driver stores it; the sandbox may not write) */
+	struct mc_buf image;
+	const char *image_type;
+	char *image_name;
 };
 
 /* main.c: the output the model reads, and the call's arguments. */

@@ -13,7 +13,9 @@
 
 #include "clip.h"
 #include "diag.h"
+#include "fsread.h"
 #include "http.h"
+#include "image.h"
 #include "json.h"
 #include "mc-tool.h"
 #include "pipeline.h"
@@ -253,6 +255,41 @@ read_skill(struct call *c, const char *uri, long offset, long limit)
 	mc_buf_free(&k.text);
 }
 
+/*
+ * A file whose first bytes are an image's (PNG, JPEG, GIF, WebP): read
+ * whole, at most MC_IMAGE_MAX, and given back as an image (base64 in
+ * the output item's "image_data"), not as lines. 1 when it was one (said
+ * either way), 0 when not.
+ */
+static int
+read_image(struct call *c, int fd, const char *path, const struct stat *st)
+{
+	unsigned char head[16];
+	const char *mt, *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	struct mc_buf raw = {0};
+	ssize_t n;
+
+	if ((n = pread(fd, head, sizeof head, 0)) <= 0 || (mt = mc_image_type(head, (size_t)n)) == NULL)
+		return 0;
+	if (st->st_size > (off_t)MC_IMAGE_MAX) {
+		say(c, "error: %s is an image (%s) of %lld bytes, over the %u-byte (20 MiB) limit "
+		    "for one; not shown\n", path, mt, (long long)st->st_size, MC_IMAGE_MAX);
+		return 1;
+	}
+	if (mc_fd_slurp(fd, MC_IMAGE_MAX, &raw) == -1) {
+		say(c, "error: %s: %s\n", path, errno == EFBIG ? "over the 20 MiB limit for an image" :
+		    strerror(errno));
+		mc_buf_free(&raw);
+		return 1;
+	}
+	mc_base64_encode(raw.data ? raw.data : "", raw.len, &c->image);
+	c->image_type = mt;
+	c->image_name = mc_strdup(base);
+	say(c, "%s: an image (%s, %zu bytes), given to you as an image\n", path, mt, raw.len);
+	mc_buf_free(&raw);
+	return 1;
+}
+
 void
 tool_read(struct call *c)
 {
@@ -290,6 +327,13 @@ tool_read(struct call *c)
 	if (!S_ISREG(st.st_mode)) {
 		say(c, "error: %s is not a regular file\n", path);
 		close(fd);
+		return;
+	}
+	if (read_image(c, fd, path, &st)) {
+		close(fd);
+		if ((canon = realpath(path, NULL)) != NULL)
+			touch(c, canon);
+		free(canon);
 		return;
 	}
 	pager_init(&pg, &c->out, offset, limit);

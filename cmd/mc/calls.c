@@ -117,6 +117,8 @@ call_run(struct driver *d, const cJSON *call, struct mc_buf *touched)
 		return st == -1 ? MC_EXIT_FAIL : interrupted ? MC_EXIT_INTR : MC_EXIT_OK;
 	}
 	item = tools_run(d, call, touched);	/* tools.c: run by the tool's owner */
+	if (item != NULL)
+		attach_output(d, item);	/* attach.c: its images stored, referenced */
 	type = mc_json_str(item, "type");
 	ocid = mc_json_str(item, "call_id");
 	if (item == NULL || type == NULL || strcmp(type, "function_call_output") != 0 ||

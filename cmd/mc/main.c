@@ -196,6 +196,7 @@ cleanup(struct driver *d)
 	mc_buf_free(&d->s.prompt);
 	mc_buf_free(&d->s.tools);
 	mc_buf_free(&d->thought);
+	attach_forget(d);
 	tools_offered_free(d);
 	toolsearch_forget(d);
 	free(d->s.provider);
@@ -252,7 +253,8 @@ fail_early(struct driver *d, char *session_id)
 static enum outcome
 one_shot(struct driver *d, const char *text)
 {
-	if (((d->c.cont || d->c.session) && session_resume(d) == -1) || session_resolve(d) == -1)
+	if (((d->c.cont || d->c.session) && session_resume(d) == -1) || session_resolve(d) == -1 ||
+	    attach_files(d) == -1)	/* attach.c: mc -a, before anything is sent */
 		return OUT_ERROR;
 	if (d->c.json) {
 		title_first(d, text);	/* title.c */
@@ -372,7 +374,7 @@ run(struct driver *d, const struct cmdline *cl)
 	if (cl->argc == 0 && isatty(STDIN_FILENO) && !d->c.dry) {
 		catch_signals(0);
 		if (((d->c.cont || d->c.session) && session_resume(d) == -1) ||
-		    session_resolve(d) == -1 || stages_launch(d) == -1)
+		    session_resolve(d) == -1 || attach_files(d) == -1 || stages_launch(d) == -1)
 			return MC_EXIT_FAIL;
 		return interactive(d);
 	}

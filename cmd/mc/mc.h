@@ -22,6 +22,8 @@
  *   toollist.c the session's tool list, as text and as JSON
  *   stage.c    what the children share: the -p and -m told, an exit judged
  *   mentions.c @SERVER:URI in a message: the MCP resource attached
+ *   attach.c   images: mc -a, a tool's output (read, MCP): stored in
+ *              $MC_HOME/blobs, referenced from the session's items
  *   approve.c  before write, edit, bash and MCP tools: what the call will
  *              do, shown on the terminal, and the user's answer
  *   permissions.c the settings' approval rules (allow, ask, deny) and
@@ -92,6 +94,7 @@
 #define MC_SUBAGENT_DEPTH 3		/* nested subagents below the top session */
 #define MC_ALLOW_MAX 64			/* --allow options */
 #define MC_ADD_DIR_MAX 64		/* --add-dir options */
+#define MC_ATTACH_MAX 32		/* -a options */
 
 /* What the command line, the environment and the settings say: fixed
  * for the run. */
@@ -103,6 +106,8 @@ struct conf {
 	cJSON *schema_doc;	/* what it holds, read before the run */
 	const char *max_output;	/* --max-output-tokens N */
 	const char *reasoning;	/* --reasoning LEVEL, or NULL */
+	const char *attach[MC_ATTACH_MAX];	/* -a FILE: images for the first message */
+	int nattach;
 	const char *cache;	/* --cache or --refresh, passed on to mc-send; or NULL */
 	int cont, dry, stats, yes, json, no_session, keep_going;
 	long long max_steps;
@@ -275,6 +280,7 @@ struct driver {
 	struct { int session, done; } ev;	/* events.c: --json's first and last events said */
 	struct checkpoints *cp;	/* checkpoint.c: this turn's checkpoint, or NULL */
 	struct mc_buf thought;	/* thought.c: the last answer's reasoning, for /reasoning */
+	cJSON *attached;	/* attach.c: image references for the next user message */
 };
 
 /* Set by SIGINT, SIGTERM and SIGHUP: the work in flight stops; for the
@@ -293,6 +299,36 @@ void sandbox_told(struct driver *d);
 /* mentions.c: @SERVER:URI, an MCP server's resource, attached */
 int mentions_read(struct driver *d, const char *text, cJSON **blocks);
 int mentions_attach(struct driver *d, cJSON *blocks);
+
+/*
+ * attach.c: images into the conversation (SPEC 21). Each is checked (a
+ * PNG, JPEG, GIF or WebP by its magic bytes, at most MC_IMAGE_MAX),
+ * stored once in $MC_HOME/blobs by its SHA-256, and its reference
+ * queued for the next user message, which turn() takes (attach_put).
+ * attach_image_file reads path (a symbolic link is followed: the user
+ * named it); attach_image_bytes takes n bytes the caller has (an ACP
+ * prompt's image block, a mention), media_type the type they claim or
+ * NULL, name what to call it. 0, or -1 with a one-line reason naming
+ * the file in err; nothing is queued then.
+ */
+int attach_image_file(struct driver *d, const char *path, char *err, size_t errsz);
+int attach_image_bytes(struct driver *d, const void *data, size_t n, const char *media_type,
+    const char *name, char *err, size_t errsz);
+/* mc -a FILE ...: each attached, after the model is known (an image for
+ * a model whose models.ID.images is false is an error): 0, or -1 after
+ * saying why, nothing sent. */
+int attach_files(struct driver *d);
+/* The queued images into the user message msg ("images"), each shown
+ * as a line on a terminal and an image event with --json. */
+void attach_put(struct driver *d, cJSON *msg);
+/* A tool's output item (mc-tool read, mc-mcp) with "image_data":
+ * [{"data":BASE64,"media_type","name"}]: each stored and referenced
+ * ("images") instead; one that will not do is a line in its output. */
+void attach_output(struct driver *d, cJSON *item);
+/* A line for an image reference: "[image NAME, TYPE, N bytes]", on
+ * stderr when it is a terminal. */
+void attach_show(const struct driver *d, const cJSON *ref);
+void attach_forget(struct driver *d);
 
 /* stage.c */
 int stage_ok(const char *name, int status);

@@ -10,11 +10,13 @@
 
 #include "child.h"
 #include "diag.h"
+#include "image.h"
 #include "fsread.h"
 #include "json.h"
 #include "mc.h"
 
-#define MCP_LINE_CAP (8u << 20)	/* its tool list, or one output item */
+/* its tool list, or one output item (its images at most MC_IMAGE_MAX together) */
+#define MCP_LINE_CAP ((8u << 20) + MC_IMAGE_B64_MAX + 4096)
 
 /* Whether settings name a server that is not disabled. */
 static int

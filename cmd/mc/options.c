@@ -15,7 +15,7 @@ static const char usage[] =
     "usage: mc [-c | --session ID|FILE] [-p NAME] [-m ID] [--agent ID] [-y | --mode MODE]\n"
     "          [--max-steps N]\n"
     "          [--json] [--no-session] [--schema FILE] [--max-output-tokens N]\n"
-    "          [--reasoning LEVEL]\n"
+    "          [--reasoning LEVEL] [-a FILE ...]\n"
     "          [--keep-going] [--cache] [--refresh] [--add-dir DIR ...] [--timeout S]\n"
     "          [PROMPT ...]\n"
     "       mc --subagent ID ... [--parent SESSION] [--allow TOOL ...]\n"
@@ -45,6 +45,8 @@ static const char usage[] =
     "  --schema FILE     the answer must be JSON matching the JSON Schema in FILE\n"
     "  --max-output-tokens N  cap each answer at N tokens\n"
     "  --reasoning LEVEL  reasoning effort: minimal, low, medium, high or off\n"
+    "  -a, --attach FILE attach the image FILE (PNG, JPEG, GIF or WebP, at most\n"
+    "                    20 MiB) to the message (the first one); repeatable\n"
     "  --keep-going      go on when an instruction file is refused (over a cap, ...)\n"
     "  --cache           one-shot: answers kept in $MC_HOME/cache are reused, new\n"
     "                    ones kept (MC_CACHE=1 or the setting cache.enabled too)\n"
@@ -129,7 +131,7 @@ child_usage(const struct conf *c, int prompt_cmd, int sessions_cmd, int argc)
 enum { OPT_SESSION = 256, OPT_AGENT, OPT_DRY, OPT_STATS, OPT_MAX_STEPS, OPT_JSON,
     OPT_NO_SESSION, OPT_SCHEMA, OPT_MAX_OUTPUT, OPT_ALL, OPT_KEEP_GOING,
     OPT_CACHE, OPT_REFRESH, OPT_SUBAGENT, OPT_PARENT, OPT_ALLOW, OPT_ADD_DIR, OPT_SLOTS,
-    OPT_SLOT_FD, OPT_TIMEOUT, OPT_MODE, OPT_REASONING };
+    OPT_SLOT_FD, OPT_TIMEOUT, OPT_MODE, OPT_REASONING, OPT_ATTACH };
 static const struct option longopts[] = {
 	{ "continue", no_argument, NULL, 'c' },
 	{ "session", required_argument, NULL, OPT_SESSION },
@@ -146,6 +148,7 @@ static const struct option longopts[] = {
 	{ "schema", required_argument, NULL, OPT_SCHEMA },
 	{ "max-output-tokens", required_argument, NULL, OPT_MAX_OUTPUT },
 	{ "reasoning", required_argument, NULL, OPT_REASONING },
+	{ "attach", required_argument, NULL, 'a' },
 	{ "all", no_argument, NULL, OPT_ALL },
 	{ "keep-going", no_argument, NULL, OPT_KEEP_GOING },
 	{ "cache", no_argument, NULL, OPT_CACHE },
@@ -184,6 +187,9 @@ usage_checks(const struct conf *c, struct cmdline *cl)
 		return mc_usage_error("`mc prompt` takes only -m, --agent, --subagent and --stats");
 	if (c->dry && tty)
 		return mc_usage_error("--dry-run needs a PROMPT");
+	if (c->nattach > 0 && (cl->prompt_cmd || cl->sessions_cmd || cl->models_cmd))
+		return mc_usage_error("-a attaches an image to a message: not with `mc %s`",
+		    cl->prompt_cmd ? "prompt" : cl->models_cmd ? "models" : "sessions");
 	if (cl->all && !cl->sessions_cmd)
 		return mc_usage_error("--all goes with `mc sessions`");
 	if (cl->sessions_cmd && (c->cont || c->session || c->dry || c->provider || c->model ||
@@ -222,7 +228,7 @@ options_parse(struct driver *d, struct cmdline *cl, int argc, char *argv[])
 	struct conf *c = &d->c;
 	int ch, bad = 0;
 
-	while ((ch = getopt_long(argc, argv, "cp:m:yh", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "a:cp:m:yh", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'c':
 			c->cont = 1;
@@ -279,6 +285,13 @@ options_parse(struct driver *d, struct cmdline *cl, int argc, char *argv[])
 				return mc_usage_error("--reasoning: expected minimal, low, medium, high "
 				    "or off, not \"%s\"", optarg);
 			c->reasoning = optarg;
+			break;
+		case 'a':	/* attach.c */
+			if (*optarg == '\0')
+				return mc_usage_error("-a: an empty file name");
+			if (c->nattach == MC_ATTACH_MAX)
+				return mc_usage_error("-a: at most %d images", MC_ATTACH_MAX);
+			c->attach[c->nattach++] = optarg;
 			break;
 		case OPT_ALL:
 			cl->all = 1;

@@ -16,12 +16,14 @@
 
 #include "diag.h"
 #include "fsread.h"
+#include "image.h"
 #include "items.h"
 #include "json.h"
 #include "mc.h"
 #include "pipeline.h"
 
-#define TOOL_OUTPUT_CAP (4u << 20)	/* mc-tool's item: a 64 KiB output, escaped */
+/* mc-tool's item: a 64 KiB output, escaped, and a read image's base64 */
+#define TOOL_OUTPUT_CAP ((4u << 20) + MC_IMAGE_B64_MAX)
 #define TOUCHED_CAP (1u << 20)
 
 /* A session's tools that take starting: the MCP servers' mc-mcp, and

@@ -313,6 +313,10 @@ answer(struct driver *d, struct answer *a)
 			a->thought_deltas = 1;
 			thought(a, delta);
 			fold_add(d, &a->fold, delta);
+			if (d->c.json) {	/* passed on as it came */
+				ev_emit(d, ev);
+				ev = NULL;
+			}
 		}
 		else if (strcmp(type, "tool_call") == 0)
 			mc_json_push(a->calls, mc_item_call(mc_json_str(ev, "call_id") ?
@@ -592,6 +596,7 @@ turn(struct driver *d, const char *text)
 	if (mentions_attach(d, mentioned) == -1)
 		return OUT_ERROR;
 	msg = mc_item_message("user", text);
+	attach_put(d, msg);	/* attach.c: mc -a's images, and those queued */
 	if ((st = compact_due(d, msg)) == 1)
 		cJSON_Delete(msg);	/* in the new file, as the compaction's last item */
 	else if (session_add(d, msg) == -1)
