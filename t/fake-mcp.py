@@ -18,6 +18,9 @@ usage: fake-mcp.py [option...]
                    request (id "s1") and a notifications/message
   --version V      the protocolVersion answered (default: the one asked for)
   --no-tools       no "tools" capability
+  --photo          one more tool, "photo" {}: a text, a real PNG (a 1x1 image,
+                   its magic bytes first) and an image/png whose bytes are no
+                   PNG
   --task-tool      one more tool, "task", that can only be run as a task: a
                    tools/call of it with "task" answers with task "tk1", whose
                    tasks/result is "task result"; without "task", an error
@@ -61,6 +64,7 @@ p.add_argument("--ask", action="store_true")
 p.add_argument("--version")
 p.add_argument("--no-tools", action="store_true")
 p.add_argument("--task-tool", action="store_true")
+p.add_argument("--photo", action="store_true")
 p.add_argument("--env-log")
 p.add_argument("--pid-file")
 p.add_argument("--child", action="store_true")
@@ -89,6 +93,11 @@ if opt.crash is not None:
     sys.exit(opt.crash)
 
 
+# A 1x1 PNG: its signature, IHDR, IDAT and IEND chunks.
+PNG = bytes.fromhex("89504e470d0a1a0a0000000d4948445200000001000000010806000000"
+                    "1f15c4890000000d49444154789c6360000002000154a24f5d0000000049454e44ae426082")
+
+
 def schema(props, required=()):
     return {"type": "object", "properties": props, "required": list(required)}
 
@@ -115,6 +124,8 @@ TOOLS = [
 for t in TOOLS:
     if t["name"] in opt.read_only:
         t["annotations"] = {"readOnlyHint": True}
+if opt.photo:
+    TOOLS.append({"name": "photo", "description": "Return a photo.", "inputSchema": schema({})})
 if opt.task_tool:
     TOOLS.append({"name": "task", "description": "A task.", "inputSchema": schema({}),
                   "execution": {"taskSupport": "required"}})
@@ -210,6 +221,12 @@ def call(mid, params):
     if name == "big":
         n = int(args["bytes"])
         return {"result": text(("x" * 99 + "\n") * (n // 100) + "x" * (n % 100))}
+    if name == "photo" and opt.photo:
+        png = base64.b64encode(PNG).decode()
+        junk = base64.b64encode(b"not a png at all").decode()
+        return {"result": {"content": [{"type": "text", "text": "a photo:"},
+                                       {"type": "image", "mimeType": "image/png", "data": png},
+                                       {"type": "image", "mimeType": "image/png", "data": junk}]}}
     if name == "image":
         data = base64.b64encode(bytes(range(100))).decode()
         return {"result": {"content": [{"type": "text", "text": "an image:"},

@@ -246,34 +246,37 @@ mcp_other_text(const struct server *sv, const cJSON *answer, const char *method)
 	return clipped(&b);
 }
 
-/* An image block passed on: one of the four types, within what is left
- * of MC_IMAGE_MAX for the call (*left); its line in b. 0 when it is not. */
+/* An image block passed on: its bytes a PNG, JPEG, GIF or WebP (by
+ * their magic, whatever its mimeType says), within what is left of
+ * MC_IMAGE_MAX for the call (*left); its line in b. 0 when it is not
+ * (its placeholder line is content()'s). */
 static int
 pass_image(struct mc_buf *b, const cJSON *c, size_t *left, cJSON **images)
 {
-	static const char *const types[] = { "image/png", "image/jpeg", "image/gif", "image/webp" };
-	const char *mime = mc_json_str(c, "mimeType"), *data = mc_json_str(c, "data");
-	size_t i, n;
+	const char *data = mc_json_str(c, "data"), *mt;
+	struct mc_buf raw = {0};
 	char name[32];
 	cJSON *e;
+	int ok;
 
 	if (strcmp(mc_json_str(c, "type") ? mc_json_str(c, "type") : "", "image") != 0 ||
-	    mime == NULL || data == NULL)
+	    data == NULL || b64_size(data) > *left)
 		return 0;
-	for (i = 0; i < sizeof types / sizeof types[0] && strcmp(mime, types[i]) != 0; i++)
-		;
-	if (i == sizeof types / sizeof types[0] || (n = b64_size(data)) > *left)
-		return 0;
-	*left -= n;
-	if (*images == NULL)
-		*images = mc_json_new_arr();
-	snprintf(name, sizeof name, "image-%d.%s", cJSON_GetArraySize(*images) + 1, mime + 6);
-	e = mc_json_push(*images, mc_json_new_obj());
-	mc_json_add_str(e, "data", data);
-	mc_json_add_str(e, "media_type", mime);
-	mc_json_add_str(e, "name", name);
-	mc_buf_printf(b, "[image %s: %s, %zu bytes]", name, mime, n);
-	return 1;
+	ok = mc_base64_decode(data, strlen(data), &raw) == 0 && raw.len <= *left &&
+	    (mt = mc_image_type(raw.data, raw.len)) != NULL;
+	if (ok) {
+		*left -= raw.len;
+		if (*images == NULL)
+			*images = mc_json_new_arr();
+		snprintf(name, sizeof name, "image-%d.%s", cJSON_GetArraySize(*images) + 1, mt + 6);
+		e = mc_json_push(*images, mc_json_new_obj());
+		mc_json_add_str(e, "data", data);
+		mc_json_add_str(e, "media_type", mt);
+		mc_json_add_str(e, "name", name);
+		mc_buf_printf(b, "[image %s: %s, %zu bytes]", name, mt, raw.len);
+	}
+	mc_buf_free(&raw);
+	return ok;
 }
 
 char *
