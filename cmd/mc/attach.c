@@ -69,7 +69,8 @@ attach_image_file(struct driver *d, const char *path, char *err, size_t errsz)
 	cJSON *ref = NULL;
 
 	mc_file_read(path, MC_IMAGE_MAX, MC_LINK_FOLLOW, NULL, 0, &r);
-	if (r.status == MC_READ_MISSING || r.status == MC_READ_DANGLING)
+	if (r.status == MC_READ_MISSING || r.status == MC_READ_DANGLING ||
+	    (r.status == MC_READ_ERRNO && r.err == ENOENT))
 		snprintf(err, errsz, "%s: no such file", path);
 	else if (r.status == MC_READ_TOOBIG)
 		snprintf(err, errsz, "%s: %lld bytes, over the %u-byte (20 MiB) limit for an image",
