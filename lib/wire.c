@@ -175,15 +175,10 @@ end_users(struct mc_wire *w)
 	w->tool_images = 0;
 }
 
-/* A text content part of the wire's API. */
 static cJSON *
 text_part(const struct mc_wire *w, const char *text)
 {
-	cJSON *t = mc_json_new_obj();
-
-	mc_json_add_str(t, "type", w->api == RESPONSES ? "input_text" : "text");
-	mc_json_add_str(t, "text", text);
-	return t;
+	return mc_wire_text_part(w->p, text);
 }
 
 /* The run's parts, begun when its first image comes: what text it
@@ -240,62 +235,6 @@ users_tool_images(struct mc_wire *w, const char *call_id, cJSON *parts)
 	w->nusers++;
 	if (fresh)
 		w->tool_images = 1;
-}
-
-/*
- * The images an item carries ("images", taken out of it), as content
- * parts of the wire's API: chat's image_url, Responses' input_image,
- * Messages' image block, each from the base64 "data" mc-request put in
- * its reference. A model that takes no images (models.ID.images false)
- * gets a line in the item's text (key) for each instead. NULL when none
- * is sent.
- */
-static cJSON *
-images_take(const struct mc_wire *w, cJSON *it, const char *key)
-{
-	cJSON *refs = cJSON_DetachItemFromObjectCaseSensitive(it, "images"), *r, *parts = NULL;
-	cJSON *part, *src, *text;
-	struct mc_buf b = {0};
-	const char *mt;
-
-	cJSON_ArrayForEach(r, refs) {
-		mt = mc_json_str(r, "media_type");
-		if (!w->p->images || mc_json_str(r, "data") == NULL) {
-			text = cJSON_GetObjectItemCaseSensitive(it, key);
-			b.len = 0;
-			mc_buf_adds(&b, text->valuestring);
-			if (b.len > 0 && b.data[b.len - 1] != '\n')
-				mc_buf_addc(&b, '\n');
-			mc_buf_printf(&b, "[image %s not sent: model %s does not take images]",
-			    mc_json_str(r, "name"), w->p->model);
-			cJSON_SetValuestring(text, b.data);
-			continue;
-		}
-		if (parts == NULL)
-			parts = mc_json_new_arr();
-		part = mc_json_push(parts, mc_json_new_obj());
-		if (w->api == MESSAGES) {
-			mc_json_add_str(part, "type", "image");
-			src = mc_json_add(part, "source", mc_json_new_obj());
-			mc_json_add_str(src, "type", "base64");
-			mc_json_add_str(src, "media_type", mt);
-			mc_json_add(src, "data", cJSON_DetachItemFromObjectCaseSensitive(r, "data"));
-			continue;
-		}
-		b.len = 0;
-		mc_buf_printf(&b, "data:%s;base64,", mt);
-		mc_buf_adds(&b, mc_json_str(r, "data"));
-		if (w->chat) {
-			mc_json_add_str(part, "type", "image_url");
-			mc_json_add_str(mc_json_add(part, "image_url", mc_json_new_obj()), "url", b.data);
-		} else {
-			mc_json_add_str(part, "type", "input_image");
-			mc_json_add_str(part, "image_url", b.data);
-		}
-	}
-	mc_buf_free(&b);
-	cJSON_Delete(refs);
-	return parts;
 }
 
 static void
@@ -444,7 +383,7 @@ chat_add(struct mc_wire *w, cJSON *it, const char *type)
 		mc_json_add(f, "arguments", take(it, "arguments"));
 	} else {
 		end_assistant(w);
-		parts = images_take(w, it, "output");
+		parts = mc_wire_images(w->p, it, "output");
 		m = mc_json_new_obj();
 		mc_json_add_str(m, "role", "tool");
 		mc_json_add(m, "tool_call_id", take(it, "call_id"));
@@ -474,7 +413,7 @@ responses_add(struct mc_wire *w, cJSON *it, const char *type)
 	}
 	/* An output's images: its output is then a list, its text first. */
 	if (strcmp(type, "function_call_output") == 0 &&
-	    (parts = images_take(w, it, "output")) != NULL) {
+	    (parts = mc_wire_images(w->p, it, "output")) != NULL) {
 		m = cJSON_CreateArray();
 		mc_json_push(m, text_part(w, mc_json_str(it, "output")));
 		while (parts->child != NULL)
@@ -540,7 +479,7 @@ messages_add(struct mc_wire *w, cJSON *it)
 	int user;
 
 	if (cJSON_HasObjectItem(it, "images"))
-		parts = images_take(w, it, output ? "output" : "content");
+		parts = mc_wire_images(w->p, it, output ? "output" : "content");
 	b = mc_wire_messages_block(it, &user);
 	cJSON_Delete(it);
 	if (parts != NULL)
@@ -601,7 +540,7 @@ mc_wire_add(struct mc_wire *w, cJSON *it)
 		 * are sent as one: chat templates that require alternating
 		 * roles reject two in a row. */
 		end_assistant(w);
-		parts = images_take(w, it, "content");	/* first: it may add to the text */
+		parts = mc_wire_images(w->p, it, "content");	/* first: it may add to the text */
 		users_add(w, mc_json_str(it, "content"), parts);
 	} else if (strcmp(type, "message") == 0 && refusal_only(it))
 		end_assistant(w);

@@ -26,6 +26,9 @@
  * text as the pieces are written, never by serializing it again. The cache
  * key is kept the same way: a SHA-256 state after the elements done.
  *
+ * An item's images (wire-images.c) are encoded into its element when it
+ * comes, so a step never encodes them again.
+ *
  * mc-request alone and mc-request --serve build through the same wire,
  * so the bytes are the same either way: a step's request is what
  * mc-request would build from the session's items.
@@ -84,5 +87,18 @@ size_t mc_wire_pieces(struct mc_wire *w, int envelope, int key, struct mc_buf s[
  * sends nothing (empty text, another API's reasoning); *user says whether
  * the block belongs to a user message. */
 cJSON *mc_wire_messages_block(cJSON *it, int *user);
+
+/*
+ * wire-images.c: the images item it carries ("images", taken out of it;
+ * each reference holding the base64 "data" mc-request read from its
+ * blob) as content parts of p's API, in order: chat's image_url,
+ * Responses' input_image, Messages' image block. When p's model takes
+ * no images (p->images 0), or a reference has no data, a line
+ * "[image NAME not sent: model MODEL does not take images]" is added to
+ * the item's text member key instead. NULL when no part is made.
+ */
+cJSON *mc_wire_images(const struct mc_provider *p, cJSON *it, const char *key);
+/* A text content part of p's API (Responses' input_text, else text). */
+cJSON *mc_wire_text_part(const struct mc_provider *p, const char *text);
 
 #endif
