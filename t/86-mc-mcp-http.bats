@@ -234,12 +234,15 @@ out() {
 	assert_equal "$(cat "$BATS_TEST_TMPDIR/err")" 'mc-mcp: server "web": did not answer tools/call within 1 s; cancelled'
 }
 
-@test "results keep every content type: text, image and audio markers, resources, links, structured" {
+@test "results keep every content type: text, an image passed on, audio markers, resources, links, structured" {
 	http_start
 	remote
 	serve "$(item c1 web__rich)" "$(item c2 web__structured)"
+	# the PNG (a real one) goes on as an image for mc to store (SPEC 21)
+	assert_equal "$(printf '%s\n' "$output" | jq -c 'select(.call_id? == "c1") | .image_data | map([.name, .media_type, (.data | length)])')" \
+		'[["image-1.png","image/png",96]]'
 	assert_equal "$(out c1)" 'hello
-[image/png, 70 bytes]
+[image image-1.png: image/png, 70 bytes]
 [audio/wav, 3 bytes]
 [resource mem://a]
 inside
