@@ -146,7 +146,7 @@ take(cJSON *it, const char *key)
 }
 
 /* The run of user messages as one message; its parts, when it has
- * any, are lent (users_done gives them back). */
+ * any, are lent: the element refers to them, and goes without them. */
 static cJSON *
 users_elem(const struct mc_wire *w)
 {
