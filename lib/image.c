@@ -181,3 +181,19 @@ mc_image_ref(const char *blob, const char *media_type, const char *name, size_t 
 	mc_json_add(r, "bytes", cJSON_CreateNumber((double)bytes));
 	return r;
 }
+
+void
+mc_image_data_add(cJSON *item, char *data, const char *media_type, const char *name)
+{
+	cJSON *e = mc_json_push(mc_json_arr_ensure(item, MC_IMAGE_DATA), mc_json_new_obj());
+
+	mc_json_add_owned(e, "data", data);
+	mc_json_add_str(e, "media_type", media_type);
+	mc_json_add_str(e, "name", name);
+}
+
+void
+mc_image_refs_put(cJSON *item, cJSON *refs)
+{
+	mc_json_add(item, "images", refs);
+}

@@ -38,4 +38,18 @@ int mc_image_ref_check(const cJSON *ref, char *err, size_t errsz);
 /* Such a reference, new. */
 cJSON *mc_image_ref(const char *blob, const char *media_type, const char *name, size_t bytes);
 
+/*
+ * A tool's image in its output item, for the driver to store (a tool may
+ * not write $MC_HOME): "image_data":[{"data":BASE64,"media_type":MT,
+ * "name":S},...] beside "output". mc_image_data_add appends one to item
+ * (data, base64, malloc'ed, taken); the driver takes the array out with
+ * cJSON_DetachItemFromObject(item, MC_IMAGE_DATA) and puts the
+ * references in with mc_image_refs_put.
+ */
+#define MC_IMAGE_DATA "image_data"
+void mc_image_data_add(cJSON *item, char *data, const char *media_type, const char *name);
+/* The references refs (taken) as item's "images": a user message or an
+ * output (mc-formats(5)). */
+void mc_image_refs_put(cJSON *item, cJSON *refs);
+
 #endif

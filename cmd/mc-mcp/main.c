@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "diag.h"
+#include "image.h"
 #include "items.h"
 #include "json.h"
 #include "settings.h"
@@ -51,7 +52,8 @@ mcp_write_output(const char *call_id, const char *text, const cJSON *images)
 	int rc;
 
 	if (images != NULL)
-		cJSON_AddItemReferenceToObject(item, "image_data", (cJSON *)images);
+		cJSON_AddItemReferenceToObject(item, MC_IMAGE_DATA,
+		    mc_json_arr(images, MC_IMAGE_DATA));
 	rc = mc_json_write(stdout, item, 0);
 	cJSON_Delete(item);
 	if (rc == 0 && fflush(stdout) == EOF)

@@ -143,8 +143,8 @@ void mcp_build_list(struct mcp *m);
 const struct toolref *mcp_find_tool(const struct mcp *m, const char *name);
 /* The output the model reads for a tools/call answer, cut to MC_CLIP_MAX;
  * its image blocks (PNG, JPEG, GIF, WebP, at most MC_IMAGE_MAX together)
- * in *images as [{"data","media_type","name"}] for the driver to pass on
- * (NULL when none), each named in the text. */
+ * in *images, an object whose "image_data" (image.h) is for the driver to
+ * pass on (NULL when none), each named in the text. */
 char *mcp_answer_text(const cJSON *answer, cJSON **images);
 /* Append sv's resources, templates and prompts to list, as entries
  * whose "type" is mcp_resource, mcp_template or mcp_prompt. */
@@ -156,8 +156,8 @@ char *mcp_other_text(const struct server *sv, const cJSON *answer, const char *m
 /* Read a function_call from item: its arguments, or NULL with *out set
  * to the output to give the model. */
 cJSON *mcp_call_args(const cJSON *item, char **out);
-/* Write one function_call_output line, images (or NULL) as its
- * "image_data". Returns 0 or -1 (errno). */
+/* Write one function_call_output line, with the "image_data" of images
+ * (mcp_answer_text's, or NULL). Returns 0 or -1 (errno). */
 int mcp_write_output(const char *call_id, const char *text, const cJSON *images);
 /* The output for a call that could not reach its tool; says why on stderr. */
 char *mcp_unknown(const struct mcp *m, const char *name);

@@ -256,7 +256,6 @@ pass_image(struct mc_buf *b, const cJSON *c, size_t *left, cJSON **images)
 	const char *data = mc_json_str(c, "data"), *mt;
 	struct mc_buf raw = {0};
 	char name[32];
-	cJSON *e;
 	int ok;
 
 	if (strcmp(mc_json_str(c, "type") ? mc_json_str(c, "type") : "", "image") != 0 ||
@@ -267,12 +266,10 @@ pass_image(struct mc_buf *b, const cJSON *c, size_t *left, cJSON **images)
 	if (ok) {
 		*left -= raw.len;
 		if (*images == NULL)
-			*images = mc_json_new_arr();
-		snprintf(name, sizeof name, "image-%d.%s", cJSON_GetArraySize(*images) + 1, mt + 6);
-		e = mc_json_push(*images, mc_json_new_obj());
-		mc_json_add_str(e, "data", data);
-		mc_json_add_str(e, "media_type", mt);
-		mc_json_add_str(e, "name", name);
+			*images = mc_json_new_obj();	/* {"image_data":[...]} */
+		snprintf(name, sizeof name, "image-%d.%s",
+		    cJSON_GetArraySize(mc_json_arr(*images, MC_IMAGE_DATA)) + 1, mt + 6);
+		mc_image_data_add(*images, mc_strdup(data), mt, name);
 		mc_buf_printf(b, "[image %s: %s, %zu bytes]", name, mt, raw.len);
 	}
 	mc_buf_free(&raw);

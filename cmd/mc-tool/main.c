@@ -14,6 +14,7 @@
 #include "clip.h"
 #include "diag.h"
 #include "fsread.h"
+#include "image.h"
 #include "items.h"
 #include "json.h"
 #include "mc-tool.h"
@@ -105,15 +106,12 @@ static int
 write_output(const char *call_id, struct call *c)
 {
 	char *text = mc_clip_text(c->out.data ? c->out.data : "", c->out.len, MC_CLIP_MAX, NULL);
-	cJSON *item = mc_item_output(call_id, text), *img;
+	cJSON *item = mc_item_output(call_id, text);
 	int rc;
 
 	free(text);
 	if (c->image_type != NULL) {	/* read.c: an image, for the driver to store */
-		img = mc_json_push(mc_json_arr_ensure(item, "image_data"), mc_json_new_obj());
-		mc_json_add_owned(img, "data", mc_buf_steal(&c->image));
-		mc_json_add_str(img, "media_type", c->image_type);
-		mc_json_add_str(img, "name", c->image_name);
+		mc_image_data_add(item, mc_buf_steal(&c->image), c->image_type, c->image_name);
 	}
 	rc = mc_json_write(stdout, item, 0);
 	cJSON_Delete(item);

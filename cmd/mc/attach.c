@@ -150,7 +150,7 @@ attach_put(struct driver *d, cJSON *msg)
 		attach_show(d, ref);
 		image_event(d, ref, NULL);
 	}
-	mc_json_add(msg, "images", d->attached);
+	mc_image_refs_put(msg, d->attached);
 	d->attached = NULL;
 }
 
@@ -174,7 +174,7 @@ output_line(cJSON *item, const char *line)
 void
 attach_output(struct driver *d, cJSON *item)
 {
-	cJSON *in = cJSON_DetachItemFromObjectCaseSensitive(item, "image_data"), *e, *ref;
+	cJSON *in = cJSON_DetachItemFromObjectCaseSensitive(item, MC_IMAGE_DATA), *e, *ref;
 	cJSON *refs = NULL;
 	struct mc_buf raw = {0};
 	const char *name, *data;
@@ -205,7 +205,7 @@ attach_output(struct driver *d, cJSON *item)
 		mc_json_push(refs, ref);
 	}
 	if (refs != NULL)
-		mc_json_add(item, "images", refs);
+		mc_image_refs_put(item, refs);
 	mc_buf_free(&raw);
 	cJSON_Delete(in);
 }
