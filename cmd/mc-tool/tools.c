@@ -72,7 +72,8 @@ static const struct tool tools[] = {
 	  "Read a text file. Lines come numbered, each as the line number, a tab, then the line's text; "
 	  "the numbers are not part of the file. At most 2000 lines (and about 60 KiB) come per call; "
 	  "when more remain, a note at the end gives the offset to continue from. Lines longer than "
-	  "8192 bytes are shown cut. A binary file is reported, not shown. "
+	  "8192 bytes are shown cut. A binary file is reported, not shown; an image (PNG, JPEG, GIF "
+	  "or WebP, at most 20 MiB) comes to you as the image itself. "
 	  "Also reads skills: skill://NAME is the skill's SKILL.md and skill://NAME/REL/PATH a file it refers to.",
 	  read_params, tool_read },
 	{ "write",
