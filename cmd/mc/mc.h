@@ -21,7 +21,8 @@
  *              by its owner (mc-tool call for mc-tool's)
  *   toollist.c the session's tool list, as text and as JSON
  *   stage.c    what the children share: the -p and -m told, an exit judged
- *   mentions.c @SERVER:URI in a message: the MCP resource attached
+ *   mentions.c @SERVER:URI and @path in a message: the MCP resource, the
+ *              file or the folder attached
  *   approve.c  before write, edit, bash and MCP tools: what the call will
  *              do, shown on the terminal, and the user's answer
  *   permissions.c the settings' approval rules (allow, ask, deny) and
@@ -290,7 +291,8 @@ int stages_launch(struct driver *d);
 cJSON *stages_guides(char **paths, size_t n);
 void sandbox_ask(struct driver *d);
 void sandbox_told(struct driver *d);
-/* mentions.c: @SERVER:URI, an MCP server's resource, attached */
+/* mentions.c: @SERVER:URI (an MCP resource) and @path (a file, a folder) attached */
+int mention_starts(const char *text, const char *at);
 int mentions_read(struct driver *d, const char *text, cJSON **blocks);
 int mentions_attach(struct driver *d, cJSON *blocks);
 

@@ -1,0 +1,125 @@
+#!/usr/bin/env bats
+# Mentions (SPEC §25): @path of a text file attaches it before the message
+# as a <Context File=PATH> block, @dir/ lists the folder; what cannot be
+# attached is said naming the word, and nothing is sent.
+
+load helper
+load fake
+load mc
+
+# ctx FILE CONTENT...: the blocks the message carries, then a line "x"
+# (which the caller drops: $(...) would drop the newlines before it)
+ctx() {
+	while [ $# -gt 1 ]; do
+		printf '<Context File=%s>\n%s</Context>\n\n' "$1" "$2"
+		shift 2
+	done
+	printf x
+}
+
+@test "mentions: @file attaches the text file before the message, once; the message is sent as typed" {
+	fake_start "$(answers one two)"
+	use_fake
+	mkdir -p src
+	printf 'int main(void);\n' > src/main.c
+	printf 'notes\n' > NOTES
+	run --separate-stderr mc 'look at @src/main.c, then (@NOTES) and @src/main.c again.' </dev/null
+	assert_success
+	assert_output one
+	assert_equal "$stderr" ''
+	b=$(ctx src/main.c $'int main(void);\n' NOTES $'notes\n')
+	assert_equal "$(fake_request 1 '.body.messages[-1].content')" \
+		"${b%x}look at @src/main.c, then (@NOTES) and @src/main.c again."
+	# the blocks are in the session as user messages before the message
+	assert_equal "$(jq -rs '[.[] | select(.type == "message" and .role == "user") | .content[0:22]] | join("|")' $(session_files))" \
+		'<Context File=src/main|<Context File=NOTES>
+n|look at @src/main.c, t'
+}
+
+@test "mentions: @dir/ lists the folder one level down, sorted, folders with a slash" {
+	fake_start "$(answers one)"
+	use_fake
+	mkdir -p src/sub/deeper
+	touch src/b.c src/a.c src/.hidden src/sub/deeper/x
+	run --separate-stderr mc 'what is in @src/' </dev/null
+	assert_success
+	b=$(ctx src/ $'src/.hidden\nsrc/a.c\nsrc/b.c\nsrc/sub/\n')
+	assert_equal "$(fake_request 1 '.body.messages[-1].content')" "${b%x}what is in @src/"
+}
+
+@test "mentions: a folder past the page's entries is listed to the cap and says how many more" {
+	fake_start "$(answers one)"
+	use_fake
+	mkdir big
+	(cd big && seq -f 'f%05g' 1 2005 | xargs touch)
+	run --separate-stderr mc 'see @big' </dev/null
+	assert_success
+	fake_request 1 '.body.messages[-1].content' > got
+	assert_equal "$(grep -c '^big/f' got)" 2000
+	grep -qx '\[5 more entries not listed; the model can list them with find\]' got
+	grep -qx 'big/f02000' got
+}
+
+@test "mentions: a word that is no path is text: emails, @ at the end, decorators, code" {
+	fake_start "$(answers one)"
+	use_fake
+	msg=$'mail a@b.com or @alice, see @ and @Override\n@pytest.fixture(scope="x")\n@dataclass\n`@src/nope.c` and\n```\n@src/missing.c\n```\n@nosuch:x@'
+	run --separate-stderr mc "$msg" </dev/null
+	assert_success
+	assert_equal "$stderr" ''
+	assert_equal "$(fake_request 1 '.body.messages[-1].content')" "$msg"
+	assert_equal "$(fake_request 1 '.body.messages | length')" 2
+}
+
+@test "mentions: missing, binary, over-cap, outside and a symlink out are each said naming the word; nothing is sent" {
+	own_tmpdir
+	fake_start "$(answers one)"
+	use_fake
+	mkdir -p src
+	printf 'ok\n' > src/ok.c
+	printf '\x89PNG\r\n\x1a\n\0\0\0\rIHDR' > logo.png
+	printf 'a\0b' > blob.bin
+	head -c 300000 /dev/zero | tr '\0' x > big.txt
+	seq 1 2001 > long.txt
+	echo secret > "$BATS_TEST_TMPDIR/outside.txt"
+	ln -s "$BATS_TEST_TMPDIR/outside.txt" link.txt
+	mkfifo pipe
+	for t in "@src/missing.c|mc: @src/missing.c: no such file or directory (in \`backticks\` it is sent as text)" \
+		"@blob.bin|mc: @blob.bin: not a text file (3 bytes, binary)" \
+		"@logo.png|mc: @logo.png: not a text file (16 bytes, binary)" \
+		"@big.txt|mc: @big.txt: 300000 bytes, over the 262144-byte cap of a mention (the read tool's page); ask the model to read it" \
+		"@long.txt|mc: @long.txt: 2001 lines, over the 2000-line cap of a mention (the read tool's page); ask the model to read it" \
+		"@../outside.txt|mc: @../outside.txt: $BATS_TEST_TMPDIR/outside.txt is outside the workspace (the working directory, --add-dir, tools.add_dirs or \$TMPDIR)" \
+		"@link.txt|mc: @link.txt: a symbolic link to $BATS_TEST_TMPDIR/outside.txt is outside the workspace (the working directory, --add-dir, tools.add_dirs or \$TMPDIR)" \
+		"@pipe|mc: @pipe: not a regular file"; do
+		run --separate-stderr mc "see @src/ok.c and ${t%%|*}" </dev/null
+		assert_failure 1
+		assert_output ''
+		assert_equal "$stderr" "${t#*|}"
+	done
+	assert_equal "$(fake_count)" 0
+	assert_equal "$(session_files)" ''
+	# --add-dir takes the outside directory into the workspace
+	run --separate-stderr mc --add-dir .. 'see @link.txt' </dev/null
+	assert_success
+	[[ $(fake_request 1 '.body.messages[-1].content') == '<Context File=link.txt>'$'\n''secret'* ]]
+}
+
+@test "mentions: @file in an interactive line; one that cannot be attached leaves the session as it was" {
+	fake_start "$(answers one)"
+	use_fake
+	printf 'hello\n' > a.txt
+	on_tty mc
+	wait_prompt 1
+	keys 'read @gone/a.txt' Enter
+	wait_for 'mc: @gone/a.txt: no such file or directory'
+	wait_prompt 2
+	keys 'read @a.txt' Enter
+	wait_for one
+	wait_prompt 3
+	keys C-d
+	assert_equal "$(wait_status)" 0
+	assert_equal "$(fake_count)" 1
+	b=$(ctx a.txt $'hello\n')
+	assert_equal "$(fake_request 1 '.body.messages[-1].content')" "${b%x}read @a.txt"
+}
