@@ -123,3 +123,54 @@ n|look at @src/main.c, t'
 	b=$(ctx a.txt $'hello\n')
 	assert_equal "$(fake_request 1 '.body.messages[-1].content')" "${b%x}read @a.txt"
 }
+
+@test "!COMMAND: run in the sandbox without the model, its output shown; the next request carries it" {
+	fake_start "$(answers one)"
+	settings "{\"provider\":\"fake\",\"model\":\"fake-model\",
+	  \"providers\":{\"fake\":{\"base_url\":\"$FAKE_URL\",\"api\":\"chat\",\"api_key_env\":\"MYKEY\"}}}"
+	on_tty 'MYKEY=zq81secret mc'
+	wait_prompt 1
+	keys '!' Enter
+	wait_for 'mc: !: no command (!COMMAND runs COMMAND in the sandbox)'
+	keys '!echo hi from sh; env | grep -c zq81secret; exit 3' Enter
+	wait_for '[exit status 3]'
+	wait_prompt 3
+	# nothing was sent by it
+	assert_equal "$(fake_count)" 0
+	pane | grep -qx 'hi from sh'
+	pane | grep -qx 0
+	keys 'what did it say?' Enter
+	wait_for one
+	wait_prompt 4
+	keys C-d
+	assert_equal "$(wait_status)" 0
+	assert_equal "$(fake_count)" 1
+	assert_equal "$(fake_request 1 '.body.messages[-1].content')" \
+		"$(printf 'I ran a command in the sandbox:\n```\n$ echo hi from sh; env | grep -c zq81secret; exit 3\nhi from sh\n0\n[exit status 3]\n```\n\nwhat did it say?')"
+	# in the session: the command's message is no turn of the user's, the title is the message's
+	f=$(session_files)
+	assert_equal "$(jq -rs '[.[] | select(.shell)] | length' "$f")" 1
+	assert_equal "$(jq -rs '[.[] | select(.type == "title")][0].title' "$f")" 'what did it say?'
+	run --separate-stderr mc sessions
+	[[ $output == *'what did it say?'* ]]
+}
+
+@test "!COMMAND: Ctrl-C stops the command, not the session; what it printed is kept" {
+	fake_start "$(answers one)"
+	use_fake
+	on_tty mc
+	wait_prompt 1
+	keys '!echo started; sleep 97' Enter
+	wait_for ': started'	# the status line (progress.c): the command runs
+	keys C-c
+	wait_for '[interrupted by the user: the command and every process it started were killed]'
+	wait_prompt 2
+	keys 'and now?' Enter
+	wait_for one
+	wait_prompt 3
+	keys C-d
+	assert_equal "$(wait_status)" 0
+	[[ $(fake_request 1 '.body.messages[-1].content') == *$'$ echo started; sleep 97\nstarted\n[interrupted by the user'*'and now?' ]]
+	run pgrep -f 'sleep 97'
+	assert_failure
+}

@@ -46,6 +46,8 @@
  *              80% of the window, after an overflow, or by /compact
  *   repl.c     the interactive session: line editing, slash commands
  *   commands.c custom commands: $MC_HOME/commands/ and .agents/commands/
+ *   bang.c     !COMMAND: a command the user runs in the sandbox, its output
+ *              added to the conversation
  *   show.c     what the driver itself writes on the terminal
  *   progress.c a status line while a tool call runs or MCP servers start
  *   nearmiss.c a one-word prompt that looks like a mistyped subcommand
@@ -149,6 +151,8 @@ struct ses {
 	cJSON *always;		/* tools the user allowed for the session */
 	char *title;		/* title.c: the session's title, or the one its
 				 * header will have; NULL: none yet */
+	int untitled;		/* title.c: begun by a !COMMAND with no title: the
+				 * first message gives it one, in a title line */
 	struct usage used;	/* the session's, resumed lines included */
 	struct usage run;	/* this run's */
 	int made;		/* the file was made at the start of this run (--json) */
@@ -344,12 +348,16 @@ void mcp_help(const struct driver *d);
 /* title.c */
 char *title_of(const char *text);
 void title_recall(struct driver *d, const cJSON *item);
-void title_first(struct driver *d, const char *text);
+cJSON *title_line(const char *t);
+cJSON *title_first(struct driver *d, const char *text);
 cJSON *title_header(const struct driver *d, cJSON *more);
 void title_forget(struct driver *d);
 
 /* modellist.c */
 int models_list(struct driver *d);
+
+/* bang.c */
+void bang_run(struct driver *d, const char *line);
 
 /* commands.c */
 int commands_word(const char *w);
