@@ -174,3 +174,26 @@ n|look at @src/main.c, t'
 	run pgrep -f 'sleep 97'
 	assert_failure
 }
+
+@test "Tab: after @ it completes file and folder names of the working directory; elsewhere it is a tab" {
+	fake_start "$(answers one)"
+	use_fake
+	mkdir -p alps/inner .hid
+	printf 'a\n' > alpha.txt
+	touch beta.c alps/inner/deep.txt
+	on_tty mc
+	wait_prompt 1
+	keys 'see @al' Tab
+	wait_for 'mc> see @alp'
+	keys Tab	# two names: listed
+	wait_for 'alpha.txt  alps/'
+	keys h Tab 'and @alps' Tab i Tab d Tab ' (@./b' Tab ') @.h' Tab ' x' Tab 'y'
+	wait_for 'mc> see @alpha.txt and @alps/inner/deep.txt  (@./beta.c ) @.hid/ x'
+	keys Enter
+	wait_for one
+	wait_prompt 3
+	keys C-d
+	assert_equal "$(wait_status)" 0
+	[[ $(fake_request 1 '.body.messages[-1].content') == *'</Context>'$'\n\n''see @alpha.txt and @alps/inner/deep.txt  (@./beta.c ) @.hid/ x'$'\t''y' ]]
+	assert_equal "$(fake_request 1 '.body.messages[-1].content' | grep -c '^<Context File=')" 4
+}

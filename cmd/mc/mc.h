@@ -45,6 +45,7 @@
  *              into a new session file, before a request that would pass
  *              80% of the window, after an overflow, or by /compact
  *   repl.c     the interactive session: line editing, slash commands
+ *   tab.c      Tab in the interactive prompt: @path completed
  *   commands.c custom commands: $MC_HOME/commands/ and .agents/commands/
  *   bang.c     !COMMAND: a command the user runs in the sandbox, its output
  *              added to the conversation
@@ -355,6 +356,9 @@ void title_forget(struct driver *d);
 
 /* modellist.c */
 int models_list(struct driver *d);
+
+/* tab.c */
+unsigned char tab_complete(EditLine *el, int ch);
 
 /* bang.c */
 void bang_run(struct driver *d, const char *line);

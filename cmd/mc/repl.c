@@ -481,6 +481,8 @@ interactive(struct driver *d)
 	/* The wide call: the narrow one copies the two names and never frees them. */
 	el_wset(el, EL_ADDFN, L"mc-paste", L"take pasted text as it is", paste);
 	el_set(el, EL_BIND, "\\e[200~", "mc-paste", NULL);
+	el_wset(el, EL_ADDFN, L"mc-complete", L"complete an @path", tab_complete);
+	el_set(el, EL_BIND, "^I", "mc-complete", NULL);
 	term = getenv("TERM");
 	bracketed = isatty(fileno(ui)) && !(term && strcmp(term, "dumb") == 0);
 
