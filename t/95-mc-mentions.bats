@@ -61,7 +61,7 @@ n|look at @src/main.c, t'
 }
 
 @test "mentions: a word that is no path is text: emails, @ at the end, decorators, code" {
-	fake_start "$(answers one)"
+	fake_start "$(answers one two)"
 	use_fake
 	msg=$'mail a@b.com or @alice, see @ and @Override\n@pytest.fixture(scope="x")\n@dataclass\n`@src/nope.c` and\n```\n@src/missing.c\n```\n@nosuch:x@'
 	run --separate-stderr mc "$msg" </dev/null
@@ -69,6 +69,10 @@ n|look at @src/main.c, t'
 	assert_equal "$stderr" ''
 	assert_equal "$(fake_request 1 '.body.messages[-1].content')" "$msg"
 	assert_equal "$(fake_request 1 '.body.messages | length')" 2
+	# piped input is fenced: its @words are text
+	run --separate-stderr mc 'see below' <<<'@src/missing.c'
+	assert_success
+	assert_equal "$stderr" ''
 }
 
 @test "mentions: missing, binary, over-cap, outside and a symlink out are each said naming the word; nothing is sent" {
@@ -139,17 +143,23 @@ n|look at @src/main.c, t'
 	assert_equal "$(fake_count)" 0
 	pane | grep -qx 'hi from sh'
 	pane | grep -qx 0
+	# output is cut as the bash tool cuts it
+	keys '!seq 1 40000' Enter
+	wait_for '[exit status 0]'	# (the earlier prompts have scrolled away)
 	keys 'what did it say?' Enter
 	wait_for one
-	wait_prompt 4
 	keys C-d
 	assert_equal "$(wait_status)" 0
 	assert_equal "$(fake_count)" 1
-	assert_equal "$(fake_request 1 '.body.messages[-1].content')" \
-		"$(printf 'I ran a command in the sandbox:\n```\n$ echo hi from sh; env | grep -c zq81secret; exit 3\nhi from sh\n0\n[exit status 3]\n```\n\nwhat did it say?')"
+	fake_request 1 '.body.messages[-1].content' > sent
+	exp=$(printf 'I ran a command in the sandbox:\n```\n$ echo hi from sh; env | grep -c zq81secret; exit 3\nhi from sh\n0\n[exit status 3]\n```\n\nI ran a command in the sandbox:\n```\n$ seq 1 40000\n1\n2\n')
+	assert_equal "$(head -c ${#exp} sent)" "$exp"
+	[ "$(wc -c < sent)" -lt 70000 ]
+	grep -q '^\[\.\.\. [0-9]* bytes cut from the middle of this output \.\.\.\]$' sent
+	assert_equal "$(tail -n 4 sent)" "$(printf '[exit status 0]\n```\n\nwhat did it say?')"
 	# in the session: the command's message is no turn of the user's, the title is the message's
 	f=$(session_files)
-	assert_equal "$(jq -rs '[.[] | select(.shell)] | length' "$f")" 1
+	assert_equal "$(jq -rs '[.[] | select(.shell)] | length' "$f")" 2
 	assert_equal "$(jq -rs '[.[] | select(.type == "title")][0].title' "$f")" 'what did it say?'
 	run --separate-stderr mc sessions
 	[[ $output == *'what did it say?'* ]]
