@@ -504,6 +504,7 @@ int workspace_add(struct conf *c, const char *dir);
 void workspace_init(struct conf *c);
 void workspace_free(struct conf *c);
 char *workspace_outside(const struct conf *c, const char *name, const cJSON *call);
+int workspace_has(const struct conf *c, const char *canon);
 
 /* session.c */
 int session_begin(struct driver *d);

@@ -249,18 +249,6 @@ folder_list(const char *w, const char *canon)
 	return mc_buf_steal(&out);
 }
 
-/* Whether canon lies in a directory read without asking. */
-static int
-inside(const struct driver *d, const char *canon)
-{
-	size_t i;
-
-	for (i = 0; i < d->c.nroots; i++)
-		if (mc_path_within(canon, d->c.roots[i]))
-			return 1;
-	return 0;
-}
-
 /*
  * The word w as a path mention: 1 with its block's text in *content
  * (malloc'ed), 0 when it is the message's own text (nothing by its name,
@@ -293,7 +281,7 @@ path_word(const struct driver *d, const char *w, char **content)
 		mc_err("@%s: %s", w, strerror(errno));
 		return -1;
 	}
-	if (!inside(d, canon))
+	if (!workspace_has(&d->c, canon))	/* workspace.c */
 		mc_err("@%s: %s%s is outside the workspace (%s)", w,
 		    S_ISLNK(st.st_mode) ? "a symbolic link to " : "", canon, WORKSPACE);
 	else if (stat(canon, &st) == -1)
