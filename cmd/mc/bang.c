@@ -56,7 +56,9 @@ bang_run(struct driver *d, const char *line)
 		mc_err("!%s: the bash tool is disabled (tools.disabled in the settings)", command);
 		return;
 	}
+	sandbox_ask(d);		/* stages.c: said once, if bash runs unsandboxed */
 	item = bang_call(d, command);
+	sandbox_told(d);
 	if ((out = mc_json_str(item, "output")) != NULL) {
 		show(d, out, strlen(out));
 		fflush(stdout);
