@@ -165,9 +165,9 @@ n|look at @src/main.c, t'
 	[[ $output == *'what did it say?'* ]]
 }
 
-@test "!COMMAND: Ctrl-C stops the command, not the session; what it printed is kept" {
+@test "!COMMAND: Ctrl-C stops the command, not the session; what it printed is kept; a session it begins has its session_start hooks first" {
 	fake_start "$(answers one)"
-	use_fake
+	hooks '{"session_start":[{"command":"echo from the hook"}]}'
 	on_tty mc
 	wait_prompt 1
 	keys '!echo started; sleep 97' Enter
@@ -180,7 +180,7 @@ n|look at @src/main.c, t'
 	wait_prompt 3
 	keys C-d
 	assert_equal "$(wait_status)" 0
-	[[ $(fake_request 1 '.body.messages[-1].content') == *$'$ echo started; sleep 97\nstarted\n[interrupted by the user'*'and now?' ]]
+	[[ $(fake_request 1 '.body.messages[-1].content') == '<Context File=hook:0>'$'\n''from the hook'$'\n''</Context>'*$'$ echo started; sleep 97\nstarted\n[interrupted by the user'*'and now?' ]]
 	run pgrep -f 'sleep 97'
 	assert_failure
 }

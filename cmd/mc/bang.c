@@ -3,7 +3,7 @@
  * command run as the bash tool runs the model's, by `mc-tool call`
  * (tools.c), so in the same sandbox, with the same tool environment (no
  * keys), timeout and output cap; not asked about, as the user typed it,
- * and seen by no hook. Its output is shown, and the command with its
+ * and seen by no tool hook nor checkpoint. Its output is shown, and the command with its
  * output joins the conversation as a user message (mc_item_shell_message)
  * that the next request carries; it sends nothing by itself.
  */
@@ -56,18 +56,19 @@ bang_run(struct driver *d, const char *line)
 		mc_err("!%s: the bash tool is disabled (tools.disabled in the settings)", command);
 		return;
 	}
+	/* hooks.c: a session begun here has its session_start hooks first;
+	 * title.c: it is titled by its first message */
+	if (session_begin(d) == -1 || hooks_session_start(d) == -1)
+		return;
+	if (!begun && d->s.title == NULL)
+		d->s.untitled = 1;
 	sandbox_ask(d);		/* stages.c: said once, if bash runs unsandboxed */
 	item = bang_call(d, command);
 	sandbox_told(d);
 	if ((out = mc_json_str(item, "output")) != NULL) {
 		show(d, out, strlen(out));
 		fflush(stdout);
-		/* title.c: a session begun here is titled by its first message */
-		if (session_begin(d) == 0) {
-			if (!begun && d->s.title == NULL)
-				d->s.untitled = 1;
-			session_add(d, mc_item_shell_message(command, out));
-		}
+		session_add(d, mc_item_shell_message(command, out));
 	}
 	cJSON_Delete(item);
 }
