@@ -82,6 +82,7 @@ n|look at @src/main.c, t'
 	mkdir -p src
 	printf 'ok\n' > src/ok.c
 	printf '\x89PNG\r\n\x1a\n\0\0\0\rIHDR' > logo.png
+	printf 'GIF89a\1\1\1\1\xf7\1\1' > anim.gif	# no NUL: told by its magic
 	printf 'a\0b' > blob.bin
 	head -c 300000 /dev/zero | tr '\0' x > big.txt
 	seq 1 2001 > long.txt
@@ -90,7 +91,8 @@ n|look at @src/main.c, t'
 	mkfifo pipe
 	for t in "@src/missing.c|mc: @src/missing.c: no such file or directory (in \`backticks\` it is sent as text)" \
 		"@blob.bin|mc: @blob.bin: not a text file (3 bytes, binary)" \
-		"@logo.png|mc: @logo.png: not a text file (16 bytes, binary)" \
+		"@logo.png|mc: @logo.png: not a text file (16 bytes, an image)" \
+		"@anim.gif|mc: @anim.gif: not a text file (13 bytes, an image)" \
 		"@big.txt|mc: @big.txt: 300000 bytes, over the 262144-byte cap of a mention (the read tool's page); ask the model to read it" \
 		"@long.txt|mc: @long.txt: 2001 lines, over the 2000-line cap of a mention (the read tool's page); ask the model to read it" \
 		"@../outside.txt|mc: @../outside.txt: $BATS_TEST_TMPDIR/outside.txt is outside the workspace (the working directory, --add-dir, tools.add_dirs or \$TMPDIR)" \
@@ -101,6 +103,11 @@ n|look at @src/main.c, t'
 		assert_output ''
 		assert_equal "$stderr" "${t#*|}"
 	done
+	# at most 16 files a message
+	seq -f 'm%g.txt' 1 17 | xargs touch
+	run --separate-stderr mc "$(seq -f '@m%g.txt' 1 17 | paste -sd ' ')" </dev/null
+	assert_failure 1
+	assert_equal "$stderr" 'mc: @m17.txt: at most 16 mentions a message'
 	assert_equal "$(fake_count)" 0
 	assert_equal "$(session_files)" ''
 	# --add-dir takes the outside directory into the workspace

@@ -139,14 +139,25 @@ looks_like_path(const char *w)
 	return n > 0 && n <= EXT_MAX && i == n;
 }
 
+/* Whether the n bytes at p begin as a PNG, JPEG, GIF or WebP image does
+ * (the images branch's mc_image_type is to take its place). */
+static int
+image_magic(const char *p, size_t n)
+{
+	return (n >= 8 && memcmp(p, "\x89PNG\r\n\x1a\n", 8) == 0) ||
+	    (n >= 3 && memcmp(p, "\xff\xd8\xff", 3) == 0) ||
+	    (n >= 6 && (memcmp(p, "GIF87a", 6) == 0 || memcmp(p, "GIF89a", 6) == 0)) ||
+	    (n >= 12 && memcmp(p, "RIFF", 4) == 0 && memcmp(p + 8, "WEBP", 4) == 0);
+}
+
 /*
  * What a mentioned file attaches: its content as the block's text
  * (malloc'ed), or NULL after saying why. The one place that tells a text
- * file from the others: a binary one (mc_looks_binary, as the read tool
- * tells it) is refused, and so is an image (PNG, JPEG, GIF, WebP: binary
- * too) until images can be attached (SPEC 21). Past the page's lines, a
- * file is refused as past its bytes is; invalid UTF-8 is shown as U+FFFD,
- * as read shows it.
+ * file from the others: an image (PNG, JPEG, GIF, WebP by their magic
+ * bytes) is refused until images can be attached here (SPEC 21), and so
+ * is any other binary file (mc_looks_binary, as the read tool tells it).
+ * Past the page's lines a file is refused, as past its bytes; invalid
+ * UTF-8 is shown as U+FFFD, as read shows it.
  */
 static char *
 file_text(const char *w, const struct mc_read *r)
@@ -154,6 +165,10 @@ file_text(const char *w, const struct mc_read *r)
 	struct mc_buf b = {0};
 	size_t lines = 0, i;
 
+	if (image_magic(r->data, r->len)) {
+		mc_err("@%s: not a text file (%zu bytes, an image)", w, r->len);
+		return NULL;
+	}
 	if (mc_looks_binary(r->data, r->len)) {
 		mc_err("@%s: not a text file (%zu bytes, binary)", w, r->len);
 		return NULL;
