@@ -233,6 +233,12 @@ mc_fd_move(int from, int to, size_t n)
 }
 
 int
+mc_looks_binary(const void *p, size_t n)
+{
+	return memchr(p, '\0', n < MC_BINARY_PROBE ? n : MC_BINARY_PROBE) != NULL;
+}
+
+int
 mc_fd_slurp(int fd, size_t cap, struct mc_buf *out)
 {
 	ssize_t n;

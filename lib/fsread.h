@@ -56,6 +56,18 @@ void mc_file_readat(int dfd, const char *name, size_t cap, int text, struct mc_r
  * 262144-byte cap", "not a regular file", ...), in a static buffer. */
 const char *mc_read_strerror(const struct mc_read *r, size_t cap);
 
+/*
+ * The read tool's page (mc-tool read): at most MC_PAGE_LINES lines and
+ * MC_PAGE_BYTES bytes of a file a call. The same caps bound a file a
+ * message mentions (mc's @path), which is attached whole or not at all.
+ */
+#define MC_PAGE_LINES 2000
+#define MC_PAGE_BYTES (256u << 10)
+/* A file is binary, not text, when a NUL is among its first
+ * MC_BINARY_PROBE bytes: mc_looks_binary(its first n bytes). */
+#define MC_BINARY_PROBE 8192
+int mc_looks_binary(const void *p, size_t n);
+
 /* Read a whole stream (fd) up to cap bytes. Returns 0, or -1 with errno
  * (EFBIG when over the cap). */
 int mc_fd_slurp(int fd, size_t cap, struct mc_buf *out);

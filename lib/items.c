@@ -464,6 +464,22 @@ mc_item_hook_message(const char *hook, const char *text)
 }
 
 cJSON *
+mc_item_shell_message(const char *command, const char *output)
+{
+	struct mc_buf body = {0}, b = {0};
+	cJSON *m;
+
+	mc_buf_printf(&body, "$ %s\n%s", command, output);
+	mc_buf_adds(&b, "I ran a command in the sandbox:\n");
+	mc_buf_fenced(&b, body.data, body.len);
+	m = mc_item_message("user", b.data);
+	mc_json_add_str(m, "shell", command);
+	mc_buf_free(&body);
+	mc_buf_free(&b);
+	return m;
+}
+
+cJSON *
 mc_item_call(const char *call_id, const char *name, const char *arguments)
 {
 	cJSON *c = mc_json_new_obj();

@@ -77,6 +77,11 @@ void mc_item_call_id(char id[MC_CALL_ID_SIZE], unsigned long long n, const char 
  * "hook":NAME besides, which mc_items_parse drops (the provider reads a
  * plain user message) and mc_session_list counts as no turn of the user. */
 cJSON *mc_item_hook_message(const char *hook, const char *text);
+/* A command the user ran (mc's !COMMAND) and its output, as the bash
+ * tool gave it: the user message "I ran a command in the sandbox:" and a
+ * code block of "$ COMMAND" and OUTPUT, with "shell":COMMAND besides,
+ * which mc_items_parse drops and mc_session_list counts as no turn. */
+cJSON *mc_item_shell_message(const char *command, const char *output);
 
 /*
  * A function_call item as mc-tool call and mc-mcp take it on standard

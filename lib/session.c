@@ -662,7 +662,8 @@ mc_session_is_turn(const cJSON *item)
 	return type && role && content && strcmp(type, "message") == 0 &&
 	    strcmp(role, "user") == 0 && strncmp(content, tag, sizeof tag - 1) != 0 &&
 	    strncmp(content, summary, sizeof summary - 1) != 0 &&
-	    !cJSON_HasObjectItem(item, "hook") && !cJSON_HasObjectItem(item, "mode");
+	    !cJSON_HasObjectItem(item, "hook") && !cJSON_HasObjectItem(item, "mode") &&
+	    !cJSON_HasObjectItem(item, "shell");
 }
 
 long long

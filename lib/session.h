@@ -110,7 +110,8 @@ int mc_session_has_call(const struct mc_session *s, const char *call_id);
 void mc_session_close(struct mc_session *s);
 
 /* True when item is a turn's message: one the user typed, not a guide,
- * a compacted session's summary or what a hook said. */
+ * a compacted session's summary, what a hook said or a command the user
+ * ran (mc's !COMMAND). */
 int mc_session_is_turn(const cJSON *item);
 
 /* The turns in a session's lines (data, len bytes, as s->lines holds

@@ -123,7 +123,8 @@ marked() {
 			checked=$((checked + 1))
 		done
 		line=$(sed -E 's#[a-z]+://[^ '"'"'"]*##g' <<<"$line")
-		for t in $(tr "\"'\\\\|<>;(){}[],:=&\`" ' ' <<<"$line"); do
+		# (an @ before a path is a mention of it: mc(1) MENTIONS)
+		for t in $(tr "\"'\\\\|<>;(){}[],:=&\`@" ' ' <<<"$line"); do
 			case $t in
 			/* | ~* | \$* | -* | . | *[*?]*) continue ;;
 			bin/* | ./bin/*) continue ;;	# what make builds, not the repository's

@@ -239,3 +239,43 @@ url() {
 	! pane | grep -qF "$B64"
 	assert_equal "$(url 1 1 1)" "data:image/png;base64,$B64"
 }
+
+@test "@path of an image attaches it as mc -a does, after -a's; images false and a bad mention send nothing" {
+	fake_start "[$(text seen), $(text again)]"
+	use_fake
+	printf 'GIF89a\1\1\1\1\xf7\1\1' > anim.gif	# no NUL: told by its magic
+	GIF=$(base64 -w0 anim.gif)
+	run --separate-stderr mc -a shot.png 'compare @anim.gif with it'
+	assert_success
+	assert_equal "$(fake_request 1 '.body.messages[1].content[0].text')" 'compare @anim.gif with it'
+	assert_equal "$(url 1 1 1)" "data:image/png;base64,$B64"
+	assert_equal "$(url 1 1 2)" "data:image/gif;base64,$GIF"
+	assert_equal "$(jq -c 'select(.role == "user") | .images | map(.name)' "$(session_files)")" \
+		'["shot.png","anim.gif"]'
+	# a later mention that fails: nothing sent, neither image kept for the next message
+	run --separate-stderr mc --no-session -a shot.png 'see @anim.gif and @gone.txt'
+	assert_failure 1
+	assert_equal "$stderr" 'mc: @gone.txt: no such file or directory (in `backticks` it is sent as text)'
+	assert_equal "$(fake_count)" 1
+	settings "{\"provider\":\"fake\",\"model\":\"fake-model\",\"models\":{\"fake-model\":{\"images\":false}},
+	  \"providers\":{\"fake\":{\"base_url\":\"$FAKE_URL\",\"api\":\"chat\",\"api_key_env\":null}}}"
+	run --separate-stderr mc --no-session 'see @anim.gif'
+	assert_failure 1
+	assert_equal "$stderr" "mc: @anim.gif: model fake-model does not take images (models.fake-model.images is false in $MC_HOME/settings.json)"
+	assert_equal "$(fake_count)" 1
+}
+
+@test "@image in an interactive line: attached to that message only" {
+	fake_start "[$(text 'seen it'), $(text plain)]"
+	use_fake
+	on_tty mc
+	wait_prompt 1
+	keys 'what is @shot.png?' Enter
+	wait_for 'seen it'
+	wait_prompt 2
+	keys 'and now?' Enter
+	wait_for plain
+	pane | grep -qF "[image shot.png, image/png, $SIZE bytes]"
+	assert_equal "$(url 1 1 1)" "data:image/png;base64,$B64"
+	assert_equal "$(fake_request 2 '.body.messages[-1].content')" 'and now?'
+}

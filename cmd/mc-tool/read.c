@@ -22,13 +22,10 @@
 #include "proc.h"
 #include "utf8.h"
 
-#define READ_LINES 2000			/* lines per read call */
-#define READ_BYTES (256u << 10)		/* file bytes per read call */
 #define READ_BUDGET (MC_CLIP_MAX - 512)	/* read output, so the output cap never cuts a page */
 #define LINE_CAP 8192			/* longer lines are shown cut */
 #define COUNT_MAX (64u << 20)		/* lines are counted this far for "of N" */
 #define SCAN_MAX (1ull << 30)		/* read gives up looking for its lines here */
-#define BINARY_PROBE 8192		/* a NUL in this much of a file: binary */
 #define SKILL_MAX ((1u << 20) + 4096)	/* mc-skills caps a skill file at 1 MiB */
 #define SKILL_ERR_MAX 4096		/* of mc-skills' stderr, shown to the model */
 #define SKILLS_TIMEOUT_MS 30000
@@ -81,7 +78,7 @@ pager_emit(struct pager *pg)
 	if (pg->curlen > k)
 		mc_buf_printf(&e, " [... line cut: %zu more bytes]", pg->curlen - k);
 	mc_buf_addc(&e, '\n');
-	if (pg->first && (pg->out->len + e.len > READ_BUDGET || pg->content + k > READ_BYTES)) {
+	if (pg->first && (pg->out->len + e.len > READ_BUDGET || pg->content + k > MC_PAGE_BYTES)) {
 		pg->full = 1;
 		mc_buf_free(&e);
 		return;
@@ -294,7 +291,7 @@ void
 tool_read(struct call *c)
 {
 	const char *path = arg_str(c, "path");
-	long offset = arg_int(c, "offset", 1), limit = arg_int(c, "limit", READ_LINES);
+	long offset = arg_int(c, "offset", 1), limit = arg_int(c, "limit", MC_PAGE_LINES);
 	struct pager pg;
 	struct stat st;
 	char buf[65536], *canon;
@@ -350,7 +347,7 @@ tool_read(struct call *c)
 		}
 		if (n == 0)
 			break;
-		if (first && memchr(buf, '\0', (size_t)n < BINARY_PROBE ? (size_t)n : BINARY_PROBE)) {
+		if (first && mc_looks_binary(buf, (size_t)n)) {
 			say(c, "%s is a binary file (%lld bytes); not shown. Use bash (e.g. file, xxd or od) to inspect it.\n",
 			    path, (long long)st.st_size);
 			close(fd);

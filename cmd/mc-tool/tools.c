@@ -5,10 +5,9 @@
 #include <string.h>
 
 #include "diag.h"
+#include "fsread.h"
 #include "json.h"
 #include "mc-tool.h"
-
-#define READ_LINES 2000
 
 static const struct param read_params[] = {
 	{ "path", P_STR, 1, 0, 0,
@@ -16,7 +15,7 @@ static const struct param read_params[] = {
 	  "or a skill URI: skill://NAME for a skill's SKILL.md, skill://NAME/REL/PATH for a file in its directory." },
 	{ "offset", P_INT, 0, 1, LONG_MAX,
 	  "Line number to start at; 1 is the first line. Default 1." },
-	{ "limit", P_INT, 0, 1, READ_LINES,
+	{ "limit", P_INT, 0, 1, MC_PAGE_LINES,
 	  "Most lines to return. Default and maximum 2000." },
 	{ NULL, 0, 0, 0, 0, NULL }
 };

@@ -86,19 +86,27 @@ attach_image_file(struct driver *d, const char *path, char *err, size_t errsz)
 }
 
 int
-attach_files(struct driver *d)
+attach_refused(const struct driver *d, const char *how, const char *what)
 {
 	const char *from = NULL;
+
+	if (!cJSON_IsFalse(mc_model_field(&d->c.set, d->s.model, "images", &from)))
+		return 0;
+	mc_err("%s%s: model %s does not take images (models.%s.images is false in %s)", how,
+	    what, d->s.model ? d->s.model : "", from, d->c.set.path);
+	return 1;
+}
+
+int
+attach_files(struct driver *d)
+{
 	char err[1024];
 	int i;
 
 	if (d->c.nattach == 0)
 		return 0;
-	if (cJSON_IsFalse(mc_model_field(&d->c.set, d->s.model, "images", &from))) {
-		mc_err("-a %s: model %s does not take images (models.%s.images is false in %s)",
-		    d->c.attach[0], d->s.model ? d->s.model : "", from, d->c.set.path);
+	if (attach_refused(d, "-a ", d->c.attach[0]))
 		return -1;
-	}
 	for (i = 0; i < d->c.nattach; i++)
 		if (attach_image_file(d, d->c.attach[i], err, sizeof err) == -1) {
 			mc_err("-a %s", err);

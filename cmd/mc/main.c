@@ -37,20 +37,6 @@ on_signal(int sig)
 }
 
 
-/* The longest run of backticks in s, to pick a fence that holds it. */
-static size_t
-longest_backticks(const char *s)
-{
-	size_t best = 0, run = 0;
-
-	for (; *s; s++) {
-		run = *s == '`' ? run + 1 : 0;
-		if (run > best)
-			best = run;
-	}
-	return best;
-}
-
 /* True when the buffer holds only blanks and line ends: nothing to ask. */
 static int
 blank(const struct mc_buf *b)
@@ -64,7 +50,6 @@ static char *
 one_shot_text(int argc, char *argv[], int *status)
 {
 	struct mc_buf b = {0}, in = {0};
-	size_t fence, i;
 	int k;
 
 	*status = MC_EXIT_OK;
@@ -107,18 +92,8 @@ one_shot_text(int argc, char *argv[], int *status)
 		return mc_buf_steal(&in);
 	}
 	if (in.len > 0) {
-		fence = longest_backticks(in.data) + 1;
-		if (fence < 3)
-			fence = 3;
 		mc_buf_adds(&b, "\n\n");
-		for (i = 0; i < fence; i++)
-			mc_buf_addc(&b, '`');
-		mc_buf_addc(&b, '\n');
-		mc_buf_add(&b, in.data, in.len);
-		if (in.data[in.len - 1] != '\n')
-			mc_buf_addc(&b, '\n');
-		for (i = 0; i < fence; i++)
-			mc_buf_addc(&b, '`');
+		mc_buf_fenced(&b, in.data, in.len);
 	}
 	mc_buf_free(&in);
 	if (b.len == 0) {

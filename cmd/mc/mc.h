@@ -21,7 +21,8 @@
  *              by its owner (mc-tool call for mc-tool's)
  *   toollist.c the session's tool list, as text and as JSON
  *   stage.c    what the children share: the -p and -m told, an exit judged
- *   mentions.c @SERVER:URI in a message: the MCP resource attached
+ *   mentions.c @SERVER:URI and @path in a message: the MCP resource, the
+ *              file or the folder attached
  *   attach.c   images: mc -a, a tool's output (read, MCP): stored in
  *              $MC_HOME/blobs, referenced from the session's items
  *   approve.c  before write, edit, bash and MCP tools: what the call will
@@ -46,7 +47,10 @@
  *              into a new session file, before a request that would pass
  *              80% of the window, after an overflow, or by /compact
  *   repl.c     the interactive session: line editing, slash commands
+ *   tab.c      Tab in the interactive prompt: @path completed
  *   commands.c custom commands: $MC_HOME/commands/ and .agents/commands/
+ *   bang.c     !COMMAND: a command the user runs in the sandbox, its output
+ *              added to the conversation
  *   show.c     what the driver itself writes on the terminal
  *   progress.c a status line while a tool call runs or MCP servers start
  *   nearmiss.c a one-word prompt that looks like a mistyped subcommand
@@ -153,6 +157,8 @@ struct ses {
 	cJSON *always;		/* tools the user allowed for the session */
 	char *title;		/* title.c: the session's title, or the one its
 				 * header will have; NULL: none yet */
+	int untitled;		/* title.c: begun by a !COMMAND with no title: the
+				 * first message gives it one, in a title line */
 	struct usage used;	/* the session's, resumed lines included */
 	struct usage run;	/* this run's */
 	int made;		/* the file was made at the start of this run (--json) */
@@ -296,7 +302,8 @@ int stages_launch(struct driver *d);
 cJSON *stages_guides(char **paths, size_t n);
 void sandbox_ask(struct driver *d);
 void sandbox_told(struct driver *d);
-/* mentions.c: @SERVER:URI, an MCP server's resource, attached */
+/* mentions.c: @SERVER:URI (an MCP resource) and @path (a file, a folder) attached */
+int mention_starts(const char *text, const char *at);
 int mentions_read(struct driver *d, const char *text, cJSON **blocks);
 int mentions_attach(struct driver *d, cJSON *blocks);
 
@@ -318,6 +325,11 @@ int attach_image_bytes(struct driver *d, const void *data, size_t n, const char 
  * a model whose models.ID.images is false is an error): 0, or -1 after
  * saying why, nothing sent. */
 int attach_files(struct driver *d);
+/* Whether the session's model is known not to take images
+ * (models.ID.images false): 1 after saying so of HOW WHAT ("-a" and a
+ * file, "@" and a mention), else 0. Checked before an image is attached
+ * from the user's line: then nothing is sent. */
+int attach_refused(const struct driver *d, const char *how, const char *what);
 /* The queued images into the user message msg ("images"), each shown
  * as a line on a terminal and an image event with --json. */
 void attach_put(struct driver *d, cJSON *msg);
@@ -378,12 +390,19 @@ void mcp_help(const struct driver *d);
 /* title.c */
 char *title_of(const char *text);
 void title_recall(struct driver *d, const cJSON *item);
-void title_first(struct driver *d, const char *text);
+cJSON *title_line(const char *t);
+cJSON *title_first(struct driver *d, const char *text);
 cJSON *title_header(const struct driver *d, cJSON *more);
 void title_forget(struct driver *d);
 
 /* modellist.c */
 int models_list(struct driver *d);
+
+/* tab.c */
+unsigned char tab_complete(EditLine *el, int ch);
+
+/* bang.c */
+void bang_run(struct driver *d, const char *line);
 
 /* commands.c */
 int commands_word(const char *w);
@@ -526,6 +545,7 @@ int workspace_add(struct conf *c, const char *dir);
 void workspace_init(struct conf *c);
 void workspace_free(struct conf *c);
 char *workspace_outside(const struct conf *c, const char *name, const cJSON *call);
+int workspace_has(const struct conf *c, const char *canon);
 
 /* session.c */
 int session_begin(struct driver *d);

@@ -38,6 +38,8 @@ static const char help_text[] =
     "                list the turns; put files, conversation or both back to\n"
     "                before turn N (the conversation as a new session)\n"
     "  /exit         leave (or Ctrl-D)\n"
+    "!COMMAND runs COMMAND in the sandbox; its output joins the conversation.\n"
+    "@PATH attaches a file, @DIR/ lists a folder (Tab completes them).\n"
     "End a line with \\ to continue it; a line \"\"\" opens and closes a block.\n"
     "Ctrl-C cancels the answer in flight.\n";
 
@@ -331,7 +333,6 @@ static void
 title_command(struct driver *d, const char *arg)
 {
 	char buf[256], *t;
-	cJSON *l;
 
 	if (*arg == '\0') {
 		if (d->s.title != NULL)
@@ -342,14 +343,9 @@ title_command(struct driver *d, const char *arg)
 	}
 	if ((t = title_of(arg)) == NULL)
 		return;
-	if (d->s.open) {
-		l = mc_json_new_obj();
-		mc_json_add_str(l, "type", "title");
-		mc_json_add_str(l, "title", t);
-		if (session_add(d, l) == -1) {
-			free(t);
-			return;
-		}
+	if (d->s.open && session_add(d, title_line(t)) == -1) {
+		free(t);
+		return;
 	}
 	free(d->s.title);
 	d->s.title = t;
@@ -485,6 +481,8 @@ interactive(struct driver *d)
 	/* The wide call: the narrow one copies the two names and never frees them. */
 	el_wset(el, EL_ADDFN, L"mc-paste", L"take pasted text as it is", paste);
 	el_set(el, EL_BIND, "\\e[200~", "mc-paste", NULL);
+	el_wset(el, EL_ADDFN, L"mc-complete", L"complete an @path", tab_complete);
+	el_set(el, EL_BIND, "^I", "mc-complete", NULL);
 	term = getenv("TERM");
 	bracketed = isatty(fileno(ui)) && !(term && strcmp(term, "dumb") == 0);
 
@@ -513,8 +511,11 @@ interactive(struct driver *d)
 			quiet.c_lflag &= ~(tcflag_t)ECHO;
 			tcsetattr(STDIN_FILENO, TCSANOW, &quiet);
 		}
-		/* "//..." sends a message that starts with one slash. */
-		r = outcome_status(turn(d, line[0] == '/' ? line + 1 : line));
+		r = MC_EXIT_OK;
+		if (line[0] == '!')	/* bang.c: a command of the user's, in the sandbox */
+			bang_run(d, line);
+		else	/* "//..." sends a message that starts with one slash. */
+			r = outcome_status(turn(d, line[0] == '/' ? line + 1 : line));
 		if (d->t.tio_ok)
 			tcsetattr(STDIN_FILENO, TCSANOW, &d->t.tio);
 		if (r == MC_EXIT_INTR && !terminated)

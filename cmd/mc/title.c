@@ -54,13 +54,30 @@ title_recall(struct driver *d, const cJSON *item)
 	}
 }
 
+/* The title line {"type":"title","title":T}, new. */
+cJSON *
+title_line(const char *t)
+{
+	cJSON *l = mc_json_new_obj();
+
+	mc_json_add_str(l, "type", "title");
+	mc_json_add_str(l, "title", t);
+	return l;
+}
+
 /* Before a message: a session yet to begin is titled after it, unless
- * /title named one. */
-void
+ * /title named one; so is one that a !COMMAND began (bang.c), by the
+ * title line returned (the caller's to add), else NULL. */
+cJSON *
 title_first(struct driver *d, const char *text)
 {
-	if (!d->s.open && d->s.title == NULL)
-		d->s.title = title_of(text);
+	int late = d->s.open && d->s.untitled;
+
+	d->s.untitled = 0;
+	if (d->s.title != NULL || (d->s.open && !late))
+		return NULL;
+	d->s.title = title_of(text);
+	return late && d->s.title != NULL ? title_line(d->s.title) : NULL;
 }
 
 /* The header members of a new session file (more, or a new object) with
@@ -82,4 +99,5 @@ title_forget(struct driver *d)
 {
 	free(d->s.title);
 	d->s.title = NULL;
+	d->s.untitled = 0;
 }

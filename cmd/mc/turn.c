@@ -570,7 +570,7 @@ turn(struct driver *d, const char *text)
 	struct usage before = d->s.run;
 	enum outcome o;
 	long long n;
-	cJSON *calls, *c, *msg, *plan, *mentioned;
+	cJSON *calls, *c, *msg, *plan, *mentioned, *title;
 	int st;
 
 	if (d->s.open && unanswered(d))
@@ -581,7 +581,11 @@ turn(struct driver *d, const char *text)
 	 * stops the turn, nothing sent */
 	if (mentions_read(d, text, &mentioned) == -1)
 		return OUT_ERROR;
-	title_first(d, text);	/* title.c: a new session's, for its header */
+	title = title_first(d, text);	/* title.c: a new session's, for its header */
+	if (title != NULL && session_add(d, title) == -1) {
+		cJSON_Delete(mentioned);
+		return OUT_ERROR;
+	}
 	/* hooks.c: a new session's session_start hooks, before its first
 	 * message; modes.c: plan mode's fragment before the message.
 	 * compact2: a compaction the message makes due takes it as its last

@@ -90,6 +90,19 @@ workspace_free(struct conf *c)
 	c->nadd_dir = 0;
 }
 
+/* Whether the canonical path canon lies in a directory read without
+ * asking. */
+int
+workspace_has(const struct conf *c, const char *canon)
+{
+	size_t i;
+
+	for (i = 0; i < c->nroots; i++)
+		if (mc_path_within(canon, c->roots[i]))
+			return 1;
+	return 0;
+}
+
 /*
  * A read, grep or find call that reads outside the directories above:
  * the canonical path it reads, malloc'ed; else NULL. No path means the
@@ -116,11 +129,10 @@ workspace_outside(const struct conf *c, const char *name, const cJSON *call)
 	    !(strcmp(name, "read") == 0 && (strncmp(path, "skill://", 8) == 0 ||
 	    strncmp(path, "mcp://", 6) == 0))) {
 		full = mc_path_resolve(c->cwd, path);
-		for (i = 0; full != NULL && i < c->nroots; i++)
-			if (mc_path_within(full, c->roots[i])) {
-				free(full);
-				full = NULL;
-			}
+		if (full != NULL && workspace_has(c, full)) {
+			free(full);
+			full = NULL;
+		}
 	}
 	cJSON_Delete(a);
 	return full;
