@@ -180,4 +180,4 @@ $(O)/prompts.o: $(O)/prompts.c lib/prompts.h
 $(B)/mc-render: $(O)/prompts.o
 
 # mc: the interactive session's line editing.
-$(B)/mc: LDLIBS += $(shell pkg-config --libs libedit)
+$(B)/mc: LDLIBS += $(shell pkg-config --libs libedit) -pthread

@@ -517,6 +517,26 @@ granted(const struct driver *d, const char *name)
 	return 0;
 }
 
+/* Refused without asking: answered "always reject" in this session (mc acp). */
+static int
+barred(const struct driver *d, const char *name)
+{
+	const cJSON *e;
+
+	cJSON_ArrayForEach(e, d->s.never)
+		if (strcmp(e->valuestring, name) == 0)
+			return 1;
+	return 0;
+}
+
+/* Whether there is someone to ask: the terminal's user, or an editor's
+ * (mc acp); never for a subagent. */
+static int
+asker(const struct driver *d)
+{
+	return d->c.depth == 0 && (d->t.el != NULL || d->front != NULL);
+}
+
 /* write or edit of a path inside the working directory: what
  * accept-edits allows. */
 static int
@@ -558,13 +578,19 @@ refuse(struct driver *d, const char *name, const cJSON *call, char **why, const 
 	return 0;
 }
 
-/* An answer that allows more than the call: "always" for the tool, or
- * for the command's prefixes. */
+/* An answer that goes beyond the call: "always" for the tool, or for
+ * the command's prefixes; "never" for the tool. */
 static void
 remember(struct driver *d, const char *name, int r, char **pre, size_t npre)
 {
 	size_t i;
 
+	if (r == 4) {
+		if (d->s.never == NULL)
+			d->s.never = mc_json_new_arr();
+		mc_json_push(d->s.never, mc_json_new_str(name));
+		return;
+	}
 	if (r == 3) {
 		for (i = 0; i < npre; i++)
 			perms_allow_prefix(d, pre[i]);
@@ -599,6 +625,13 @@ approve(struct driver *d, const char *name, const cJSON *call, char **why, const
 	*by = "rule";
 	if (v == V_DENY)
 		return free(where), refuse(d, name, call, why, *rule);
+	if (barred(d, name)) {
+		*by = "always";
+		announce(d, name, call);
+		*why = mc_strdup("refused: the user refused this tool for the rest of the session. "
+		    "Do without it, and say what you would have done.");
+		return free(where), 0;
+	}
 	if (d->mode.now == MODE_PLAN && !plan_offers(d, name)) {
 		*by = "mode";
 		*rule = "mode plan";
@@ -624,13 +657,13 @@ approve(struct driver *d, const char *name, const cJSON *call, char **why, const
 			free(where);
 			return 1;
 		}
-		if (must != NULL && d->t.el != NULL && d->c.depth == 0)
+		if (must != NULL && asker(d))
 			mc_note("%s: no rule may allow this command: %s", name, must);
 		*rule = NULL;
 	}
 	*by = "policy";
 	r = 0;
-	if (v == V_ASK && (d->c.depth > 0 || d->t.el == NULL)) {
+	if (v == V_ASK && !asker(d)) {
 		*by = "rule";
 		announce(d, name, call);
 		mc_note("refused %s: the rule %s asks first, and this run has no one to ask", name,
@@ -652,7 +685,7 @@ approve(struct driver *d, const char *name, const cJSON *call, char **why, const
 			    "tools only where its parent session would without asking (mc --yes, "
 			    "or \"always\" answered for the tool), and this one may not. Do "
 			    "without it, and say in your answer what you would have done.");
-	} else if (d->t.el == NULL) {
+	} else if (!asker(d)) {
 		announce(d, name, call);
 		/* Said, not an error of the run: the model reads why. */
 		if (!(d->s.refused & 1u << tool) && tool == TOOL_READ)
@@ -676,13 +709,19 @@ approve(struct driver *d, const char *name, const cJSON *call, char **why, const
 		*by = "user";
 		if (tool == 2 && must == NULL && v != V_ASK)
 			pre = perms_prefixes(d, call, &npre);
-		if ((r = ask(d, tool, where, name, call, pre, npre)) >= 2)
+		/* mc acp: the editor's user, through the front end */
+		r = d->front != NULL ? d->front->asks(d, name, call, pre, npre) :
+		    ask(d, tool, where, name, call, pre, npre);
+		if (r >= 2)
 			remember(d, name, r, pre, npre);
-		else if (r == 0)
+		if (r == 0)
 			*why = mc_strdup("refused: the user did not allow this call.");
+		else if (r == 4)
+			*why = mc_strdup("refused: the user did not allow this call, nor this tool "
+			    "for the rest of the session.");
 		else if (r == -2)
 			*why = mc_strdup("refused: mc had no terminal to ask the user on.");
-		r = r >= 2 ? 1 : r == -2 ? 0 : r;
+		r = r == 4 || r == -2 ? 0 : r >= 2 ? 1 : r;
 	}
 	if (msg.len > 0)
 		*why = mc_buf_steal(&msg);

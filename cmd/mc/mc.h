@@ -65,6 +65,14 @@
  *   rewind.c   /undo, /rewind and mc rewind: the turns listed; files and
  *              conversation put back to before one
  *   restore.c  the files the turns changed, put back, conflicts named
+ *   acp.c      mc acp: the Agent Client Protocol's methods, a front end
+ *              over the same turn path (acp.h: its own state)
+ *   acpwire.c  mc acp's wire: JSON-RPC lines in and out, a reader thread,
+ *              requests to the client and their answers
+ *   acpupdate.c mc acp: the turn's events as session/update notifications,
+ *              approvals as session/request_permission, a session replayed
+ *   acpfs.c    mc acp: read, write and edit through the client's
+ *              fs/read_text_file and fs/write_text_file
  */
 #ifndef MC_DRIVER_H
 #define MC_DRIVER_H
@@ -146,6 +154,7 @@ struct ses {
 	char **guides;		/* the guides injected */
 	size_t nguides;
 	cJSON *always;		/* tools the user allowed for the session */
+	cJSON *never;		/* tools the user refused for the session (mc acp) */
 	char *title;		/* title.c: the session's title, or the one its
 				 * header will have; NULL: none yet */
 	struct usage used;	/* the session's, resumed lines included */
@@ -253,8 +262,29 @@ struct offer {
 	struct mc_buf list;	/* the list offered (a JSON array) */
 };
 
+struct driver;
+/*
+ * A front end other than the terminal (mc acp): told of the turn path's
+ * events, asked for approvals, offered the file tools' calls. NULL on a
+ * terminal and with --json.
+ */
+struct front {
+	/* events.c: each --json event, taken */
+	void (*event)(struct driver *d, cJSON *ev);
+	/* approve.c: the user's answer to a call (1 yes, 0 no, 2 always,
+	 * 3 always for the prefixes pre, 4 never this session, -1
+	 * interrupted) */
+	int (*asks)(struct driver *d, const char *name, const cJSON *call, char **pre,
+	    size_t npre);
+	/* tools.c: a call of mc-tool's run by the front end instead (its
+	 * output item), or NULL to run it as usual */
+	cJSON *(*runs)(struct driver *d, const cJSON *call);
+	void *arg;		/* the front end's own */
+};
+
 struct driver {
 	struct conf c;
+	struct front *front;	/* mc acp's, or NULL */
 	struct hooks *hooks;	/* the settings' hooks, compiled: hooks.c's own */
 	struct lsp *lsp;	/* lsp.c's: the language servers, once one is needed */
 	struct ses s;
@@ -452,6 +482,7 @@ struct cmdline {
 	int prompt_cmd;		/* `mc prompt` */
 	int sessions_cmd;	/* `mc sessions` (and `mc models`) */
 	int models_cmd;		/* `mc models` */
+	int acp_cmd;		/* `mc acp` */
 	int custom;		/* `mc /NAME ARGS`: a custom command */
 	int steps_set;		/* --max-steps given */
 	int all;		/* --all */
@@ -550,6 +581,9 @@ int compact_overflowed(struct driver *d);
 
 /* repl.c */
 int interactive(struct driver *d);
+
+/* acp.c: mc acp, the Agent Client Protocol on stdin and stdout */
+int acp_main(struct driver *d);
 
 /* progress.c: a status line on stderr (a terminal), redrawn by
  * progress_tick, cleared by progress_end. */

@@ -153,6 +153,10 @@ tools_run(struct driver *d, const cJSON *call, struct mc_buf *touched)
 		toolsearch_used(d, name);	/* a deferred tool called is loaded */
 		return mcp_call(d, call);
 	default:
+		/* mc acp: read, write and edit through the client's files */
+		if (d->front != NULL && d->front->runs != NULL &&
+		    (item = d->front->runs(d, call)) != NULL)
+			return item;
 		return tool_call(d, call, touched, &st);
 	}
 	item = mc_item_output(cid ? cid : "", text);

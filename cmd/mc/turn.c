@@ -313,6 +313,12 @@ answer(struct driver *d, struct answer *a)
 			a->thought_deltas = 1;
 			thought(a, delta);
 			fold_add(d, &a->fold, delta);
+			if (d->c.json) {	/* SPEC 21: a reasoning event */
+				cJSON *rev = ev_new("reasoning");
+
+				mc_json_add_str(rev, "delta", delta);
+				ev_emit(d, rev);
+			}
 		}
 		else if (strcmp(type, "tool_call") == 0)
 			mc_json_push(a->calls, mc_item_call(mc_json_str(ev, "call_id") ?

@@ -1,0 +1,566 @@
+/*
+ * acp.c: mc acp: the Agent Client Protocol (version 1) as an agent, on
+ * stdin and stdout (SPEC 23). The methods: initialize, authenticate,
+ * session/new, session/load, session/prompt, session/set_mode (and the
+ * session/cancel notification, acpwire.c's). It is the terminal's driver
+ * with another front end: a prompt is a turn (turn.c), its events are
+ * told as session/update (acpupdate.c), its approvals asked of the
+ * client, its files read and written through it (acpfs.c). One session
+ * is in use at a time; a prompt for another this connection made or
+ * loaded goes on in that one.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "acp.h"
+#include "diag.h"
+#include "fsread.h"
+#include "items.h"
+#include "json.h"
+#include "mc.h"
+
+#define RESOURCE_NAME_MAX 1024
+
+/* What the run was started in: each session begins so. */
+struct start {
+	enum mode mode;
+	int launched;		/* the stages run (stages_launch) */
+};
+
+static int
+is_known(const struct acp *a, const char *id)
+{
+	const cJSON *e;
+
+	cJSON_ArrayForEach(e, a->known)
+		if (strcmp(e->valuestring, id) == 0)
+			return 1;
+	return 0;
+}
+
+/* The session in use left: one made here that holds nothing goes. */
+static void
+leave(struct acp *a)
+{
+	struct driver *d = a->d;
+
+	if (!d->s.open)
+		return;
+	if (d->s.made && d->s.file.items == 0 && d->s.file.path != NULL)
+		unlink(d->s.file.path);
+	d->s.made = 0;
+	session_forget(d);
+}
+
+/*
+ * The session's working directory: the process goes there; the stages
+ * are launched there at the first session, and at a later one in another
+ * directory the prompt is rendered again and the MCP servers restarted
+ * there (as /new does). 0, or -1 with err.
+ */
+static int
+enter(struct acp *a, struct start *st, const char *cwd, char *err, size_t errsz)
+{
+	struct driver *d = a->d;
+	struct mc_buf b = {0};
+	char *real;
+
+	if (cwd[0] != '/') {
+		snprintf(err, errsz, "cwd: not an absolute path: %s", cwd);
+		return -1;
+	}
+	if ((real = realpath(cwd, NULL)) == NULL || chdir(real) == -1) {
+		snprintf(err, errsz, "cwd: %s: %s", cwd, strerror(errno));
+		free(real);
+		return -1;
+	}
+	if (st->launched && strcmp(real, d->c.cwd) == 0) {
+		free(real);
+		return 0;
+	}
+	free(d->c.cwd);
+	d->c.cwd = real;
+	workspace_free(&d->c);
+	workspace_init(&d->c);
+	if (!st->launched) {
+		if (session_resolve(d) == -1 || stages_launch(d) == -1) {
+			snprintf(err, errsz, "the session's stages could not start (mc's message is "
+			    "on stderr)");
+			return -1;
+		}
+		st->launched = 1;
+		return 0;
+	}
+	if (stages_prompt(d, 0, d->c.keep_going, -1, &b) == -1) {
+		mc_buf_free(&b);
+		snprintf(err, errsz, "the prompt could not be built in %s (mc's message is on "
+		    "stderr)", real);
+		return -1;
+	}
+	mc_buf_free(&d->s.prompt);
+	d->s.prompt = b;
+	mcp_restart(d);
+	toolsearch_forget(d);
+	return 0;
+}
+
+/* modes: {currentModeId, availableModes} (SPEC 22's modes). */
+static cJSON *
+modes_of(const struct driver *d)
+{
+	static const char *const about[] = {
+		[MODE_DEFAULT] = "asks before write, edit, bash and MCP tools",
+		[MODE_ACCEPT_EDITS] = "writes and edits inside the working directory unasked",
+		[MODE_PLAN] = "read-only tools; the answer is a plan",
+		[MODE_YES] = "runs every tool unasked",
+	};
+	cJSON *m = mc_json_new_obj(), *list = mc_json_new_arr(), *e;
+	int i;
+
+	mc_json_add_str(m, "currentModeId", mode_name(d->mode.now));
+	for (i = MODE_DEFAULT; i <= MODE_YES; i++) {
+		e = mc_json_new_obj();
+		mc_json_add_str(e, "id", mode_name((enum mode)i));
+		mc_json_add_str(e, "name", mode_name((enum mode)i));
+		mc_json_add_str(e, "description", about[i]);
+		mc_json_push(list, e);
+	}
+	mc_json_add(m, "availableModes", list);
+	return m;
+}
+
+static void
+initialize(struct acp *a, const cJSON *id, const cJSON *params)
+{
+	const cJSON *fs = mc_json_obj(mc_json_obj(params, "clientCapabilities"), "fs");
+	cJSON *r = mc_json_new_obj(), *caps = mc_json_new_obj(), *pc = mc_json_new_obj();
+	cJSON *mcp = mc_json_new_obj(), *info = mc_json_new_obj();
+
+	if (!cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(params, "protocolVersion"))) {
+		cJSON_Delete(r);
+		cJSON_Delete(caps);
+		cJSON_Delete(pc);
+		cJSON_Delete(mcp);
+		cJSON_Delete(info);
+		acp_error(a, id, RPC_PARAMS, "initialize: protocolVersion: expected a number");
+		return;
+	}
+	a->fs_read = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(fs, "readTextFile"));
+	a->fs_write = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(fs, "writeTextFile"));
+	a->initialized = 1;
+	/* Whatever the client speaks, the answer is the version mc speaks. */
+	mc_json_add_num(r, "protocolVersion", ACP_PROTOCOL);
+	mc_json_add(caps, "loadSession", cJSON_CreateTrue());
+	mc_json_add(pc, "image", cJSON_CreateFalse());
+	mc_json_add(pc, "audio", cJSON_CreateFalse());
+	mc_json_add(pc, "embeddedContext", cJSON_CreateTrue());
+	mc_json_add(caps, "promptCapabilities", pc);
+	mc_json_add(mcp, "http", cJSON_CreateFalse());
+	mc_json_add(mcp, "sse", cJSON_CreateFalse());
+	mc_json_add(caps, "mcpCapabilities", mcp);
+	mc_json_add(r, "agentCapabilities", caps);
+	mc_json_add(r, "authMethods", mc_json_new_arr());
+	mc_json_add_str(info, "name", "mc");
+	mc_json_add_str(info, "title", "mc");
+	mc_json_add_str(info, "version", MC_VERSION);
+	mc_json_add(r, "agentInfo", info);
+	acp_reply(a, id, r);
+}
+
+/* A session begun (new or loaded): its mode the run's, its id known. */
+static void
+begun(struct acp *a, const struct start *st)
+{
+	if (!is_known(a, a->d->s.file.id))
+		mc_json_push(a->known, mc_json_new_str(a->d->s.file.id));
+	mode_set(a->d, st->mode);
+	a->d->mode.before = st->mode;
+}
+
+static void
+session_new(struct acp *a, struct start *st, const cJSON *id, const cJSON *params)
+{
+	struct driver *d = a->d;
+	const char *cwd = mc_json_str(params, "cwd");
+	char err[1024];
+	cJSON *r;
+
+	if (cwd == NULL) {
+		acp_error(a, id, RPC_PARAMS, "session/new: cwd: expected an absolute path");
+		return;
+	}
+	leave(a);
+	if (enter(a, st, cwd, err, sizeof err) == -1) {
+		acp_error(a, id, RPC_PARAMS, "session/new: %s", err);
+		return;
+	}
+	if (session_resolve(d) == -1 || session_begin(d) == -1) {
+		acp_error(a, id, RPC_INTERNAL, "session/new: the session could not be made "
+		    "(mc's message is on stderr)");
+		return;
+	}
+	d->s.made = 1;
+	begun(a, st);
+	r = mc_json_new_obj();
+	mc_json_add_str(r, "sessionId", d->s.file.id);
+	mc_json_add(r, "modes", modes_of(d));
+	acp_reply(a, id, r);
+	acp_commands_update(a);
+}
+
+/* The session id, resumed from its file (for session/load, its history
+ * replayed). 0, or -1 with err. */
+static int
+resume(struct acp *a, const char *sid, char *err, size_t errsz)
+{
+	struct driver *d = a->d;
+	int r;
+
+	leave(a);
+	d->c.session = sid;
+	d->c.cont = 0;
+	r = session_resume(d) == -1 || session_resolve(d) == -1 ? -1 : 0;
+	d->c.session = NULL;
+	if (r == -1) {
+		snprintf(err, errsz, "session %s could not be loaded (mc's message is on stderr)",
+		    sid);
+		session_forget(d);
+	}
+	return r;
+}
+
+static void
+session_load(struct acp *a, struct start *st, const cJSON *id, const cJSON *params)
+{
+	const char *sid = mc_json_str(params, "sessionId"), *cwd = mc_json_str(params, "cwd");
+	char err[1024];
+	cJSON *r;
+
+	if (sid == NULL || !mc_session_id_valid(sid)) {
+		acp_error(a, id, RPC_PARAMS, "session/load: sessionId: not an mc session id");
+		return;
+	}
+	if (cwd == NULL) {
+		acp_error(a, id, RPC_PARAMS, "session/load: cwd: expected an absolute path");
+		return;
+	}
+	leave(a);
+	if (enter(a, st, cwd, err, sizeof err) == -1 || resume(a, sid, err, sizeof err) == -1) {
+		acp_error(a, id, RPC_PARAMS, "session/load: %s", err);
+		return;
+	}
+	begun(a, st);
+	acp_replay(a);
+	r = mc_json_new_obj();
+	mc_json_add(r, "modes", modes_of(a->d));
+	acp_reply(a, id, r);
+	acp_commands_update(a);
+}
+
+/* The session a request names, in use: the one in use, or another this
+ * connection made or loaded, resumed. 0, or -1 after answering id. */
+static int
+use(struct acp *a, const cJSON *id, const char *method, const cJSON *params)
+{
+	const char *sid = mc_json_str(params, "sessionId");
+	char err[1024];
+
+	if (sid == NULL || !is_known(a, sid)) {
+		acp_error(a, id, RPC_PARAMS, "%s: unknown session: %s", method, sid ? sid : "(none)");
+		return -1;
+	}
+	if (a->d->s.open && strcmp(sid, a->d->s.file.id) == 0)
+		return 0;
+	if (resume(a, sid, err, sizeof err) == -1) {
+		acp_error(a, id, RPC_INTERNAL, "%s: %s", method, err);
+		return -1;
+	}
+	return 0;
+}
+
+static void
+set_mode(struct acp *a, const cJSON *id, const cJSON *params)
+{
+	const char *m = mc_json_str(params, "modeId");
+	int k;
+
+	if (use(a, id, "session/set_mode", params) == -1)
+		return;
+	if (m == NULL || (k = mode_parse(m)) == -1) {
+		acp_error(a, id, RPC_PARAMS, "session/set_mode: modeId: unknown mode \"%s\" "
+		    "(default, accept-edits, plan or yes)", m ? m : "");
+		return;
+	}
+	mode_set(a->d, (enum mode)k);
+	acp_reply(a, id, mc_json_new_obj());
+}
+
+/* The path of a file:// URI, or the URI itself. */
+static const char *
+uri_path(const char *uri)
+{
+	return strncmp(uri, "file://", 7) == 0 ? uri + 7 : uri;
+}
+
+/*
+ * The prompt's blocks as the user's message: text as it is; a
+ * resource_link named in a line of its own; an embedded text resource
+ * as a context block ({file, content}, for mentions_attach). NULL with
+ * err for a block mc does not take.
+ */
+static char *
+message_of(const cJSON *prompt, cJSON **blocks, char *err, size_t errsz)
+{
+	struct mc_buf b = {0};
+	const cJSON *e, *res;
+	const char *type, *s, *uri;
+	cJSON *blk;
+
+	*blocks = mc_json_new_arr();
+	cJSON_ArrayForEach(e, prompt) {
+		type = mc_json_str(e, "type") ? mc_json_str(e, "type") : "";
+		if (strcmp(type, "text") == 0 && (s = mc_json_str(e, "text")) != NULL) {
+			mc_buf_adds(&b, s);
+		} else if (strcmp(type, "resource_link") == 0 && (uri = mc_json_str(e, "uri")) != NULL) {
+			mc_buf_printf(&b, "%s%s", b.len && b.data[b.len - 1] != '\n' ? "\n" : "",
+			    uri_path(uri));
+			mc_buf_addc(&b, '\n');
+		} else if (strcmp(type, "resource") == 0 && (res = mc_json_obj(e, "resource")) != NULL &&
+		    (uri = mc_json_str(res, "uri")) != NULL && (s = mc_json_str(res, "text")) != NULL) {
+			blk = mc_json_new_obj();
+			mc_json_add_str(blk, "file", uri_path(uri));
+			mc_json_add_str(blk, "content", s);
+			mc_json_push(*blocks, blk);
+		} else {
+			snprintf(err, errsz, "prompt: a %s block mc does not take%s", *type ? type :
+			    "typeless", strcmp(type, "image") == 0 ? " yet (promptCapabilities.image "
+			    "is false)" : strcmp(type, "resource") == 0 ? " (a binary resource)" : "");
+			mc_buf_free(&b);
+			cJSON_Delete(*blocks);
+			*blocks = NULL;
+			return NULL;
+		}
+	}
+	mc_buf_adds(&b, "");
+	return mc_buf_steal(&b);
+}
+
+/* A new session's title, from its first message (title.c). */
+static void
+titled(struct driver *d, const char *text)
+{
+	cJSON *l;
+	char *t;
+
+	if (d->s.title != NULL || (t = title_of(text)) == NULL)
+		return;
+	l = mc_json_new_obj();
+	mc_json_add_str(l, "type", "title");
+	mc_json_add_str(l, "title", t);
+	if (session_add(d, l) == 0)
+		d->s.title = t;
+	else
+		free(t);
+}
+
+/* The stopReason of a turn's outcome; NULL for a failure. */
+static const char *
+stop_reason(enum outcome o)
+{
+	switch (o) {
+	case OUT_STOP:
+		return "end_turn";
+	case OUT_LENGTH:
+		return "max_tokens";
+	case OUT_MAX_STEPS:
+		return "max_turn_requests";
+	case OUT_REFUSAL:
+		return "refusal";
+	case OUT_CANCELLED:
+	case OUT_TIMEOUT:
+		return "cancelled";
+	default:
+		return NULL;
+	}
+}
+
+/* A prompt's turn, answered with its stopReason (or the error). */
+static void
+run_turn(struct acp *a, const cJSON *id, const char *text, cJSON *blocks)
+{
+	struct driver *d = a->d;
+	const char *why;
+	enum outcome o;
+	cJSON *r;
+
+	free(a->last_error);
+	a->last_error = NULL;
+	cJSON_Delete(a->calls);
+	a->calls = mc_json_new_obj();
+	titled(d, text);
+	acp_turn_begins(a, d->s.file.id);
+	interrupted = 0;
+	if (mentions_attach(d, blocks) == -1)	/* the embedded resources */
+		o = OUT_ERROR;
+	else
+		o = turn(d, text);
+	acp_turn_ends(a);
+	interrupted = 0;
+	if ((why = stop_reason(o)) == NULL) {
+		acp_error(a, id, RPC_INTERNAL, "%s", a->last_error ? a->last_error :
+		    "the turn failed; mc's message is on stderr");
+		return;
+	}
+	r = mc_json_new_obj();
+	mc_json_add_str(r, "stopReason", why);
+	acp_reply(a, id, r);
+}
+
+/* /compact [FOCUS], /go [TEXT] and the custom commands: 1 when line was
+ * one (answered, or *text set to the message it sends), 0 when not. */
+static int
+slash(struct acp *a, const cJSON *id, const char *line, char **text)
+{
+	struct driver *d = a->d;
+	const char *arg = line + strcspn(line, " \t\n");
+	size_t n = (size_t)(arg - line);
+	char err[1024], *model = NULL;
+	cJSON *r;
+	int k;
+
+	arg += strspn(arg, " \t\n");
+	*text = NULL;
+	if (n == 8 && memcmp(line, "/compact", 8) == 0) {
+		interrupted = 0;
+		k = compact_run(d, COMPACT_HAND, *arg ? arg : NULL, NULL);
+		interrupted = 0;
+		if (k == -1) {
+			acp_error(a, id, RPC_INTERNAL, "/compact failed; mc's message is on stderr");
+			return 1;
+		}
+		r = mc_json_new_obj();
+		mc_json_add_str(r, "stopReason", "end_turn");
+		acp_reply(a, id, r);
+		return 1;
+	}
+	if (n == 3 && memcmp(line, "/go", 3) == 0) {
+		if ((*text = mode_go(d, arg)) == NULL) {
+			acp_error(a, id, RPC_PARAMS, "/go: not in plan mode");
+			return 1;
+		}
+		acp_mode_update(a);
+		return 1;
+	}
+	if ((k = commands_build(d, line, text, &model, err, sizeof err)) == 0)
+		return 0;
+	if (k < 0) {
+		acp_error(a, id, RPC_PARAMS, "%s", err);
+		return 1;
+	}
+	if (model != NULL) {	/* the command's model, as /model would make it */
+		free(d->s.model);
+		d->s.model = model;
+		d->s.tell_model = 1;
+		session_record(d);
+	}
+	return 1;
+}
+
+static void
+prompt(struct acp *a, const cJSON *id, const cJSON *params)
+{
+	const cJSON *p = cJSON_GetObjectItemCaseSensitive(params, "prompt");
+	char err[512], *text, *sent = NULL;
+	cJSON *blocks;
+
+	if (!cJSON_IsArray(p)) {
+		acp_error(a, id, RPC_PARAMS, "session/prompt: prompt: expected an array of blocks");
+		return;
+	}
+	if (use(a, id, "session/prompt", params) == -1)
+		return;
+	if ((text = message_of(p, &blocks, err, sizeof err)) == NULL) {
+		acp_error(a, id, RPC_PARAMS, "session/prompt: %s", err);
+		return;
+	}
+	if (text[0] == '/' && text[1] != '/' && slash(a, id, text, &sent) && sent == NULL) {
+		free(text);
+		cJSON_Delete(blocks);
+		return;
+	}
+	run_turn(a, id, sent ? sent : text[0] == '/' && text[1] == '/' ? text + 1 : text, blocks);
+	free(sent);
+	free(text);
+}
+
+/* One message of the client's: its method run, or the error said. */
+static void
+handle(struct acp *a, struct start *st, const cJSON *m)
+{
+	const char *method = mc_json_str(m, "method");
+	const cJSON *id = cJSON_GetObjectItemCaseSensitive(m, "id");
+	const cJSON *params = cJSON_GetObjectItemCaseSensitive(m, "params");
+
+	if (method == NULL) {
+		acp_error(a, id, RPC_INVALID, "invalid request: no method");
+		return;
+	}
+	if (params != NULL && !cJSON_IsObject(params) && !cJSON_IsNull(params)) {
+		if (id != NULL)
+			acp_error(a, id, RPC_PARAMS, "%s: params: expected an object", method);
+		return;
+	}
+	if (id == NULL)
+		return;		/* a notification mc has no use for */
+	if (strcmp(method, "initialize") == 0)
+		initialize(a, id, params);
+	else if (strcmp(method, "authenticate") == 0)
+		acp_reply(a, id, mc_json_new_obj());	/* no methods: nothing to do */
+	else if (!a->initialized)
+		acp_error(a, id, RPC_INVALID, "%s: initialize comes first", method);
+	else if (strcmp(method, "session/new") == 0)
+		session_new(a, st, id, params);
+	else if (strcmp(method, "session/load") == 0)
+		session_load(a, st, id, params);
+	else if (strcmp(method, "session/prompt") == 0)
+		prompt(a, id, params);
+	else if (strcmp(method, "session/set_mode") == 0)
+		set_mode(a, id, params);
+	else
+		acp_error(a, id, RPC_METHOD, "method not found: %s", method);
+}
+
+int
+acp_main(struct driver *d)
+{
+	struct acp a = { .d = d };
+	struct front f = { .event = acp_event, .asks = acp_asks, .arg = &a };
+	struct start st = { .mode = d->mode.now };
+	cJSON *m;
+
+	/* The turn's events go to the front end, never to stdout. */
+	d->c.json = 1;
+	d->front = &f;
+	d->t.out = d->t.color = 0;
+	a.known = mc_json_new_arr();
+	a.calls = mc_json_new_obj();
+	mc_settings_warn(&d->c.set);	/* once for the run: the stages get -q */
+	if (acp_wire_start(&a) == -1) {
+		d->front = NULL;
+		return MC_EXIT_FAIL;
+	}
+	while (!terminated && (m = acp_next(&a)) != NULL) {
+		handle(&a, &st, m);
+		cJSON_Delete(m);
+	}
+	leave(&a);
+	acp_wire_stop(&a);
+	d->front = NULL;
+	cJSON_Delete(a.known);
+	cJSON_Delete(a.calls);
+	free(a.last_error);
+	return MC_EXIT_OK;
+}
