@@ -20,7 +20,9 @@ The script is a JSON array of steps, played in order:
   {"wait_update": KIND} until a session/update of that kind has come
                         (after those already waited for)
   {"sleep": S}
-  {"close": true}       close CMD's stdin
+  {"close": true}       close CMD's stdin; the processes below CMD then
+                        are noted, and at the end {"left": [PID...]}
+                        prints those still running
 
 Requests CMD sends are answered at once, as "answers" says (an object
 given as a step of its own, {"answers": {...}}, replacing what it set):
@@ -35,6 +37,7 @@ given as a step of its own, {"answers": {...}}, replacing what it set):
 fs/write_text_file is answered {} and the file's new text kept in files.
 """
 import json
+import os
 import subprocess
 import sys
 import threading
@@ -132,6 +135,33 @@ def wait_for(pred, deadline):
         return True
 
 
+def below(pid):
+    """The processes below pid, from /proc."""
+    kids = {}
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            try:
+                with open("/proc/%s/stat" % d) as f:
+                    ppid = int(f.read().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            kids.setdefault(ppid, []).append(int(d))
+    found, todo = [], [pid]
+    while todo:
+        for k in kids.get(todo.pop(), []):
+            found.append(k)
+            todo.append(k)
+    return found
+
+
+def running(pid):
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
 def main():
     args = sys.argv[1:]
     timeout = 20.0
@@ -173,6 +203,7 @@ def main():
         elif "sleep" in step:
             time.sleep(step["sleep"])
         elif step.get("close"):
+            state["below"] = below(proc.pid)
             proc.stdin.close()
     if not proc.stdin.closed:
         try:
@@ -187,6 +218,9 @@ def main():
         status = "timeout"
     t.join(2)
     out({"exit": status})
+    if "below" in state:
+        time.sleep(0.5)
+        out({"left": [p for p in state["below"] if running(p)]})
 
 
 if __name__ == "__main__":

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "acp.h"
@@ -41,18 +42,48 @@ is_known(const struct acp *a, const char *id)
 	return 0;
 }
 
-/* The session in use left: one made here that holds nothing goes. */
+/* The session in use left (a prompt may come back to it). */
 static void
 leave(struct acp *a)
 {
-	struct driver *d = a->d;
+	if (a->d->s.open)
+		session_forget(a->d);
+}
 
-	if (!d->s.open)
-		return;
-	if (d->s.made && d->s.file.items == 0 && d->s.file.path != NULL)
-		unlink(d->s.file.path);
-	d->s.made = 0;
-	session_forget(d);
+/* At the end: the sessions made here that hold nothing go. */
+static void
+sweep(struct acp *a)
+{
+	struct mc_session s = {0};
+	const cJSON *e;
+	char err[512];
+
+	leave(a);
+	cJSON_ArrayForEach(e, a->made) {
+		if (mc_session_read(&s, a->d->c.set.home, e->valuestring, err, sizeof err) == 0 &&
+		    s.items == 0 && s.path != NULL)
+			unlink(s.path);
+		mc_session_close(&s);
+		memset(&s, 0, sizeof s);
+	}
+}
+
+/* A working directory a session may have: absolute, there. */
+static int
+cwd_ok(const char *cwd, char *err, size_t errsz)
+{
+	struct stat st;
+
+	if (cwd == NULL || cwd[0] != '/') {
+		snprintf(err, errsz, "cwd: expected an absolute path%s%s", cwd ? ", not " : "",
+		    cwd ? cwd : "");
+		return -1;
+	}
+	if (stat(cwd, &st) == -1 || !S_ISDIR(st.st_mode)) {
+		snprintf(err, errsz, "cwd: %s: %s", cwd, errno ? strerror(errno) : "not a directory");
+		return -1;
+	}
+	return 0;
 }
 
 /*
@@ -68,10 +99,6 @@ enter(struct acp *a, struct start *st, const char *cwd, char *err, size_t errsz)
 	struct mc_buf b = {0};
 	char *real;
 
-	if (cwd[0] != '/') {
-		snprintf(err, errsz, "cwd: not an absolute path: %s", cwd);
-		return -1;
-	}
 	if ((real = realpath(cwd, NULL)) == NULL || chdir(real) == -1) {
 		snprintf(err, errsz, "cwd: %s: %s", cwd, strerror(errno));
 		free(real);
@@ -188,8 +215,8 @@ session_new(struct acp *a, struct start *st, const cJSON *id, const cJSON *param
 	char err[1024];
 	cJSON *r;
 
-	if (cwd == NULL) {
-		acp_error(a, id, RPC_PARAMS, "session/new: cwd: expected an absolute path");
+	if (cwd_ok(cwd, err, sizeof err) == -1) {
+		acp_error(a, id, RPC_PARAMS, "session/new: %s", err);
 		return;
 	}
 	leave(a);
@@ -202,7 +229,7 @@ session_new(struct acp *a, struct start *st, const cJSON *id, const cJSON *param
 		    "(mc's message is on stderr)");
 		return;
 	}
-	d->s.made = 1;
+	mc_json_push(a->made, mc_json_new_str(d->s.file.id));
 	begun(a, st);
 	r = mc_json_new_obj();
 	mc_json_add_str(r, "sessionId", d->s.file.id);
@@ -243,8 +270,8 @@ session_load(struct acp *a, struct start *st, const cJSON *id, const cJSON *para
 		acp_error(a, id, RPC_PARAMS, "session/load: sessionId: not an mc session id");
 		return;
 	}
-	if (cwd == NULL) {
-		acp_error(a, id, RPC_PARAMS, "session/load: cwd: expected an absolute path");
+	if (cwd_ok(cwd, err, sizeof err) == -1) {
+		acp_error(a, id, RPC_PARAMS, "session/load: %s", err);
 		return;
 	}
 	leave(a);
@@ -546,6 +573,7 @@ acp_main(struct driver *d)
 	d->front = &f;
 	d->t.out = d->t.color = 0;
 	a.known = mc_json_new_arr();
+	a.made = mc_json_new_arr();
 	a.calls = mc_json_new_obj();
 	mc_settings_warn(&d->c.set);	/* once for the run: the stages get -q */
 	if (acp_wire_start(&a) == -1) {
@@ -556,10 +584,11 @@ acp_main(struct driver *d)
 		handle(&a, &st, m);
 		cJSON_Delete(m);
 	}
-	leave(&a);
+	sweep(&a);
 	acp_wire_stop(&a);
 	d->front = NULL;
 	cJSON_Delete(a.known);
+	cJSON_Delete(a.made);
 	cJSON_Delete(a.calls);
 	free(a.last_error);
 	return MC_EXIT_OK;

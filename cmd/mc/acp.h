@@ -45,6 +45,7 @@ struct acp {
 	int fs_read, fs_write;	/* the client's fs capabilities */
 	int initialized;
 	cJSON *known;		/* the session ids made or loaded here */
+	cJSON *made;		/* of them, those made here */
 	cJSON *calls;		/* this turn's calls: call_id -> {name, arguments} */
 	char *last_error;	/* the turn's last error said, for the answer */
 };
