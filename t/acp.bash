@@ -17,7 +17,7 @@ acp() {
 	else
 		steps='[]'
 	fi
-	printf '%s\n' "$steps" "$@" | jq -s 'add // [] | if type == "array" then . else [.] end' \
+	printf '%s\n' "$steps" "$@" | jq -s 'map(if type == "array" then . else [.] end) | add // []' \
 		> "$BATS_TEST_TMPDIR/acp-script.json"
 	# shellcheck disable=SC2086 # ACP_ARGS: words
 	run --separate-stderr python3 "$BATS_TEST_DIRNAME/fake-acp-client.py" --timeout "${ACP_TIMEOUT:-20}" \
