@@ -272,6 +272,13 @@ tool_read(struct call *c)
 		read_skill(c, path, offset, limit);
 		return;
 	}
+	/* --buffer-in: the editor's text of the file, read as the file. */
+	if (c->buffer_in != -1) {
+		fd = c->buffer_in;
+		c->buffer_in = -1;
+		memset(&st, 0, sizeof st);
+		goto page;
+	}
 	/* O_NONBLOCK: a FIFO with no writer must not hang the call. */
 	if ((fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)) == -1) {
 		say(c, "error: %s: %s\n", path, strerror(errno));
@@ -292,6 +299,7 @@ tool_read(struct call *c)
 		close(fd);
 		return;
 	}
+page:
 	pager_init(&pg, &c->out, offset, limit);
 	for (;;) {
 		n = read(fd, buf, sizeof buf);

@@ -564,7 +564,8 @@ int
 acp_main(struct driver *d)
 {
 	struct acp a = { .d = d };
-	struct front f = { .event = acp_event, .asks = acp_asks, .arg = &a };
+	struct front f = { .event = acp_event, .asks = acp_asks, .buffers = acp_buffers,
+	    .load = acp_load, .save = acp_save, .arg = &a };
 	struct start st = { .mode = d->mode.now };
 	cJSON *m;
 

@@ -72,4 +72,9 @@ void acp_replay(struct acp *a);
 void acp_mode_update(struct acp *a);
 void acp_commands_update(struct acp *a);
 
+/* acpfs.c */
+int acp_buffers(struct driver *d, const cJSON *call, char **path);
+int acp_load(struct driver *d, const char *path, struct mc_buf *text, char **why);
+int acp_save(struct driver *d, const char *path, const char *text, size_t n, char **why);
+
 #endif

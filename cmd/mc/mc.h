@@ -72,7 +72,8 @@
  *   acpupdate.c mc acp: the turn's events as session/update notifications,
  *              approvals as session/request_permission, a session replayed
  *   acpfs.c    mc acp: read, write and edit through the client's
- *              fs/read_text_file and fs/write_text_file
+ *              fs/read_text_file and fs/write_text_file (mc-tool call
+ *              --buffer-in, --buffer-out)
  */
 #ifndef MC_DRIVER_H
 #define MC_DRIVER_H
@@ -263,6 +264,8 @@ struct offer {
 };
 
 struct driver;
+#define FRONT_IN 1
+#define FRONT_OUT 2
 /*
  * A front end other than the terminal (mc acp): told of the turn path's
  * events, asked for approvals, offered the file tools' calls. NULL on a
@@ -276,9 +279,15 @@ struct front {
 	 * interrupted) */
 	int (*asks)(struct driver *d, const char *name, const cJSON *call, char **pre,
 	    size_t npre);
-	/* tools.c: a call of mc-tool's run by the front end instead (its
-	 * output item), or NULL to run it as usual */
-	cJSON *(*runs)(struct driver *d, const cJSON *call);
+	/* tools.c: what of a read, write or edit call goes through the
+	 * editor's buffers (FRONT_IN: the file's text is the editor's;
+	 * FRONT_OUT: the new text is the editor's to keep), or 0; *path the
+	 * file's absolute path (malloc'ed) when not 0 */
+	int (*buffers)(struct driver *d, const cJSON *call, char **path);
+	/* the editor's text of path, or the editor's keeping text: 0, or
+	 * -1 with *why the call's output (malloc'ed) */
+	int (*load)(struct driver *d, const char *path, struct mc_buf *text, char **why);
+	int (*save)(struct driver *d, const char *path, const char *text, size_t n, char **why);
 	void *arg;		/* the front end's own */
 };
 
