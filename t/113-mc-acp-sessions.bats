@@ -39,8 +39,8 @@ setup_file_local() {
 	assert_equal "$(answer 4 .error.code)" -32602
 }
 
-@test "session/set_mode: the mode the next turn runs in (plan offers read-only tools); unknown modes refused; /go leaves plan" {
-	fake_start "[$(text 'the plan'), $(text 'carried out')]"
+@test "session/set_mode: the mode the next turn runs in (plan offers read-only tools, its answer's list a plan update); unknown modes refused; /go leaves plan" {
+	fake_start "[$(text "$(printf 'First:\n1. read the code\n- fix it\nthen done')"), $(text '- carried out')]"
 	use_fake
 	acp '{"send":{"id":3,"method":"session/set_mode","params":{"sessionId":"$SESSION","modeId":"plan"}}}' \
 		'{"wait":3}' \
@@ -51,6 +51,9 @@ setup_file_local() {
 	assert_equal "$(fake_request 1 '[.body.tools[].function.name] | sort | join(",")')" 'find,grep,read'
 	assert_equal "$(fake_request 2 '.body.messages[-1].content')" 'Carry out the plan. now'
 	assert_equal "$(updates current_mode_update | jq -r .currentModeId)" default
+	# one plan update, after the plan-mode turn only
+	assert_equal "$(updates plan | jq -c .entries)" \
+		'[{"content":"read the code","priority":"medium","status":"pending"},{"content":"fix it","priority":"medium","status":"pending"}]'
 	assert_equal "$(answer 6 .result.stopReason)" end_turn
 	protocol_only
 }

@@ -425,6 +425,7 @@ run_turn(struct acp *a, const cJSON *id, const char *text, cJSON *blocks)
 
 	free(a->last_error);
 	a->last_error = NULL;
+	a->said.len = 0;
 	cJSON_Delete(a->calls);
 	a->calls = mc_json_new_obj();
 	titled(d, text);
@@ -436,6 +437,8 @@ run_turn(struct acp *a, const cJSON *id, const char *text, cJSON *blocks)
 		o = turn(d, text);
 	acp_turn_ends(a);
 	interrupted = 0;
+	if (o == OUT_STOP && d->mode.now == MODE_PLAN)
+		acp_plan_update(a);
 	if ((why = stop_reason(o)) == NULL) {
 		acp_error(a, id, RPC_INTERNAL, "%s", a->last_error ? a->last_error :
 		    "the turn failed; mc's message is on stderr");
@@ -592,5 +595,6 @@ acp_main(struct driver *d)
 	cJSON_Delete(a.made);
 	cJSON_Delete(a.calls);
 	free(a.last_error);
+	mc_buf_free(&a.said);
 	return MC_EXIT_OK;
 }

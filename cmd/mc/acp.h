@@ -48,6 +48,7 @@ struct acp {
 	cJSON *made;		/* of them, those made here */
 	cJSON *calls;		/* this turn's calls: call_id -> {name, arguments} */
 	char *last_error;	/* the turn's last error said, for the answer */
+	struct mc_buf said;	/* the turn's answers' text, for a plan */
 };
 
 /* acpwire.c */
@@ -71,6 +72,7 @@ int acp_asks(struct driver *d, const char *name, const cJSON *call, char **pre, 
 void acp_replay(struct acp *a);
 void acp_mode_update(struct acp *a);
 void acp_commands_update(struct acp *a);
+void acp_plan_update(struct acp *a);
 
 /* acpfs.c */
 int acp_buffers(struct driver *d, const cJSON *call, char **path);

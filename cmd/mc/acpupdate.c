@@ -257,8 +257,11 @@ acp_event(struct driver *d, cJSON *ev)
 
 	if (type == NULL)
 		type = "";
-	if ((strcmp(type, "text") == 0 || strcmp(type, "refusal") == 0) && delta != NULL)
+	if ((strcmp(type, "text") == 0 || strcmp(type, "refusal") == 0) && delta != NULL) {
 		chunk(a, "agent_message_chunk", delta);
+		if (a->said.len < (1u << 20))
+			mc_buf_adds(&a->said, delta);
+	}
 	else if (strcmp(type, "reasoning") == 0 && delta != NULL)
 		chunk(a, "agent_thought_chunk", delta);
 	else if (strcmp(type, "tool_call") == 0 && cid != NULL && name != NULL)
@@ -410,6 +413,63 @@ acp_mode_update(struct acp *a)
 	cJSON *u = update_new("current_mode_update");
 
 	mc_json_add_str(u, "currentModeId", mode_name(a->d->mode.now));
+	acp_update(a, u);
+}
+
+/* The item a line of a list is: after "- ", "* ", "+ ", "1. " or "1) ",
+ * its length in *n; NULL when the line is not one. */
+static const char *
+list_item(const char *line, size_t len, size_t *n)
+{
+	const char *p = line, *end = line + len;
+
+	while (p < end && (*p == ' ' || *p == '\t'))
+		p++;
+	if (p < end && strchr("-*+", *p) != NULL)
+		p++;
+	else {
+		if (p == end || *p < '0' || *p > '9')
+			return NULL;
+		while (p < end && *p >= '0' && *p <= '9')
+			p++;
+		if (p == end || (*p != '.' && *p != ')'))
+			return NULL;
+		p++;
+	}
+	if (p == end || (*p != ' ' && *p != '\t'))
+		return NULL;
+	while (p < end && (*p == ' ' || *p == '\t'))
+		p++;
+	*n = (size_t)(end - p);
+	return *n > 0 ? p : NULL;
+}
+
+/* plan: plan mode's answer is the plan (SPEC 22); its list items, each
+ * an entry, pending; nothing when it has none. */
+void
+acp_plan_update(struct acp *a)
+{
+	const char *p = a->said.data, *end = p + a->said.len, *nl, *item;
+	cJSON *u, *list = mc_json_new_arr(), *e;
+	size_t n;
+
+	for (; p != NULL && p < end; p = nl + 1) {
+		if ((nl = memchr(p, '\n', (size_t)(end - p))) == NULL)
+			nl = end;
+		if ((item = list_item(p, (size_t)(nl - p), &n)) == NULL)
+			continue;
+		e = mc_json_new_obj();
+		mc_json_add_owned(e, "content", mc_strndup(item, n));
+		mc_json_add_str(e, "priority", "medium");
+		mc_json_add_str(e, "status", "pending");
+		mc_json_push(list, e);
+	}
+	if (cJSON_GetArraySize(list) == 0) {
+		cJSON_Delete(list);
+		return;
+	}
+	u = update_new("plan");
+	mc_json_add(u, "entries", list);
 	acp_update(a, u);
 }
 
