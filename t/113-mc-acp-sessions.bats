@@ -83,3 +83,27 @@ setup_file_local() {
 	assert_equal "$(fake_request 1 '.body.messages[-1].content')" \
 		"$(printf '<Context File=%s/b.c>\nint b;\n</Context>\n\nlook at\n%s/a.c' "$W" "$W")"
 }
+
+@test "session/new's mcpServers (stdio) run beside the settings' servers; their tools are offered, asked about and called; bad entries are refused" {
+	fake_start "[$(calls "$(call c1 ed__echo '{"text":"hi there"}')"), $(text done)]"
+	use_fake
+	jq --arg py "$MC_TOP/t/fake-mcp.py" '. + {mcp_servers: {mine: {command: "python3", args: [$py, "--no-tools"]}}}' \
+		"$MC_HOME/settings.json" > s && mv s "$MC_HOME/settings.json"
+	ACP_BARE=1 acp "$(jq -nc --arg w "$W" --arg py "$MC_TOP/t/fake-mcp.py" '[
+	  {send: {id: 1, method: "initialize", params: {protocolVersion: 1}}}, {wait: 1},
+	  {send: {id: 2, method: "session/new", params: {cwd: $w, mcpServers: [{name: "bad name", command: "x",
+	    args: [], env: []}]}}}, {wait: 2},
+	  {send: {id: 3, method: "session/new", params: {cwd: $w, mcpServers: [{name: "ed", command: "python3",
+	    args: [$py], env: [{name: "ED_VAR", value: "1"}]}]}}}, {wait: 3},
+	  {answers: {permission: ["allow_once"]}},
+	  {send: {id: 4, method: "session/prompt", params: {sessionId: "$SESSION",
+	    prompt: [{type: "text", text: "echo"}]}}}, {wait: 4}]')"
+	assert_success
+	assert_equal "$(answer 1 .result.agentCapabilities.mcpCapabilities)" '{"http":true,"sse":true}'
+	assert_equal "$(answer 2 .error.code)" -32602
+	assert_equal "$(answer 4 .result.stopReason)" end_turn
+	[[ $(fake_request 1 '[.body.tools[].function.name] | join(",")') == *ed__echo* ]]
+	assert_equal "$(requests session/request_permission | jq -r .params.toolCall.toolCallId)" c1
+	assert_equal "$(updates tool_call | jq -r .kind)" other
+	[[ $(fake_request 2 '.body.messages[-1].content') == *'hi there'* ]]
+}

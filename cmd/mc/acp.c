@@ -90,10 +90,11 @@ cwd_ok(const char *cwd, char *err, size_t errsz)
  * The session's working directory: the process goes there; the stages
  * are launched there at the first session, and at a later one in another
  * directory the prompt is rendered again and the MCP servers restarted
- * there (as /new does). 0, or -1 with err.
+ * there (as /new does); so are they when renew (the client's servers
+ * changed). 0, or -1 with err.
  */
 static int
-enter(struct acp *a, struct start *st, const char *cwd, char *err, size_t errsz)
+enter(struct acp *a, struct start *st, const char *cwd, int renew, char *err, size_t errsz)
 {
 	struct driver *d = a->d;
 	struct mc_buf b = {0};
@@ -106,6 +107,10 @@ enter(struct acp *a, struct start *st, const char *cwd, char *err, size_t errsz)
 	}
 	if (st->launched && strcmp(real, d->c.cwd) == 0) {
 		free(real);
+		if (renew) {	/* other MCP servers from the client */
+			mcp_restart(d);
+			toolsearch_forget(d);
+		}
 		return 0;
 	}
 	free(d->c.cwd);
@@ -132,6 +137,27 @@ enter(struct acp *a, struct start *st, const char *cwd, char *err, size_t errsz)
 	mcp_restart(d);
 	toolsearch_forget(d);
 	return 0;
+}
+
+/* The session's MCP servers beside the settings': the client's. 1 when
+ * they are not those in use, 0 when they are; -1 with err. */
+static int
+servers(struct acp *a, const cJSON *params, char *err, size_t errsz)
+{
+	struct driver *d = a->d;
+	char *more;
+
+	if (acp_servers_of(cJSON_GetObjectItemCaseSensitive(params, "mcpServers"), &more, err,
+	    errsz) == -1)
+		return -1;
+	if (more == d->mcp.more || (more != NULL && d->mcp.more != NULL &&
+	    strcmp(more, d->mcp.more) == 0)) {
+		free(more);
+		return 0;
+	}
+	free(d->mcp.more);
+	d->mcp.more = more;
+	return 1;
 }
 
 /* modes: {currentModeId, availableModes} (SPEC 22's modes). */
@@ -185,8 +211,10 @@ initialize(struct acp *a, const cJSON *id, const cJSON *params)
 	mc_json_add(pc, "audio", cJSON_CreateFalse());
 	mc_json_add(pc, "embeddedContext", cJSON_CreateTrue());
 	mc_json_add(caps, "promptCapabilities", pc);
-	mc_json_add(mcp, "http", cJSON_CreateFalse());
-	mc_json_add(mcp, "sse", cJSON_CreateFalse());
+	/* mc-mcp speaks streamable HTTP, and the older HTTP+SSE where a
+	 * server refuses it (SPEC 24). */
+	mc_json_add(mcp, "http", cJSON_CreateTrue());
+	mc_json_add(mcp, "sse", cJSON_CreateTrue());
 	mc_json_add(caps, "mcpCapabilities", mcp);
 	mc_json_add(r, "agentCapabilities", caps);
 	mc_json_add(r, "authMethods", mc_json_new_arr());
@@ -213,14 +241,16 @@ session_new(struct acp *a, struct start *st, const cJSON *id, const cJSON *param
 	struct driver *d = a->d;
 	const char *cwd = mc_json_str(params, "cwd");
 	char err[1024];
+	int renew;
 	cJSON *r;
 
-	if (cwd_ok(cwd, err, sizeof err) == -1) {
+	if (cwd_ok(cwd, err, sizeof err) == -1 ||
+	    (renew = servers(a, params, err, sizeof err)) == -1) {
 		acp_error(a, id, RPC_PARAMS, "session/new: %s", err);
 		return;
 	}
 	leave(a);
-	if (enter(a, st, cwd, err, sizeof err) == -1) {
+	if (enter(a, st, cwd, renew, err, sizeof err) == -1) {
 		acp_error(a, id, RPC_PARAMS, "session/new: %s", err);
 		return;
 	}
@@ -264,18 +294,21 @@ session_load(struct acp *a, struct start *st, const cJSON *id, const cJSON *para
 {
 	const char *sid = mc_json_str(params, "sessionId"), *cwd = mc_json_str(params, "cwd");
 	char err[1024];
+	int renew;
 	cJSON *r;
 
 	if (sid == NULL || !mc_session_id_valid(sid)) {
 		acp_error(a, id, RPC_PARAMS, "session/load: sessionId: not an mc session id");
 		return;
 	}
-	if (cwd_ok(cwd, err, sizeof err) == -1) {
+	if (cwd_ok(cwd, err, sizeof err) == -1 ||
+	    (renew = servers(a, params, err, sizeof err)) == -1) {
 		acp_error(a, id, RPC_PARAMS, "session/load: %s", err);
 		return;
 	}
 	leave(a);
-	if (enter(a, st, cwd, err, sizeof err) == -1 || resume(a, sid, err, sizeof err) == -1) {
+	if (enter(a, st, cwd, renew, err, sizeof err) == -1 ||
+	    resume(a, sid, err, sizeof err) == -1) {
 		acp_error(a, id, RPC_PARAMS, "session/load: %s", err);
 		return;
 	}
@@ -323,56 +356,6 @@ set_mode(struct acp *a, const cJSON *id, const cJSON *params)
 	}
 	mode_set(a->d, (enum mode)k);
 	acp_reply(a, id, mc_json_new_obj());
-}
-
-/* The path of a file:// URI, or the URI itself. */
-static const char *
-uri_path(const char *uri)
-{
-	return strncmp(uri, "file://", 7) == 0 ? uri + 7 : uri;
-}
-
-/*
- * The prompt's blocks as the user's message: text as it is; a
- * resource_link named in a line of its own; an embedded text resource
- * as a context block ({file, content}, for mentions_attach). NULL with
- * err for a block mc does not take.
- */
-static char *
-message_of(const cJSON *prompt, cJSON **blocks, char *err, size_t errsz)
-{
-	struct mc_buf b = {0};
-	const cJSON *e, *res;
-	const char *type, *s, *uri;
-	cJSON *blk;
-
-	*blocks = mc_json_new_arr();
-	cJSON_ArrayForEach(e, prompt) {
-		type = mc_json_str(e, "type") ? mc_json_str(e, "type") : "";
-		if (strcmp(type, "text") == 0 && (s = mc_json_str(e, "text")) != NULL) {
-			mc_buf_adds(&b, s);
-		} else if (strcmp(type, "resource_link") == 0 && (uri = mc_json_str(e, "uri")) != NULL) {
-			mc_buf_printf(&b, "%s%s", b.len && b.data[b.len - 1] != '\n' ? "\n" : "",
-			    uri_path(uri));
-			mc_buf_addc(&b, '\n');
-		} else if (strcmp(type, "resource") == 0 && (res = mc_json_obj(e, "resource")) != NULL &&
-		    (uri = mc_json_str(res, "uri")) != NULL && (s = mc_json_str(res, "text")) != NULL) {
-			blk = mc_json_new_obj();
-			mc_json_add_str(blk, "file", uri_path(uri));
-			mc_json_add_str(blk, "content", s);
-			mc_json_push(*blocks, blk);
-		} else {
-			snprintf(err, errsz, "prompt: a %s block mc does not take%s", *type ? type :
-			    "typeless", strcmp(type, "image") == 0 ? " yet (promptCapabilities.image "
-			    "is false)" : strcmp(type, "resource") == 0 ? " (a binary resource)" : "");
-			mc_buf_free(&b);
-			cJSON_Delete(*blocks);
-			*blocks = NULL;
-			return NULL;
-		}
-	}
-	mc_buf_adds(&b, "");
-	return mc_buf_steal(&b);
 }
 
 /* A new session's title, from its first message (title.c). */
@@ -512,7 +495,7 @@ prompt(struct acp *a, const cJSON *id, const cJSON *params)
 	}
 	if (use(a, id, "session/prompt", params) == -1)
 		return;
-	if ((text = message_of(p, &blocks, err, sizeof err)) == NULL) {
+	if ((text = acp_message_of(p, &blocks, err, sizeof err)) == NULL) {
 		acp_error(a, id, RPC_PARAMS, "session/prompt: %s", err);
 		return;
 	}
@@ -596,5 +579,7 @@ acp_main(struct driver *d)
 	cJSON_Delete(a.calls);
 	free(a.last_error);
 	mc_buf_free(&a.said);
+	free(d->mcp.more);
+	d->mcp.more = NULL;
 	return MC_EXIT_OK;
 }

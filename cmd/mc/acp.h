@@ -1,7 +1,8 @@
 /*
  * acp.h: mc acp's own state, shared by acp.c (the methods), acpwire.c
- * (the wire), acpupdate.c (the turn's events as session/update) and
- * acpfs.c (files through the client). SPEC 23.
+ * (the wire), acpupdate.c (the turn's events as session/update), acpin.c
+ * (the client's servers and prompts as mc's) and acpfs.c (files through
+ * the client). SPEC 23.
  */
 #ifndef MC_ACP_H
 #define MC_ACP_H
@@ -73,6 +74,10 @@ void acp_replay(struct acp *a);
 void acp_mode_update(struct acp *a);
 void acp_commands_update(struct acp *a);
 void acp_plan_update(struct acp *a);
+
+/* acpin.c */
+int acp_servers_of(const cJSON *list, char **out, char *err, size_t errsz);
+char *acp_message_of(const cJSON *prompt, cJSON **blocks, char *err, size_t errsz);
 
 /* acpfs.c */
 int acp_buffers(struct driver *d, const cJSON *call, char **path);

@@ -71,6 +71,8 @@
  *              requests to the client and their answers
  *   acpupdate.c mc acp: the turn's events as session/update notifications,
  *              approvals as session/request_permission, a session replayed
+ *   acpin.c    mc acp: the client's MCP servers and prompt blocks, as mc
+ *              takes them
  *   acpfs.c    mc acp: read, write and edit through the client's
  *              fs/read_text_file and fs/write_text_file (mc-tool call
  *              --buffer-in, --buffer-out)
@@ -227,6 +229,9 @@ struct mcp {
 	cJSON *extras;		/* its servers' resources and prompts (mc-mcp's
 				 * mcp_resource, mcp_template, mcp_prompt entries) */
 	int status;		/* a progress line is on the terminal */
+	char *more;		/* servers beside the settings' (mc acp: the
+				 * editor's), a JSON object as mcp_servers holds
+				 * them, for mc-mcp serve --servers; or NULL */
 };
 
 /* `mc-tool sandbox`, asked once a session. */
