@@ -60,3 +60,26 @@ output_of() {
 	assert_equal "$(cat f.txt)" DISK
 	assert_equal "$(requests fs/read_text_file)$(requests fs/write_text_file)" ''
 }
+
+@test "mc-tool call --buffer-in, --buffer-out: the text given is the file's, the new text goes out, the file stays; errors leave the buffer empty" {
+	printf 'disk\n' > f.txt
+	printf 'one\ntwo\n' > in.txt
+	run --separate-stderr mc-tool call --buffer-in in.txt --buffer-out out.txt \
+		<<<"$(jq -nc '{type: "function_call", call_id: "e1", name: "edit",
+		  arguments: ({path: "f.txt", old_string: "two", new_string: "2"} | tojson)}')"
+	assert_success
+	assert_equal "$(jq -r .output <<<"$output")" 'Edited f.txt: replaced 1 occurrence (line 2)'
+	assert_equal "$(cat out.txt)" "$(printf 'one\n2')"
+	assert_equal "$(cat f.txt)" disk
+	run --separate-stderr mc-tool call --buffer-in in.txt --buffer-out out2.txt \
+		<<<"$(jq -nc '{type: "function_call", call_id: "e2", name: "edit",
+		  arguments: ({path: "f.txt", old_string: "disk", new_string: "x"} | tojson)}')"
+	[[ $(jq -r .output <<<"$output") == 'error: old_string was not found in f.txt.'* ]]
+	[ ! -s out2.txt ]
+	run --separate-stderr mc-tool call --buffer-in in.txt \
+		<<<"$(jq -nc '{type: "function_call", call_id: "r1", name: "read", arguments: ({path: "f.txt"} | tojson)}')"
+	assert_equal "$(jq -r .output <<<"$output")" "$(printf '     1\tone\n     2\ttwo')"
+	run --separate-stderr mc-tool list --buffer-in in.txt
+	assert_failure 2
+	[[ $stderr == 'mc-tool: --buffer-in and --buffer-out apply to call only'* ]]
+}

@@ -272,10 +272,13 @@ tool_read(struct call *c)
 		read_skill(c, path, offset, limit);
 		return;
 	}
-	/* --buffer-in: the editor's text of the file, read as the file. */
+	/* --buffer-in: the editor's text of the file, read as the file
+	 * (through a descriptor of its own, closed as the file's is). */
 	if (c->buffer_in != -1) {
-		fd = c->buffer_in;
-		c->buffer_in = -1;
+		if ((fd = fcntl(c->buffer_in, F_DUPFD_CLOEXEC, 0)) == -1) {
+			say(c, "error: %s: %s\n", path, strerror(errno));
+			return;
+		}
 		memset(&st, 0, sizeof st);
 		goto page;
 	}
