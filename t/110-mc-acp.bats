@@ -107,7 +107,7 @@ setup_file_local() {
 	protocol_only
 }
 
-@test "requests before initialize are refused; stdout carries only protocol lines, whatever the turn prints" {
+@test "requests before initialize are refused; hooks run as in the terminal; stdout carries only protocol lines, whatever the turn prints" {
 	ACP_BARE=1 acp '[{"send":{"id":1,"method":"session/new","params":{"cwd":"/"}}},{"wait":1}]'
 	assert_equal "$(answer 1 .error.code)" -32600
 	# a hook that writes on stdout, a bash call whose output is large
@@ -119,4 +119,9 @@ setup_file_local() {
 	assert_equal "$(answer 3 .result.stopReason)" end_turn
 	protocol_only
 	[[ $output != *from-hook* ]]
+	# the session_start hook's context leads the session's first message
+	[[ $(fake_request 1 '.body.messages[1].content') == '<Context File=hook:0>'*from-hook* ]]
+	# the title line comes after the turn
+	sid=$(answer 2 .result.sessionId)
+	assert_equal "$(jq -r 'select(.type == "title") | .title' "$MC_HOME/sessions/$sid.jsonl")" go
 }

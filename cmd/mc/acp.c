@@ -358,7 +358,8 @@ set_mode(struct acp *a, const cJSON *id, const cJSON *params)
 	acp_reply(a, id, mc_json_new_obj());
 }
 
-/* A new session's title, from its first message (title.c). */
+/* A new session's title, from its first message (title.c), once its
+ * turn is in the session. */
 static void
 titled(struct driver *d, const char *text)
 {
@@ -411,15 +412,15 @@ run_turn(struct acp *a, const cJSON *id, const char *text, cJSON *blocks)
 	a->said.len = 0;
 	cJSON_Delete(a->calls);
 	a->calls = mc_json_new_obj();
-	titled(d, text);
 	acp_turn_begins(a, d->s.file.id);
 	interrupted = 0;
-	if (mentions_attach(d, blocks) == -1)	/* the embedded resources */
-		o = OUT_ERROR;
-	else
-		o = turn(d, text);
+	d->context = blocks;	/* the embedded resources: turn.c attaches them */
+	o = turn(d, text);
+	cJSON_Delete(d->context);	/* not taken: the turn failed before */
+	d->context = NULL;
 	acp_turn_ends(a);
 	interrupted = 0;
+	titled(d, text);	/* after: a session's first items are its hooks' */
 	if (o == OUT_STOP && d->mode.now == MODE_PLAN)
 		acp_plan_update(a);
 	if ((why = stop_reason(o)) == NULL) {

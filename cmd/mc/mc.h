@@ -319,6 +319,9 @@ struct driver {
 	struct { int session, done; } ev;	/* events.c: --json's first and last events said */
 	struct checkpoints *cp;	/* checkpoint.c: this turn's checkpoint, or NULL */
 	struct mc_buf thought;	/* thought.c: the last answer's reasoning, for /reasoning */
+	cJSON *context;		/* the front end's context blocks for the next
+				 * message ({file, content}, as mentions.c's),
+				 * taken by turn.c; or NULL */
 };
 
 /* Set by SIGINT, SIGTERM and SIGHUP: the work in flight stops; for the
