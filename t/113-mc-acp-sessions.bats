@@ -107,3 +107,22 @@ setup_file_local() {
 	assert_equal "$(updates tool_call | jq -r .kind)" other
 	[[ $(fake_request 2 '.body.messages[-1].content') == *'hi there'* ]]
 }
+
+@test "a second session/new in another directory: its AGENTS.md in the prompt, its tools run there; --add-dir still read unasked" {
+	mkdir -p other extra
+	echo 'OTHER-GUIDE' > other/AGENTS.md
+	echo 'extra text' > extra/x.txt
+	fake_start "[$(text one), $(calls "$(call c1 bash '{"command":"pwd"}')" \
+	    "$(call c2 read "$(jq -nc --arg p "$W/extra/x.txt" '{path: $p}')")"), $(text two)]"
+	use_fake
+	ACP_ARGS="--add-dir $W/extra" acp "$(prompt 3 first)" \
+		"$(jq -nc --arg w "$W/other" '[{send: {id: 4, method: "session/new", params: {cwd: $w, mcpServers: []}}},
+		  {wait: 4}, {answers: {permission: ["allow_once"]}}]')" "$(prompt 5 second)"
+	assert_equal "$(answer 5 .result.stopReason)" end_turn
+	[[ $(fake_request 1 '.body.messages[0].content') != *OTHER-GUIDE* ]]
+	[[ $(fake_request 2 '.body.messages[0].content') == *OTHER-GUIDE* ]]
+	[ "$(answer 2 .result.sessionId)" != "$(answer 4 .result.sessionId)" ]
+	assert_equal "$(requests session/request_permission | jq -r .params.toolCall.toolCallId)" c1
+	assert_equal "$(fake_request 3 '[.body.messages[] | select(.role == "tool") | .content] | join("|")')" \
+		"$(printf '%s\n[exit status 0]\n|     1\textra text' "$W/other")"
+}

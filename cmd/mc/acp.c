@@ -115,8 +115,7 @@ enter(struct acp *a, struct start *st, const char *cwd, int renew, char *err, si
 	}
 	free(d->c.cwd);
 	d->c.cwd = real;
-	workspace_free(&d->c);
-	workspace_init(&d->c);
+	workspace_moved(&d->c);
 	if (!st->launched) {
 		if (session_resolve(d) == -1 || stages_launch(d) == -1) {
 			snprintf(err, errsz, "the session's stages could not start (mc's message is "

@@ -537,6 +537,7 @@ int completion_main(int argc, char *argv[]);
 int workspace_add(struct conf *c, const char *dir);
 void workspace_init(struct conf *c);
 void workspace_free(struct conf *c);
+void workspace_moved(struct conf *c);
 char *workspace_outside(const struct conf *c, const char *name, const cJSON *call);
 
 /* session.c */
