@@ -126,3 +126,18 @@ setup_file_local() {
 	assert_equal "$(fake_request 3 '[.body.messages[] | select(.role == "tool") | .content] | join("|")')" \
 		"$(printf '%s\n[exit status 0]\n|     1\textra text' "$W/other")"
 }
+
+@test "session/load replays reasoning as agent_thought_chunk, a refusal as the agent's message" {
+	fake_start '[{"events":[{"choices":[{"delta":{"reasoning_content":"thinking hard"}}]},
+	  {"choices":[{"delta":{"content":"the answer"},"finish_reason":"stop"}]}],"done":true},
+	  {"events":[{"choices":[{"delta":{"refusal":"not that"},"finish_reason":"stop"}]}],"done":true}]'
+	use_fake
+	acp "$(prompt 3 why)" "$(prompt 4 bad)"
+	sid=$(answer 2 .result.sessionId)
+	ACP_BARE=1 acp "$(jq -nc --arg s "$sid" --arg w "$W" '[
+	  {send: {id: 1, method: "initialize", params: {protocolVersion: 1}}}, {wait: 1},
+	  {send: {id: 2, method: "session/load", params: {sessionId: $s, cwd: $w, mcpServers: []}}}, {wait: 2}]')"
+	assert_equal "$(updates | jq -r 'select(.content) | .sessionUpdate + ":" + .content.text')" \
+		"$(printf '%s\n' 'user_message_chunk:why' 'agent_thought_chunk:thinking hard' \
+		  'agent_message_chunk:the answer' 'user_message_chunk:bad' 'agent_message_chunk:not that')"
+}

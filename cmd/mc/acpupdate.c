@@ -372,9 +372,13 @@ replay_item(struct acp *a, const cJSON *item)
 	if (strcmp(type, "message") == 0 && role != NULL && strcmp(role, "user") == 0 &&
 	    typed(item))
 		chunk(a, "user_message_chunk", mc_json_str(item, "content"));
-	else if (strcmp(type, "message") == 0 && role != NULL && strcmp(role, "assistant") == 0 &&
-	    mc_json_str(item, "content") != NULL)
-		chunk(a, "agent_message_chunk", mc_json_str(item, "content"));
+	else if (strcmp(type, "message") == 0 && role != NULL && strcmp(role, "assistant") == 0) {
+		/* the answer, and a refusal, as they were streamed */
+		if (mc_json_str(item, "content") != NULL && *mc_json_str(item, "content") != '\0')
+			chunk(a, "agent_message_chunk", mc_json_str(item, "content"));
+		if (mc_json_str(item, "refusal") != NULL)
+			chunk(a, "agent_message_chunk", mc_json_str(item, "refusal"));
+	}
 	else if (strcmp(type, "reasoning") == 0 && mc_json_str(item, "text") != NULL &&
 	    *mc_json_str(item, "text") != '\0')
 		chunk(a, "agent_thought_chunk", mc_json_str(item, "text"));
