@@ -141,3 +141,20 @@ setup_file_local() {
 		"$(printf '%s\n' 'user_message_chunk:why' 'agent_thought_chunk:thinking hard' \
 		  'agent_message_chunk:the answer' 'user_message_chunk:bad' 'agent_message_chunk:not that')"
 }
+
+@test "/compact: the session goes on in the compacted file under the id the client knows" {
+	pad=$(head -c 6000 /dev/zero | tr '\0' x)
+	fake_start "[$(text "first $pad"), $(text "second $pad"), $(text 'S.'), $(text third)]"
+	use_fake
+	acp "$(prompt 3 "one $pad")" "$(prompt 4 "two $pad")" "$(prompt 5 /compact)" "$(prompt 6 three)"
+	sid=$(answer 2 .result.sessionId)
+	assert_equal "$(answer 5 .result.stopReason)" end_turn
+	assert_equal "$(answer 6 .result.stopReason)" end_turn
+	assert_equal "$(fake_request 4 '.body.messages[1].content' | head -n 1)" '<Conversation-Summary>'
+	assert_equal "$(fake_request 4 '.body.messages[-1].content')" three
+	# every update names the session as the client knows it
+	assert_equal "$(printf '%s\n' "$output" | jq -r 'select(.method == "session/update") | .params.sessionId' |
+		sort -u)" "$sid"
+	new=$(grep -l '"compacted_from"' "$MC_HOME"/sessions/*.jsonl)
+	assert_equal "$(jq -r 'select(.role == "assistant") | .content' "$new" | tail -1)" third
+}

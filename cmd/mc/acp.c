@@ -18,12 +18,8 @@
 
 #include "acp.h"
 #include "diag.h"
-#include "fsread.h"
-#include "items.h"
 #include "json.h"
 #include "mc.h"
-
-#define RESOURCE_NAME_MAX 1024
 
 /* What the run was started in: each session begins so. */
 struct start {
@@ -31,15 +27,22 @@ struct start {
 	int launched;		/* the stages run (stages_launch) */
 };
 
-static int
-is_known(const struct acp *a, const char *id)
+/* The file of a session the client knows by id, or NULL. */
+static const char *
+file_of(const struct acp *a, const char *id)
 {
-	const cJSON *e;
+	return mc_json_str(a->known, id);
+}
 
-	cJSON_ArrayForEach(e, a->known)
-		if (strcmp(e->valuestring, id) == 0)
-			return 1;
-	return 0;
+/* The session in use is id's, its file the one open now: after a
+ * compaction, the new one. */
+static void
+known_now(struct acp *a, const char *id)
+{
+	if (id != a->current)
+		snprintf(a->current, sizeof a->current, "%s", id);
+	cJSON_DeleteItemFromObjectCaseSensitive(a->known, a->current);
+	mc_json_add_str(a->known, a->current, a->d->s.file.id);
 }
 
 /* The session in use left (a prompt may come back to it). */
@@ -79,8 +82,12 @@ cwd_ok(const char *cwd, char *err, size_t errsz)
 		    cwd ? cwd : "");
 		return -1;
 	}
-	if (stat(cwd, &st) == -1 || !S_ISDIR(st.st_mode)) {
-		snprintf(err, errsz, "cwd: %s: %s", cwd, errno ? strerror(errno) : "not a directory");
+	if (stat(cwd, &st) == -1) {
+		snprintf(err, errsz, "cwd: %s: %s", cwd, strerror(errno));
+		return -1;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		snprintf(err, errsz, "cwd: %s: not a directory", cwd);
 		return -1;
 	}
 	return 0;
@@ -188,18 +195,17 @@ static void
 initialize(struct acp *a, const cJSON *id, const cJSON *params)
 {
 	const cJSON *fs = mc_json_obj(mc_json_obj(params, "clientCapabilities"), "fs");
-	cJSON *r = mc_json_new_obj(), *caps = mc_json_new_obj(), *pc = mc_json_new_obj();
-	cJSON *mcp = mc_json_new_obj(), *info = mc_json_new_obj();
+	cJSON *r, *caps, *pc, *mcp, *info;
 
 	if (!cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(params, "protocolVersion"))) {
-		cJSON_Delete(r);
-		cJSON_Delete(caps);
-		cJSON_Delete(pc);
-		cJSON_Delete(mcp);
-		cJSON_Delete(info);
 		acp_error(a, id, RPC_PARAMS, "initialize: protocolVersion: expected a number");
 		return;
 	}
+	r = mc_json_new_obj();
+	caps = mc_json_new_obj();
+	pc = mc_json_new_obj();
+	mcp = mc_json_new_obj();
+	info = mc_json_new_obj();
 	a->fs_read = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(fs, "readTextFile"));
 	a->fs_write = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(fs, "writeTextFile"));
 	a->initialized = 1;
@@ -224,12 +230,11 @@ initialize(struct acp *a, const cJSON *id, const cJSON *params)
 	acp_reply(a, id, r);
 }
 
-/* A session begun (new or loaded): its mode the run's, its id known. */
+/* A session begun (new or loaded) as id: its mode the run's, id known. */
 static void
-begun(struct acp *a, const struct start *st)
+begun(struct acp *a, const struct start *st, const char *id)
 {
-	if (!is_known(a, a->d->s.file.id))
-		mc_json_push(a->known, mc_json_new_str(a->d->s.file.id));
+	known_now(a, id);
 	mode_set(a->d, st->mode);
 	a->d->mode.before = st->mode;
 }
@@ -259,7 +264,7 @@ session_new(struct acp *a, struct start *st, const cJSON *id, const cJSON *param
 		return;
 	}
 	mc_json_push(a->made, mc_json_new_str(d->s.file.id));
-	begun(a, st);
+	begun(a, st, d->s.file.id);
 	r = mc_json_new_obj();
 	mc_json_add_str(r, "sessionId", d->s.file.id);
 	mc_json_add(r, "modes", modes_of(d));
@@ -306,12 +311,13 @@ session_load(struct acp *a, struct start *st, const cJSON *id, const cJSON *para
 		return;
 	}
 	leave(a);
+	/* One compacted here goes on in its new file. */
 	if (enter(a, st, cwd, renew, err, sizeof err) == -1 ||
-	    resume(a, sid, err, sizeof err) == -1) {
+	    resume(a, file_of(a, sid) ? file_of(a, sid) : sid, err, sizeof err) == -1) {
 		acp_error(a, id, RPC_PARAMS, "session/load: %s", err);
 		return;
 	}
-	begun(a, st);
+	begun(a, st, sid);
 	acp_replay(a);
 	r = mc_json_new_obj();
 	mc_json_add(r, "modes", modes_of(a->d));
@@ -324,19 +330,20 @@ session_load(struct acp *a, struct start *st, const cJSON *id, const cJSON *para
 static int
 use(struct acp *a, const cJSON *id, const char *method, const cJSON *params)
 {
-	const char *sid = mc_json_str(params, "sessionId");
+	const char *sid = mc_json_str(params, "sessionId"), *file;
 	char err[1024];
 
-	if (sid == NULL || !is_known(a, sid)) {
+	if (sid == NULL || (file = file_of(a, sid)) == NULL) {
 		acp_error(a, id, RPC_PARAMS, "%s: unknown session: %s", method, sid ? sid : "(none)");
 		return -1;
 	}
-	if (a->d->s.open && strcmp(sid, a->d->s.file.id) == 0)
+	if (a->d->s.open && strcmp(sid, a->current) == 0)
 		return 0;
-	if (resume(a, sid, err, sizeof err) == -1) {
+	if (resume(a, file, err, sizeof err) == -1) {
 		acp_error(a, id, RPC_INTERNAL, "%s: %s", method, err);
 		return -1;
 	}
+	snprintf(a->current, sizeof a->current, "%s", sid);
 	return 0;
 }
 
@@ -411,7 +418,7 @@ run_turn(struct acp *a, const cJSON *id, const char *text, cJSON *blocks)
 	a->said.len = 0;
 	cJSON_Delete(a->calls);
 	a->calls = mc_json_new_obj();
-	acp_turn_begins(a, d->s.file.id);
+	acp_turn_begins(a, a->current);
 	interrupted = 0;
 	d->context = blocks;	/* the embedded resources: turn.c attaches them */
 	o = turn(d, text);
@@ -419,6 +426,7 @@ run_turn(struct acp *a, const cJSON *id, const char *text, cJSON *blocks)
 	d->context = NULL;
 	acp_turn_ends(a);
 	interrupted = 0;
+	known_now(a, a->current);	/* compacted meanwhile: its new file */
 	titled(d, text);	/* after: a session's first items are its hooks' */
 	if (o == OUT_STOP && d->mode.now == MODE_PLAN)
 		acp_plan_update(a);
@@ -447,15 +455,18 @@ slash(struct acp *a, const cJSON *id, const char *line, char **text)
 	arg += strspn(arg, " \t\n");
 	*text = NULL;
 	if (n == 8 && memcmp(line, "/compact", 8) == 0) {
+		acp_turn_begins(a, a->current);	/* a cancel stops it */
 		interrupted = 0;
 		k = compact_run(d, COMPACT_HAND, *arg ? arg : NULL, NULL);
-		interrupted = 0;
-		if (k == -1) {
+		acp_turn_ends(a);
+		known_now(a, a->current);
+		if (k == -1 && !interrupted) {
 			acp_error(a, id, RPC_INTERNAL, "/compact failed; mc's message is on stderr");
 			return 1;
 		}
 		r = mc_json_new_obj();
-		mc_json_add_str(r, "stopReason", "end_turn");
+		mc_json_add_str(r, "stopReason", interrupted ? "cancelled" : "end_turn");
+		interrupted = 0;
 		acp_reply(a, id, r);
 		return 1;
 	}
@@ -559,7 +570,7 @@ acp_main(struct driver *d)
 	d->c.json = 1;
 	d->front = &f;
 	d->t.out = d->t.color = 0;
-	a.known = mc_json_new_arr();
+	a.known = mc_json_new_obj();
 	a.made = mc_json_new_arr();
 	a.calls = mc_json_new_obj();
 	mc_settings_warn(&d->c.set);	/* once for the run: the stages get -q */

@@ -45,8 +45,11 @@ struct acp {
 	/* What initialize said (the main thread's alone from here on): */
 	int fs_read, fs_write;	/* the client's fs capabilities */
 	int initialized;
-	cJSON *known;		/* the session ids made or loaded here */
-	cJSON *made;		/* of them, those made here */
+	/* The sessions made or loaded here: the id the client knows each by
+	 * to its file's now (a compaction goes on in a new file). */
+	cJSON *known;
+	cJSON *made;		/* the files made here */
+	char current[64];	/* the id the client knows the session in use by */
 	cJSON *calls;		/* this turn's calls: call_id -> {name, arguments} */
 	char *last_error;	/* the turn's last error said, for the answer */
 	struct mc_buf said;	/* the turn's answers' text, for a plan */

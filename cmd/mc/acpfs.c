@@ -78,7 +78,7 @@ acp_load(struct driver *d, const char *path, struct mc_buf *text, char **why)
 	char err[512];
 	int cancelled;
 
-	mc_json_add_str(p, "sessionId", d->s.file.id);
+	mc_json_add_str(p, "sessionId", a->current);
 	mc_json_add_str(p, "path", path);
 	if ((r = acp_request(a, "fs/read_text_file", p, &cancelled, err, sizeof err)) == NULL) {
 		failed(why, path, "read", err);
@@ -108,7 +108,7 @@ acp_save(struct driver *d, const char *path, const char *text, size_t n, char **
 		cJSON_Delete(p);
 		return -1;
 	}
-	mc_json_add_str(p, "sessionId", d->s.file.id);
+	mc_json_add_str(p, "sessionId", a->current);
 	mc_json_add_str(p, "path", path);
 	mc_json_add_owned(p, "content", mc_strndup(text, n));
 	if ((r = acp_request(a, "fs/write_text_file", p, &cancelled, err, sizeof err)) == NULL) {

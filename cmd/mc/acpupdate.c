@@ -23,7 +23,7 @@ acp_update(struct acp *a, cJSON *update)
 {
 	cJSON *p = mc_json_new_obj();
 
-	mc_json_add_str(p, "sessionId", a->d->s.file.id);
+	mc_json_add_str(p, "sessionId", a->current);
 	mc_json_add(p, "update", update);
 	acp_notify(a, "session/update", p);
 }
@@ -313,7 +313,7 @@ acp_asks(struct driver *d, const char *name, const cJSON *call, char **pre, size
 	int cancelled, r = 0;
 
 	call_fields(a, tc, cid ? cid : "", name, mc_json_str(call, "arguments"), "pending", 1);
-	mc_json_add_str(p, "sessionId", d->s.file.id);
+	mc_json_add_str(p, "sessionId", a->current);
 	mc_json_add(p, "toolCall", tc);
 	option(opts, "allow_once", "Allow", "allow_once");
 	if (npre > 0) {
