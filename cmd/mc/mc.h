@@ -22,8 +22,10 @@
  *   toollist.c the session's tool list, as text and as JSON
  *   stage.c    what the children share: the -p and -m told, an exit judged
  *   mentions.c @SERVER:URI in a message: the MCP resource attached
- *   approve.c  before write, edit, bash and MCP tools: what the call will
- *              do, shown on the terminal, and the user's answer
+ *   approve.c  before write, edit, bash and MCP tools: the question, and
+ *              the user's answer (on the terminal, or mc acp's)
+ *   preview.c  what such a call will do, shown with the question: the
+ *              command, a write's first lines, an edit's diff
  *   permissions.c the settings' approval rules (allow, ask, deny) and
  *              those answered "always for PREFIX", judging a call
  *   modes.c    default, accept-edits, plan and yes: --mode, /mode, /go;
@@ -513,7 +515,8 @@ int options_parse(struct driver *d, struct cmdline *cl, int argc, char *argv[]);
 struct option;
 const struct option *options_table(void);
 
-/* approve.c */
+/* approve.c: the kinds of call that ask first (the first three by name) */
+enum guard { GUARD_WRITE, GUARD_EDIT, GUARD_BASH, GUARD_MCP, GUARD_READ, GUARD_RULE };
 int approve(struct driver *d, const char *name, const cJSON *call, char **why,
     const char **by, const char **rule);
 
@@ -616,6 +619,11 @@ struct progress {
 void progress_begin(struct progress *p, const struct driver *d, const char *what, int fd);
 void progress_tick(void *arg);
 void progress_end(struct progress *p);
+
+/* preview.c: what a call of kind tool (enum guard) will do, as rows of
+ * width columns into out; where is the path a read outside reads */
+void preview(const struct driver *d, struct mc_buf *out, int width, int tool, const char *where,
+    const char *name, const cJSON *call);
 
 /* pager.c */
 void page(struct driver *d, const char *p, size_t n);
