@@ -93,3 +93,13 @@ calls_seen() {
 	assert_equal "$(cat a.txt)" x
 	assert_equal "$(answer 2 .result.modes.currentModeId)" accept-edits
 }
+
+@test "a permission request the client answers cancelled (no session/cancel) refuses the call; the turn goes on" {
+	fake_start "$(ask_script "$(call c1 bash '{"command":"touch ran"}')")"
+	use_fake
+	acp '{"answers":{"permission":["cancelled"]}}' "$(prompt 3 go)"
+	assert_equal "$(answer 3 .result.stopReason)" end_turn
+	[ ! -e ran ]
+	assert_equal "$(fake_request 2 '.body.messages[-1].content')" 'refused: the user did not allow this call.'
+	assert_equal "$(said)" 'all done'
+}
