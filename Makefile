@@ -137,6 +137,11 @@ diff-anthropic: deps
 	@$(MAKE) --no-print-directory all
 	@scripts/diff-anthropic/run
 
+# mc acp driven by the ACP TypeScript SDK's client (npm, outside make check).
+acp-sdk:
+	@$(MAKE) --no-print-directory all
+	@scripts/acp-sdk/run
+
 lint:
 	mandoc -Tlint -Wwarning $(MAN1) $(MAN5) $(MAN7)
 	shellcheck $$(grep -ls '^#! */bin/sh' scripts/* scripts/*/* .ci/run)
@@ -167,7 +172,7 @@ clean:
 mcp-everything: all
 	scripts/mcp-everything
 
-.PHONY: all check units asan valgrind bench demo diff-anthropic deps fuzz lint install uninstall clean mcp-everything
+.PHONY: all check units asan valgrind bench demo diff-anthropic acp-sdk deps fuzz lint install uninstall clean mcp-everything
 .SECONDARY:
 
 # mc-render: the bundled prompt fragments, compiled in (scripts/embed-prompts).
@@ -180,4 +185,4 @@ $(O)/prompts.o: $(O)/prompts.c lib/prompts.h
 $(B)/mc-render: $(O)/prompts.o
 
 # mc: the interactive session's line editing.
-$(B)/mc: LDLIBS += $(shell pkg-config --libs libedit)
+$(B)/mc: LDLIBS += $(shell pkg-config --libs libedit) -pthread

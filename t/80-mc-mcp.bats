@@ -593,7 +593,7 @@ teardown() {
 	assert_success
 	assert_line --index 0 "usage: mc-mcp [-q] list [-C DIR] [--pretty]"
 	assert_line --index 1 "       mc-mcp [-q] call [-C DIR]"
-	assert_line --index 2 "       mc-mcp [-q] serve [-C DIR]"
+	assert_line --index 2 "       mc-mcp [-q] serve [-C DIR] [--servers FILE]"
 	assert_equal "$stderr" ""
 	run --separate-stderr mc-mcp --version
 	assert_success

@@ -8,6 +8,7 @@
 
 #include "diag.h"
 #include "image.h"
+#include "fsread.h"
 #include "items.h"
 #include "json.h"
 #include "settings.h"
@@ -17,7 +18,7 @@
 static const char usage[] =
     "usage: mc-mcp [-q] list [-C DIR] [--pretty]\n"
     "       mc-mcp [-q] call [-C DIR]\n"
-    "       mc-mcp [-q] serve [-C DIR]\n"
+    "       mc-mcp [-q] serve [-C DIR] [--servers FILE]\n"
     "\n"
     "The tools of the MCP servers in settings (mcp_servers), each named\n"
     "SERVER__TOOL. list writes their definitions as one JSON array, as\n"
@@ -27,6 +28,9 @@ static const char usage[] =
     "function_call line on stdin with one function_call_output line.\n"
     "\n"
     "  -C DIR       run the servers in DIR (the working directory)\n"
+    "  --servers FILE\n"
+    "               more servers, beside the settings': a JSON object of them,\n"
+    "               as mcp_servers holds them (an editor's, for mc acp)\n"
     "  --pretty     indent the JSON of list\n"
     "  -q           no warnings, and the servers' stderr not passed on\n"
     "  -h, --help   show this help\n"
@@ -99,34 +103,119 @@ mcp_failed_output(const struct server *sv)
 	return s;
 }
 
-/* The enabled servers, in settings order; -1 when one cannot be run. */
+/* Whether v (a member of --servers FILE's object) has strings only:
+ * v itself (kind 0), an array of them (1), an object of them (2). */
 static int
-load_servers(struct mcp *m, const struct mc_settings *s)
+strings(const cJSON *v, int kind)
 {
-	const cJSON *e, *t, *all = mc_settings_get(s, "mcp_servers");
+	const cJSON *e;
+
+	if (kind == 0)
+		return cJSON_IsString(v);
+	if (kind == 1 ? !cJSON_IsArray(v) : !cJSON_IsObject(v))
+		return 0;
+	cJSON_ArrayForEach(e, v)
+		if (!cJSON_IsString(e))
+			return 0;
+	return 1;
+}
+
+/*
+ * --servers FILE: an object of servers as mcp_servers holds them, each
+ * a command (args, env) or a url (headers), checked as the settings are.
+ * The object, or NULL after saying why.
+ */
+static cJSON *
+servers_read(const char *path)
+{
+	static const struct { const char *key; int kind; } keys[] = {
+		{ "command", 0 }, { "url", 0 }, { "args", 1 }, { "env", 2 }, { "headers", 2 },
+	};
+	struct mc_buf b = {0};
+	char err[512];
+	const cJSON *e, *v;
+	cJSON *doc;
+	size_t i;
+
+	if (mc_slurp_path(path, 1u << 20, &b, err, sizeof err) == -1) {
+		mc_err("%s", err);
+		return NULL;
+	}
+	doc = mc_json_parse(b.data ? b.data : "", b.len, err, sizeof err);
+	mc_buf_free(&b);
+	if (!cJSON_IsObject(doc)) {
+		mc_err("%s: %s", path, doc == NULL ? err : "not a JSON object of servers");
+		cJSON_Delete(doc);
+		return NULL;
+	}
+	cJSON_ArrayForEach(e, doc) {
+		if (!cJSON_IsObject(e) || (mc_json_str(e, "command") == NULL &&
+		    mc_json_str(e, "url") == NULL)) {
+			mc_err("%s: %s: expected an object with \"command\" or \"url\"", path, e->string);
+			cJSON_Delete(doc);
+			return NULL;
+		}
+		for (i = 0; i < sizeof keys / sizeof keys[0]; i++)
+			if ((v = cJSON_GetObjectItemCaseSensitive(e, keys[i].key)) != NULL &&
+			    !strings(v, keys[i].kind)) {
+				mc_err("%s: %s.%s: expected %s", path, e->string, keys[i].key,
+				    keys[i].kind == 0 ? "a string" : keys[i].kind == 1 ?
+				    "an array of strings" : "an object of strings");
+				cJSON_Delete(doc);
+				return NULL;
+			}
+	}
+	return doc;
+}
+
+/* Server e (of the settings, or of --servers FILE at path) into m's
+ * list, unless disabled; -1 when it cannot be run. */
+static int
+server_add(struct mcp *m, const cJSON *e, const char *path)
+{
 	const char *cmd;
 	struct server *sv;
+	const cJSON *t;
 
-	if ((m->sv = calloc((size_t)cJSON_GetArraySize(all) + 1, sizeof *m->sv)) == NULL)
+	if (cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(e, "enabled")))
+		return 0;
+	if (mc_json_str(e, "url") != NULL && *mc_json_str(e, "url") != '\0')
+		;	/* remote: spoken to by mc-mcp bridge */
+	else if ((cmd = mc_json_str(e, "command")) == NULL || *cmd == '\0') {
+		mc_err("%s: mcp_servers.%s.command: %s", path, e->string,
+		    cmd ? "expected the program to run, not an empty string" :
+		    "missing: the program that runs the server (or \"url\" for a remote one)");
+		return -1;
+	}
+	sv = &m->sv[m->n++];
+	sv->name = e->string;
+	sv->conf = e;
+	sv->in = sv->out = sv->err = -1;
+	t = cJSON_GetObjectItemCaseSensitive(e, "timeout_s");
+	sv->timeout_s = !cJSON_IsNumber(t) ? MCP_TIMEOUT :
+	    t->valuedouble > 1e6 ? 1000000 : (unsigned)t->valuedouble;
+	return 0;
+}
+
+/* The enabled servers, in settings order, then those of --servers (one
+ * the settings name already is theirs); -1 when one cannot be run. */
+static int
+load_servers(struct mcp *m, const struct mc_settings *s, const cJSON *more, const char *path)
+{
+	const cJSON *e, *all = mc_settings_get(s, "mcp_servers");
+
+	if ((m->sv = calloc((size_t)cJSON_GetArraySize(all) + (size_t)cJSON_GetArraySize(more) + 1,
+	    sizeof *m->sv)) == NULL)
 		mc_oom();
-	cJSON_ArrayForEach(e, all) {
-		if (cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(e, "enabled")))
-			continue;
-		if (mc_json_str(e, "url") != NULL && *mc_json_str(e, "url") != '\0')
-			;	/* remote: spoken to by mc-mcp bridge */
-		else if ((cmd = mc_json_str(e, "command")) == NULL || *cmd == '\0') {
-			mc_err("%s: mcp_servers.%s.command: %s", s->path, e->string,
-			    cmd ? "expected the program to run, not an empty string" :
-			    "missing: the program that runs the server (or \"url\" for a remote one)");
+	cJSON_ArrayForEach(e, all)
+		if (server_add(m, e, s->path) == -1)
 			return -1;
-		}
-		sv = &m->sv[m->n++];
-		sv->name = e->string;
-		sv->conf = e;
-		sv->in = sv->out = sv->err = -1;
-		t = cJSON_GetObjectItemCaseSensitive(e, "timeout_s");
-		sv->timeout_s = !cJSON_IsNumber(t) ? MCP_TIMEOUT :
-		    t->valuedouble > 1e6 ? 1000000 : (unsigned)t->valuedouble;
+	cJSON_ArrayForEach(e, more) {
+		if (mc_json_obj(all, e->string) != NULL)
+			mc_warn("%s: %s: the settings have a server of that name; theirs is used",
+			    path, e->string);
+		else if (server_add(m, e, path) == -1)
+			return -1;
 	}
 	return 0;
 }
@@ -323,14 +412,16 @@ cmd_call(struct mcp *m)
 int
 main(int argc, char *argv[])
 {
-	enum { OPT_PRETTY = 256 };
+	enum { OPT_PRETTY = 256, OPT_SERVERS };
 	static const struct option longopts[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "pretty", no_argument, NULL, OPT_PRETTY },
+		{ "servers", required_argument, NULL, OPT_SERVERS },
 		{ "version", no_argument, NULL, MC_OPT_VERSION },
 		{ NULL, 0, NULL, 0 }
 	};
-	const char *dir = NULL, *sub;
+	const char *dir = NULL, *sub, *more_path = NULL;
+	cJSON *more = NULL;
 	struct mc_settings s;
 	struct mcp m = {0};
 	int c, pretty = 0, status;
@@ -347,6 +438,9 @@ main(int argc, char *argv[])
 			break;
 		case 'q':
 			mc_quiet = 1;
+			break;
+		case OPT_SERVERS:
+			more_path = optarg;
 			break;
 		case OPT_PRETTY:
 			pretty = 1;
@@ -367,6 +461,8 @@ main(int argc, char *argv[])
 		return mc_usage_error("unknown command: %s", sub);
 	if (argc > 1)
 		return mc_usage_error("unexpected argument: %s", argv[1]);
+	if (more_path != NULL && strcmp(sub, "serve") != 0)
+		return mc_usage_error("--servers applies to serve only");
 	if (pretty && strcmp(sub, "list") != 0)
 		return mc_usage_error("--pretty applies to list only");
 
@@ -378,7 +474,8 @@ main(int argc, char *argv[])
 	/* No server, nor anything it starts, may hold a provider's key. */
 	mc_env_free(mc_keys_take(&s));
 	m.s = &s;
-	if (load_servers(&m, &s) == -1) {
+	if ((more_path != NULL && (more = servers_read(more_path)) == NULL) ||
+	    load_servers(&m, &s, more, more_path) == -1) {
 		status = MC_EXIT_FAIL;
 		goto done;
 	}
@@ -400,6 +497,7 @@ main(int argc, char *argv[])
 		status = mcp_serve(&m);
 done:
 	mcp_free(&m);
+	cJSON_Delete(more);
 	mc_settings_free(&s);
 	return mc_finish(status);
 }

@@ -1,8 +1,11 @@
 /* files.c: the write and edit tools: whole files replaced atomically, inside the working directory. */
+#include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "confine.h"
 #include "fsread.h"
@@ -11,6 +14,43 @@
 #include "mc-tool.h"
 
 #define EDIT_MAX (16u << 20)		/* largest file edit will load */
+
+/* The new text of a file: into it, or (--buffer-out) to the editor. */
+static int
+put(struct call *c, const struct mc_confined *t, const char *data, size_t len, int *created,
+    char *err, size_t errsz)
+{
+	if (c->buffer_out == -1)
+		return mc_confine_write(t, data, len, created, err, errsz);
+	*created = faccessat(t->dfd, t->name, F_OK, AT_SYMLINK_NOFOLLOW) == -1;
+	if (mc_write_all(c->buffer_out, data, len) == -1) {
+		snprintf(err, errsz, "%s", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* The text of a file, for edit: from it, or (--buffer-in) from the editor. */
+static void
+get(struct call *c, const struct mc_confined *t, struct mc_read *r)
+{
+	struct mc_buf b = {0};
+
+	if (c->buffer_in == -1) {
+		mc_file_readat(t->dfd, t->name, EDIT_MAX, 0, r);
+		return;
+	}
+	memset(r, 0, sizeof *r);
+	if (mc_fd_slurp(c->buffer_in, EDIT_MAX, &b) == -1) {
+		r->status = errno == EFBIG ? MC_READ_TOOBIG : MC_READ_ERRNO;
+		r->err = errno;
+		mc_buf_free(&b);
+		return;
+	}
+	mc_buf_adds(&b, "");
+	r->len = b.len;
+	r->data = mc_buf_steal(&b);
+}
 
 void
 tool_write(struct call *c)
@@ -26,7 +66,7 @@ tool_write(struct call *c)
 		say(c, "error: %s\n", err);
 		return;
 	}
-	if (mc_confine_write(&t, content, len, &created, err, sizeof err) == -1) {
+	if (put(c, &t, content, len, &created, err, sizeof err) == -1) {
 		say(c, "error: %s: %s\n", path, err);
 	} else {
 		for (i = 0; i < len; i++)
@@ -97,7 +137,7 @@ tool_edit(struct call *c)
 	}
 	full = mc_path_join(t.dir, t.name);
 	/* Through the directory resolved and held, as the write will be. */
-	mc_file_readat(t.dfd, t.name, EDIT_MAX, 0, &r);
+	get(c, &t, &r);
 	if (r.status != MC_READ_OK) {
 		say(c, "error: %s: %s\n", path, mc_read_strerror(&r, EDIT_MAX));
 		goto out;
@@ -138,7 +178,7 @@ tool_edit(struct call *c)
 		mc_buf_add(&res, new, nlen);
 	}
 	mc_buf_add(&res, p, r.len - (size_t)(p - r.data));
-	if (mc_confine_write(&t, res.data, res.len, &created, err, sizeof err) == -1) {
+	if (put(c, &t, res.data, res.len, &created, err, sizeof err) == -1) {
 		say(c, "error: %s: %s\n", path, err);
 		goto out;
 	}

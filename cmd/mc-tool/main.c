@@ -23,6 +23,7 @@
 static const char usage[] =
     "usage: mc-tool [-q] list [--pretty]\n"
     "       mc-tool [-q] call [-C DIR] [--touched-out FILE] [--progress-out FILE]\n"
+    "                    [--buffer-in FILE] [--buffer-out FILE]\n"
     "       mc-tool [-q] sandbox [-C DIR]\n"
     "\n"
     "The agent's tools. list writes their definitions (a JSON array); call\n"
@@ -35,6 +36,9 @@ static const char usage[] =
     "  --touched-out FILE   write the paths the call read, wrote or edited to FILE\n"
     "  --progress-out FILE  copy bash's output to FILE as it comes (what does not fit\n"
     "                       at once is dropped there)\n"
+    "  --buffer-in FILE     read and edit take the file's text from FILE (an editor's\n"
+    "                       buffer), not from the file\n"
+    "  --buffer-out FILE    write and edit put the new text in FILE, not in the file\n"
     "  --pretty             indent the JSON of list\n"
     "  -q                   no warnings on stderr; with sandbox, no report either\n"
     "  -h, --help           show this help\n"
@@ -156,9 +160,11 @@ parse_args(struct call *c, const struct tool *t, const cJSON *item)
 }
 
 static int
-cmd_call(const struct mc_settings *s, const char *root, FILE *touched_fp, int progress)
+cmd_call(const struct mc_settings *s, const char *root, FILE *touched_fp, int progress,
+    const int buffer[2])
 {
-	struct call c = { .s = s, .root = root, .progress = progress };
+	struct call c = { .s = s, .root = root, .progress = progress,
+	    .buffer_in = buffer[0], .buffer_out = buffer[1] };
 	const struct tool *t;
 	const char *call_id, *name;
 	cJSON *item, *args = NULL;
@@ -242,16 +248,38 @@ enter_dir(const char *dir)
 	return root;
 }
 
+/* --buffer-in and --buffer-out, opened (before -C, like any path given
+ * us): 0, or -1 after saying why. */
 static int
-run(const char *sub, const char *dir, const char *touched, const char *progress, int pretty,
-    struct mc_settings *s)
+buffers_open(const char *const path[2], int fd[2])
+{
+	static const int flags[2] = { O_RDONLY, O_WRONLY | O_CREAT | O_TRUNC };
+	int i;
+
+	fd[0] = fd[1] = -1;
+	for (i = 0; i < 2; i++)
+		if (path[i] != NULL &&
+		    (fd[i] = open(path[i], flags[i] | O_CLOEXEC | O_NOCTTY, 0600)) == -1) {
+			mc_err("%s: %s", path[i], strerror(errno));
+			if (i == 1 && fd[0] != -1)
+				close(fd[0]);
+			return -1;
+		}
+	return 0;
+}
+
+static int
+run(const char *sub, const char *dir, const char *touched, const char *progress,
+    const char *const buffers[2], int pretty, struct mc_settings *s)
 {
 	FILE *touched_fp = NULL;
 	char *root;
-	int status, pfd = -1;
+	int status, pfd = -1, bfd[2];
 
 	if (strcmp(sub, "list") == 0)
 		return cmd_list(s, pretty);
+	if (buffers_open(buffers, bfd) == -1)
+		return MC_EXIT_FAIL;
 	/* Opened before the tool runs: paths we could not report are no
 	 * reason to change anything. Before -C, like any path given to us. */
 	if (touched != NULL && (touched_fp = fopen(touched, "we")) == NULL) {
@@ -277,9 +305,15 @@ run(const char *sub, const char *dir, const char *touched, const char *progress,
 	if (strcmp(sub, "sandbox") == 0)
 		status = cmd_sandbox(s, root);
 	else
-		status = cmd_call(s, root, touched_fp, pfd);
+		status = cmd_call(s, root, touched_fp, pfd, bfd);
 	if (pfd != -1)
 		close(pfd);
+	if (bfd[0] != -1)
+		close(bfd[0]);
+	if (bfd[1] != -1 && close(bfd[1]) == -1 && status == MC_EXIT_OK) {
+		mc_err("%s: %s", buffers[1], strerror(errno));
+		status = MC_EXIT_FAIL;
+	}
 	if (touched_fp != NULL && (ferror(touched_fp) | fclose(touched_fp)) != 0) {
 		mc_err("%s: %s", touched, strerror(errno));
 		if (status == MC_EXIT_OK)
@@ -292,8 +326,10 @@ run(const char *sub, const char *dir, const char *touched, const char *progress,
 int
 main(int argc, char *argv[])
 {
-	enum { OPT_PRETTY = 256, OPT_TOUCHED, OPT_PROGRESS };
+	enum { OPT_PRETTY = 256, OPT_TOUCHED, OPT_PROGRESS, OPT_BUFFER_IN, OPT_BUFFER_OUT };
 	static const struct option longopts[] = {
+		{ "buffer-in", required_argument, NULL, OPT_BUFFER_IN },
+		{ "buffer-out", required_argument, NULL, OPT_BUFFER_OUT },
 		{ "help", no_argument, NULL, 'h' },
 		{ "pretty", no_argument, NULL, OPT_PRETTY },
 		{ "progress-out", required_argument, NULL, OPT_PROGRESS },
@@ -301,7 +337,7 @@ main(int argc, char *argv[])
 		{ "version", no_argument, NULL, MC_OPT_VERSION },
 		{ NULL, 0, NULL, 0 }
 	};
-	const char *dir = NULL, *touched = NULL, *progress = NULL, *sub;
+	const char *dir = NULL, *touched = NULL, *progress = NULL, *sub, *buffers[2] = { NULL, NULL };
 	struct mc_settings s;
 	char err[1024];
 	int c, pretty = 0, status;
@@ -324,6 +360,12 @@ main(int argc, char *argv[])
 		case OPT_PROGRESS:
 			progress = optarg;
 			break;
+		case OPT_BUFFER_IN:
+			buffers[0] = optarg;
+			break;
+		case OPT_BUFFER_OUT:
+			buffers[1] = optarg;
+			break;
 		default:	/* -h, --version or a bad option */
 			return mc_opt_exit(c, usage);
 		}
@@ -343,6 +385,8 @@ main(int argc, char *argv[])
 		return mc_usage_error("--touched-out applies to call only");
 	if (strcmp(sub, "call") != 0 && progress)
 		return mc_usage_error("--progress-out applies to call only");
+	if (strcmp(sub, "call") != 0 && (buffers[0] || buffers[1]))
+		return mc_usage_error("--buffer-in and --buffer-out apply to call only");
 	if (strcmp(sub, "list") != 0 && pretty)
 		return mc_usage_error("--pretty applies to list only");
 	if (touched != NULL && *touched == '\0')
@@ -364,7 +408,7 @@ main(int argc, char *argv[])
 	 * lies, so /proc/PID/environ of mc-tool, the command's parent, no
 	 * longer shows it either. */
 	mc_env_free(mc_keys_take(&s));
-	status = run(sub, dir, touched, progress, pretty, &s);
+	status = run(sub, dir, touched, progress, buffers, pretty, &s);
 	mc_settings_free(&s);
 	return mc_finish(status);
 }

@@ -26,6 +26,10 @@ struct call {
 	struct mc_buf image;
 	const char *image_type;
 	char *image_name;
+	/* --buffer-in, --buffer-out: a file's text as an editor holds it,
+	 * for read and edit, and the text write and edit make, for the
+	 * editor to keep; or -1 (the file itself) */
+	int buffer_in, buffer_out;
 };
 
 /* main.c: the output the model reads, and the call's arguments. */

@@ -306,6 +306,16 @@ tool_read(struct call *c)
 		read_skill(c, path, offset, limit);
 		return;
 	}
+	/* --buffer-in: the editor's text of the file, read as the file
+	 * (through a descriptor of its own, closed as the file's is). */
+	if (c->buffer_in != -1) {
+		if ((fd = fcntl(c->buffer_in, F_DUPFD_CLOEXEC, 0)) == -1) {
+			say(c, "error: %s: %s\n", path, strerror(errno));
+			return;
+		}
+		memset(&st, 0, sizeof st);
+		goto page;
+	}
 	/* O_NONBLOCK: a FIFO with no writer must not hang the call. */
 	if ((fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)) == -1) {
 		say(c, "error: %s: %s\n", path, strerror(errno));
@@ -333,6 +343,7 @@ tool_read(struct call *c)
 		free(canon);
 		return;
 	}
+page:
 	pager_init(&pg, &c->out, offset, limit);
 	for (;;) {
 		n = read(fd, buf, sizeof buf);

@@ -41,7 +41,7 @@ short_of(const struct option *o)
 	return o->val > 0 && o->val < 128 ? o->val : 0;
 }
 
-static const char subcommands[] = "prompt sessions models rewind completion";
+static const char subcommands[] = "prompt sessions models rewind completion acp";
 static const char modes[] = "default accept-edits plan yes";
 
 /* The options whose value is what (all with what NULL), sep between. */

@@ -47,6 +47,10 @@ ev_emit(struct driver *d, cJSON *ev)
 		cJSON_Delete(ev);
 		return;
 	}
+	if (d->front != NULL) {	/* mc acp: the front end's, not stdout's */
+		d->front->event(d, ev);
+		return;
+	}
 	ev_session(d);
 	emit(ev);
 }

@@ -346,6 +346,10 @@ run(struct driver *d, const struct cmdline *cl)
 		return stages_prompt(d, d->c.stats, 1, STDOUT_FILENO, NULL) == 0 ?
 		    MC_EXIT_OK : MC_EXIT_FAIL;
 	}
+	if (cl->acp_cmd) {	/* acp.c: an editor's agent, on stdin and stdout */
+		catch_signals(0);
+		return acp_main(d);
+	}
 	if (cl->argc == 0 && isatty(STDIN_FILENO) && !d->c.dry) {
 		catch_signals(0);
 		if (((d->c.cont || d->c.session) && session_resume(d) == -1) ||

@@ -25,8 +25,10 @@
  *              file or the folder attached
  *   attach.c   images: mc -a, a tool's output (read, MCP): stored in
  *              $MC_HOME/blobs, referenced from the session's items
- *   approve.c  before write, edit, bash and MCP tools: what the call will
- *              do, shown on the terminal, and the user's answer
+ *   approve.c  before write, edit, bash and MCP tools: the question, and
+ *              the user's answer (on the terminal, or mc acp's)
+ *   preview.c  what such a call will do, shown with the question: the
+ *              command, a write's first lines, an edit's diff
  *   permissions.c the settings' approval rules (allow, ask, deny) and
  *              those answered "always for PREFIX", judging a call
  *   modes.c    default, accept-edits, plan and yes: --mode, /mode, /go;
@@ -71,6 +73,17 @@
  *   rewind.c   /undo, /rewind and mc rewind: the turns listed; files and
  *              conversation put back to before one
  *   restore.c  the files the turns changed, put back, conflicts named
+ *   acp.c      mc acp: the Agent Client Protocol's methods, a front end
+ *              over the same turn path (acp.h: its own state)
+ *   acpwire.c  mc acp's wire: JSON-RPC lines in and out, a reader thread,
+ *              requests to the client and their answers
+ *   acpupdate.c mc acp: the turn's events as session/update notifications,
+ *              approvals as session/request_permission, a session replayed
+ *   acpin.c    mc acp: the client's MCP servers and prompt blocks, as mc
+ *              takes them
+ *   acpfs.c    mc acp: read, write and edit through the client's
+ *              fs/read_text_file and fs/write_text_file (mc-tool call
+ *              --buffer-in, --buffer-out)
  */
 #ifndef MC_DRIVER_H
 #define MC_DRIVER_H
@@ -155,6 +168,7 @@ struct ses {
 	char **guides;		/* the guides injected */
 	size_t nguides;
 	cJSON *always;		/* tools the user allowed for the session */
+	cJSON *never;		/* tools the user refused for the session (mc acp) */
 	char *title;		/* title.c: the session's title, or the one its
 				 * header will have; NULL: none yet */
 	int untitled;		/* title.c: begun by a !COMMAND with no title: the
@@ -228,6 +242,9 @@ struct mcp {
 	cJSON *extras;		/* its servers' resources and prompts (mc-mcp's
 				 * mcp_resource, mcp_template, mcp_prompt entries) */
 	int status;		/* a progress line is on the terminal */
+	char *more;		/* servers beside the settings' (mc acp: the
+				 * editor's), a JSON object as mcp_servers holds
+				 * them, for mc-mcp serve --servers; or NULL */
 };
 
 /* `mc-tool sandbox`, asked once a session. */
@@ -264,8 +281,37 @@ struct offer {
 	struct mc_buf list;	/* the list offered (a JSON array) */
 };
 
+struct driver;
+#define FRONT_IN 1
+#define FRONT_OUT 2
+/*
+ * A front end other than the terminal (mc acp): told of the turn path's
+ * events, asked for approvals, offered the file tools' calls. NULL on a
+ * terminal and with --json.
+ */
+struct front {
+	/* events.c: each --json event, taken */
+	void (*event)(struct driver *d, cJSON *ev);
+	/* approve.c: the user's answer to a call (1 yes, 0 no, 2 always,
+	 * 3 always for the prefixes pre, 4 never this session, -1
+	 * interrupted) */
+	int (*asks)(struct driver *d, const char *name, const cJSON *call, char **pre,
+	    size_t npre);
+	/* tools.c: what of a read, write or edit call goes through the
+	 * editor's buffers (FRONT_IN: the file's text is the editor's;
+	 * FRONT_OUT: the new text is the editor's to keep), or 0; *path the
+	 * file's absolute path (malloc'ed) when not 0 */
+	int (*buffers)(struct driver *d, const cJSON *call, char **path);
+	/* the editor's text of path, or the editor's keeping text: 0, or
+	 * -1 with *why the call's output (malloc'ed) */
+	int (*load)(struct driver *d, const char *path, struct mc_buf *text, char **why);
+	int (*save)(struct driver *d, const char *path, const char *text, size_t n, char **why);
+	void *arg;		/* the front end's own */
+};
+
 struct driver {
 	struct conf c;
+	struct front *front;	/* mc acp's, or NULL */
 	struct hooks *hooks;	/* the settings' hooks, compiled: hooks.c's own */
 	struct lsp *lsp;	/* lsp.c's: the language servers, once one is needed */
 	struct ses s;
@@ -287,6 +333,9 @@ struct driver {
 	struct checkpoints *cp;	/* checkpoint.c: this turn's checkpoint, or NULL */
 	struct mc_buf thought;	/* thought.c: the last answer's reasoning, for /reasoning */
 	cJSON *attached;	/* attach.c: image references for the next user message */
+	cJSON *context;		/* the front end's context blocks for the next
+				 * message ({file, content}, as mentions.c's),
+				 * taken by turn.c; or NULL */
 };
 
 /* Set by SIGINT, SIGTERM and SIGHUP: the work in flight stops; for the
@@ -507,6 +556,7 @@ struct cmdline {
 	int prompt_cmd;		/* `mc prompt` */
 	int sessions_cmd;	/* `mc sessions` (and `mc models`) */
 	int models_cmd;		/* `mc models` */
+	int acp_cmd;		/* `mc acp` */
 	int custom;		/* `mc /NAME ARGS`: a custom command */
 	int steps_set;		/* --max-steps given */
 	int all;		/* --all */
@@ -520,7 +570,8 @@ int options_parse(struct driver *d, struct cmdline *cl, int argc, char *argv[]);
 struct option;
 const struct option *options_table(void);
 
-/* approve.c */
+/* approve.c: the kinds of call that ask first (the first three by name) */
+enum guard { GUARD_WRITE, GUARD_EDIT, GUARD_BASH, GUARD_MCP, GUARD_READ, GUARD_RULE };
 int approve(struct driver *d, const char *name, const cJSON *call, char **why,
     const char **by, const char **rule);
 
@@ -544,6 +595,7 @@ int completion_main(int argc, char *argv[]);
 int workspace_add(struct conf *c, const char *dir);
 void workspace_init(struct conf *c);
 void workspace_free(struct conf *c);
+void workspace_moved(struct conf *c);
 char *workspace_outside(const struct conf *c, const char *name, const cJSON *call);
 int workspace_has(const struct conf *c, const char *canon);
 
@@ -607,6 +659,9 @@ int compact_overflowed(struct driver *d);
 /* repl.c */
 int interactive(struct driver *d);
 
+/* acp.c: mc acp, the Agent Client Protocol on stdin and stdout */
+int acp_main(struct driver *d);
+
 /* progress.c: a status line on stderr (a terminal), redrawn by
  * progress_tick, cleared by progress_end. */
 struct progress {
@@ -620,6 +675,11 @@ struct progress {
 void progress_begin(struct progress *p, const struct driver *d, const char *what, int fd);
 void progress_tick(void *arg);
 void progress_end(struct progress *p);
+
+/* preview.c: what a call of kind tool (enum guard) will do, as rows of
+ * width columns into out; where is the path a read outside reads */
+void preview(const struct driver *d, struct mc_buf *out, int width, int tool, const char *where,
+    const char *name, const cJSON *call);
 
 /* pager.c */
 void page(struct driver *d, const char *p, size_t n);

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "child.h"
@@ -18,12 +19,15 @@
 /* its tool list, or one output item (its images at most MC_IMAGE_MAX together) */
 #define MCP_LINE_CAP ((8u << 20) + MC_IMAGE_B64_MAX + 4096)
 
-/* Whether settings name a server that is not disabled. */
+/* Whether settings name a server that is not disabled, or the front
+ * end gave some. */
 static int
 configured(const struct driver *d)
 {
 	const cJSON *e;
 
+	if (d->mcp.more != NULL)
+		return 1;
 	cJSON_ArrayForEach(e, mc_settings_get(&d->c.set, "mcp_servers"))
 		if (!cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(e, "enabled")))
 			return 1;
@@ -39,18 +43,34 @@ configured(const struct driver *d)
 int
 mcp_start(struct driver *d)
 {
-	char *argv[] = { "mc-mcp", "-q", "serve", NULL }, err[256];
-	struct mc_child c = { .argv = argv, .fd = { -1, -1, -1 },
+	char *argv[] = { "mc-mcp", "-q", "serve", NULL, NULL, NULL }, err[256], path[24];
+	int keep[2] = { -1, -1 };
+	struct mc_child c = { .argv = argv, .fd = { -1, -1, -1 }, .keep = keep,
 	    .flags = MC_CHILD_SUITE | MC_CHILD_PGROUP | MC_CHILD_PDEATH_TERM };
 
 	if (d->mcp.pid > 0 || !configured(d))
 		return 0;
+	/* The front end's servers, in a memory file mc-mcp reads. */
+	if (d->mcp.more != NULL && ((keep[0] = memfd_create("mc-servers", MFD_CLOEXEC)) == -1 ||
+	    mc_write_all(keep[0], d->mcp.more, strlen(d->mcp.more)) == -1)) {
+		mc_warn("the editor's MCP servers: %s; not used", strerror(errno));
+		if (keep[0] != -1)
+			close(keep[0]);
+		keep[0] = -1;
+	}
+	if (keep[0] != -1) {
+		snprintf(path, sizeof path, "/dev/fd/%d", keep[0]);
+		argv[3] = "--servers";
+		argv[4] = path;
+	}
 	d->mcp.out = (struct mc_lines){ .cap = MCP_LINE_CAP };
 	if ((d->mcp.pid = mc_child_start_piped(&c, &d->mcp.wr, &d->mcp.out.fd, err,
 	    sizeof err)) == -1) {
 		d->mcp.pid = 0;
 		mc_warn("%s; no MCP tools this session", err);
 	}
+	if (keep[0] != -1)
+		close(keep[0]);
 	return 0;
 }
 
@@ -504,8 +524,8 @@ mcp_restart(struct driver *d)
 {
 	cJSON *all;
 
-	if (!d->mcp.listed)
-		return 0;	/* none started this run */
+	if (!d->mcp.listed && d->mcp.more == NULL)
+		return 0;	/* none started this run, none to start */
 	if ((all = tools_get(d)) == NULL)
 		return -1;
 	drop_tools(d, all);

@@ -24,6 +24,7 @@ static const char usage[] =
     "       mc prompt [-m ID] [--agent ID | --subagent ID ...] [--stats]\n"
     "       mc sessions [--all] [--json]\n"
     "       mc models [-p NAME] [--json]\n"
+    "       mc [-p NAME] [-m ID] [--agent ID] [-y | --mode MODE] [--max-steps N] acp\n"
     "       mc completion bash|zsh|fish\n"
     "       mc rewind [--session ID] [--list] [--force] [--files | --conversation] [TURN]\n"
     "\n"
@@ -343,7 +344,9 @@ options_parse(struct driver *d, struct cmdline *cl, int argc, char *argv[])
 		cl->prompt_cmd = strcmp(argv[optind], "prompt") == 0;
 		cl->sessions_cmd = strcmp(argv[optind], "sessions") == 0;
 		cl->models_cmd = strcmp(argv[optind], "models") == 0;	/* modellist.c */
-		if (!cl->prompt_cmd && !cl->sessions_cmd && !cl->models_cmd && c->depth == 0 &&
+		cl->acp_cmd = strcmp(argv[optind], "acp") == 0;	/* acp.c */
+		if (!cl->prompt_cmd && !cl->sessions_cmd && !cl->models_cmd && !cl->acp_cmd &&
+		    c->depth == 0 &&
 		    !commands_word(argv[optind]))
 			near_miss(argv[optind]);	/* nearmiss.c */
 	}
@@ -352,6 +355,11 @@ options_parse(struct driver *d, struct cmdline *cl, int argc, char *argv[])
 	    cl->steps_set || cl->all || c->cache || c->depth || c->parent || c->nallow ||
 	    cl->mode_opt || cl->timeout_opt))
 		return mc_usage_error("`mc models` takes only -p and --json");
+	if (cl->acp_cmd && (c->cont || c->session || c->dry || c->no_session || c->json ||
+	    c->schema || c->cache || c->depth || c->parent || c->nallow || cl->all ||
+	    cl->timeout_opt || c->stats))
+		return mc_usage_error("`mc acp` takes only -p, -m, --agent, --yes, --mode, "
+		    "--max-steps, --max-output-tokens, --reasoning, --keep-going and --add-dir");
 	/* mc /NAME ARGS: a custom command (commands.c) */
 	cl->custom = argc > optind && strcmp(argv[optind - 1], "--") != 0 &&
 	    commands_word(argv[optind]);

@@ -380,6 +380,8 @@ session_forget(struct driver *d)
 	guides_free(d);
 	cJSON_Delete(d->s.always);
 	d->s.always = NULL;
+	cJSON_Delete(d->s.never);
+	d->s.never = NULL;
 	perms_forget(d);	/* "always for PREFIX" too */
 	memset(&d->s.used, 0, sizeof d->s.used);
 	cJSON_Delete(d->s.recorded);

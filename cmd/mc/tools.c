@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -25,6 +26,13 @@
 /* mc-tool's item: a 64 KiB output, escaped, and a read image's base64 */
 #define TOOL_OUTPUT_CAP ((4u << 20) + MC_IMAGE_B64_MAX)
 #define TOUCHED_CAP (1u << 20)
+
+/* mc-tool's --buffer-in (a feed of the text) and --buffer-out (a memory
+ * file, keep, read back after the call; -1 when none). */
+struct tool_io {
+	struct mc_feed in, out;
+	int has_in, keep;
+};
 
 /* A session's tools that take starting: the MCP servers' mc-mcp, and
  * the subagent profiles read. 0, or -1 after saying why. */
@@ -64,16 +72,17 @@ tool_owner(const struct driver *d, const char *name, const cJSON *call)
  * (progress.c) on a terminal.
  */
 static cJSON *
-tool_call(struct driver *d, const cJSON *call, struct mc_buf *touched, int *st)
+tool_call(struct driver *d, const cJSON *call, struct mc_buf *touched, struct tool_io *io, int *st)
 {
-	char *argv[] = { "mc-tool", "-q", "call", "--touched-out", NULL, "--progress-out", NULL,
-	    NULL }, path[24], ppath[24], err[256];
+	char *argv[12] = { "mc-tool", "-q", "call", "--touched-out", NULL, "--progress-out", NULL },
+	    path[24], ppath[24], ipath[24], opath[24], err[256];
 	const char *name = mc_json_str(call, "name");
 	struct mc_buf out = {0}, in = {0};
-	struct mc_feed back[2] = { { .wr = -1 }, { .wr = -1 } };
+	struct mc_feed back[4] = { { .wr = -1 }, { .wr = -1 } };
+	int a = 7, nb = 2;
 	struct progress pr;
 	struct mc_filter f = { .collect = &out, .cap = TOOL_OUTPUT_CAP, .stop = &interrupted,
-	    .feeds = back, .nfeeds = 2, .tick = progress_tick, .tick_ms = 200, .arg = &pr };
+	    .feeds = back, .tick = progress_tick, .tick_ms = 200, .arg = &pr };
 	int fds[2], pfds[2];
 	cJSON *item = NULL;
 	char *text;
@@ -96,6 +105,21 @@ tool_call(struct driver *d, const cJSON *call, struct mc_buf *touched, int *st)
 	back[1].fd = pfds[1];
 	snprintf(ppath, sizeof ppath, "/dev/fd/%d", pfds[1]);
 	argv[6] = ppath;
+	/* The front end's buffers: its text in, the new text out. */
+	if (io != NULL && io->has_in) {
+		back[nb++] = io->in;
+		snprintf(ipath, sizeof ipath, "/dev/fd/%d", io->in.fd);
+		argv[a++] = "--buffer-in";
+		argv[a++] = ipath;
+	}
+	if (io != NULL && io->keep != -1) {
+		back[nb++] = io->out;
+		snprintf(opath, sizeof opath, "/dev/fd/%d", io->out.fd);
+		argv[a++] = "--buffer-out";
+		argv[a++] = opath;
+	}
+	argv[a] = NULL;
+	f.nfeeds = (size_t)nb;
 	progress_begin(&pr, d, name ? name : "", pfds[0]);
 	if ((text = cJSON_PrintUnformatted(call)) == NULL)
 		mc_oom();
@@ -129,6 +153,86 @@ tool_call(struct driver *d, const cJSON *call, struct mc_buf *touched, int *st)
 	return item;
 }
 
+/* A feed of mc-tool's --buffer-out: a memory file it writes, read back
+ * here. 0, or -1 after saying why. */
+static int
+buffer_file(struct mc_feed *f, int *keep)
+{
+	if ((*keep = memfd_create("mc-buffer", MFD_CLOEXEC)) == -1 ||
+	    (f->fd = fcntl(*keep, F_DUPFD_CLOEXEC, 3)) == -1) {
+		mc_err("a buffer: %s", strerror(errno));
+		if (*keep != -1)
+			close(*keep);
+		*keep = -1;
+		return -1;
+	}
+	f->wr = -1;
+	return 0;
+}
+
+/*
+ * An mc-tool call, its file through the front end's buffers where it
+ * says so (mc acp: an editor's): the text read there given as
+ * --buffer-in, the text written there taken from --buffer-out once the
+ * call went through (its output is not an error).
+ */
+static cJSON *
+buffered(struct driver *d, const cJSON *call, struct mc_buf *touched)
+{
+	const char *cid = mc_json_str(call, "call_id"), *out;
+	struct tool_io io = { .keep = -1 };
+	struct mc_buf text = {0};
+	char *path = NULL, *why = NULL, err[256];
+	cJSON *item = NULL;
+	int via, st;
+
+	via = d->front != NULL && d->front->buffers != NULL ? d->front->buffers(d, call, &path) : 0;
+	if (via == 0)
+		return tool_call(d, call, touched, NULL, &st);
+	if ((via & FRONT_IN) && d->front->load(d, path, &text, &why) == -1)
+		goto said;
+	if (via & FRONT_IN) {
+		if (mc_feed_open(&io.in, err, sizeof err) == -1) {
+			mc_err("%s", err);
+			goto done;
+		}
+		io.in.p = text.data ? text.data : "";
+		io.in.n = text.len;
+		io.has_in = 1;
+	}
+	if ((via & FRONT_OUT) && buffer_file(&io.out, &io.keep) == -1) {
+		if (io.has_in) {
+			close(io.in.fd);
+			close(io.in.wr);
+		}
+		goto done;
+	}
+	item = tool_call(d, call, touched, &io, &st);
+	out = mc_json_str(item, "output");
+	if (item != NULL && (via & FRONT_OUT) && out != NULL && strncmp(out, "error:", 6) != 0) {
+		text.len = 0;
+		if (lseek(io.keep, 0, SEEK_SET) == -1 || mc_fd_slurp(io.keep, 64u << 20, &text) == -1) {
+			mc_err("a buffer: %s", strerror(errno));
+			cJSON_Delete(item);
+			item = NULL;
+		} else if (d->front->save(d, path, text.data ? text.data : "", text.len, &why) == -1) {
+			cJSON_Delete(item);
+			item = NULL;
+			goto said;
+		}
+	}
+	goto done;
+said:
+	item = mc_item_output(cid ? cid : "", why);
+done:
+	if (io.keep != -1)
+		close(io.keep);
+	free(why);
+	free(path);
+	mc_buf_free(&text);
+	return item;
+}
+
 /*
  * Run call by its tool's owner: its function_call_output item, or NULL
  * when there is none to take (said, or interrupted). The paths mc-tool's
@@ -140,7 +244,6 @@ tools_run(struct driver *d, const cJSON *call, struct mc_buf *touched)
 	const char *name = mc_json_str(call, "name"), *cid = mc_json_str(call, "call_id");
 	char *text;
 	cJSON *item;
-	int st;
 
 	if (name == NULL)
 		name = "";
@@ -155,7 +258,7 @@ tools_run(struct driver *d, const cJSON *call, struct mc_buf *touched)
 		toolsearch_used(d, name);	/* a deferred tool called is loaded */
 		return mcp_call(d, call);
 	default:
-		return tool_call(d, call, touched, &st);
+		return buffered(d, call, touched);
 	}
 	item = mc_item_output(cid ? cid : "", text);
 	free(text);

@@ -599,6 +599,12 @@ turn(struct driver *d, const char *text)
 	}
 	if (mentions_attach(d, mentioned) == -1)
 		return OUT_ERROR;
+	/* mc acp: the prompt's embedded resources, after the hooks' context
+	 * as a mention's */
+	mentioned = d->context;
+	d->context = NULL;
+	if (mentions_attach(d, mentioned) == -1)
+		return OUT_ERROR;
 	msg = mc_item_message("user", text);
 	attach_put(d, msg);	/* attach.c: mc -a's images, and those queued */
 	if ((st = compact_due(d, msg)) == 1)

@@ -74,19 +74,35 @@ workspace_init(struct conf *c)
 		root_add(c, dir);
 }
 
-void
-workspace_free(struct conf *c)
+static void
+roots_free(struct conf *c)
 {
 	size_t i;
-	int k;
 
 	for (i = 0; i < c->nroots; i++)
 		free(c->roots[i]);
 	free(c->roots);
-	for (k = 0; k < c->nadd_dir; k++)
-		free(c->add_dir[k]);
 	c->roots = NULL;
 	c->nroots = 0;
+}
+
+/* The working directory changed (mc acp's sessions): the directories
+ * read without asking, made again around it; --add-dir stays. */
+void
+workspace_moved(struct conf *c)
+{
+	roots_free(c);
+	workspace_init(c);
+}
+
+void
+workspace_free(struct conf *c)
+{
+	int k;
+
+	roots_free(c);
+	for (k = 0; k < c->nadd_dir; k++)
+		free(c->add_dir[k]);
 	c->nadd_dir = 0;
 }
 
