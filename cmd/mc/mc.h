@@ -285,7 +285,8 @@ struct driver {
 	struct offer offer;
 	struct {		/* toolsearch.c's */
 		int on;		/* past tools.defer_after: MCP tools wait */
-		struct mc_strset loaded;	/* the tools tool_search loaded */
+		struct mc_strset loaded;	/* the tools tool_search loaded, each its order */
+		cJSON *unsaved;	/* those loaded since the session's last tools_loaded line */
 		unsigned gen;	/* counts the searches that loaded any */
 	} search;
 	struct { int session, done; } ev;	/* events.c: --json's first and last events said */
@@ -433,6 +434,9 @@ int toolsearch_has(const struct driver *d, const char *name);
 char *toolsearch_call(struct driver *d, const cJSON *call);
 void toolsearch_forget(struct driver *d);
 void toolsearch_used(struct driver *d, const char *name);
+cJSON *toolsearch_line(struct driver *d);
+void toolsearch_recall(struct driver *d, const cJSON *item);
+cJSON *toolsearch_header(const struct driver *d, cJSON *more);
 
 /* modeltools.c */
 int model_tools_active(const struct driver *d);
