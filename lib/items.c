@@ -269,6 +269,7 @@ static const char *const bookkeeping[] = {
 	"model",	/* {"type":"model","provider","model"}: what the session uses from here on */
 	"usage",	/* {"type":"usage",...}: the tokens of the answer before it */
 	"title",	/* {"type":"title","title"}: the session's title from here on */
+	"tools_loaded",	/* {"type":"tools_loaded","names"}: the tools tool_search loaded */
 	NULL
 };
 

@@ -12,7 +12,7 @@
  * Check the JSON Lines text s (len bytes) read from name. Blank lines are
  * skipped; a {"type":"session",...} header is skipped on line 1 only, and
  * the bookkeeping lines of a session ({"type":"model",...},
- * {"type":"usage",...}) anywhere. Each
+ * {"type":"usage",...}, "title", "tools_loaded") anywhere. Each
  * other line must be one of
  *   {"type":"message","role":"user"|"assistant","content":STRING}
  *     (an assistant message may add "refusal":STRING, and either role
@@ -47,7 +47,8 @@ void mc_items_check_free(struct mc_items_check *c);
 void mc_items_check_where(const struct mc_items_check *c, char *out, size_t outsz);
 
 /* True when doc is a session's bookkeeping line ({"type":"model",...},
- * {"type":"usage",...}), which mc_items_parse skips. */
+ * {"type":"usage",...}, "title", "tools_loaded"), which mc_items_parse
+ * skips. */
 int mc_item_bookkeeping(const cJSON *doc);
 /* True when the line p (n bytes) may be one: it names a bookkeeping type
  * in quotes. A quick test before parsing. */

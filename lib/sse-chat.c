@@ -45,6 +45,7 @@ tool_fragment(struct mc_stream *s, const cJSON *f)
 static void
 thought_done(struct mc_stream *s)
 {
+	mc_ans_thought_end(s, &s->thought);
 	if (s->thought.len == 0)
 		return;
 	mc_ans_thought_block(s, s->thought.data, s->thought.len, "chat", NULL);
@@ -82,7 +83,7 @@ mc_ans_chat_doc(struct mc_stream *s, const cJSON *doc, int whole)
 		r = mc_json_str(d, "reasoning_content") ? mc_json_str(d, "reasoning_content") :
 		    mc_json_str(d, "reasoning");
 		if (!whole)
-			mc_ans_thought(s, r, 1);
+			mc_ans_thought(s, r, &s->thought);
 		else if (r != NULL && mc_ans_room(s, strlen(r)))
 			mc_buf_adds(&s->thought, r);	/* whole: the block alone */
 		mc_ans_content(s, cJSON_GetObjectItemCaseSensitive(d, "content"));

@@ -55,7 +55,7 @@ struct mc_stream {
 	char *finish;		/* chat: the provider's finish_reason */
 	int have_usage;
 	long long in, out, cached;
-	unsigned hi_text, hi_refusal;	/* a surrogate half the last delta ended with */
+	unsigned hi_text, hi_refusal, hi_thought;	/* a surrogate half the last delta ended with */
 	int marks;		/* the event being read holds surrogate markers */
 	struct mc_buf delta;	/* the fast path's text */
 	struct mc_buf fixed;	/* text repaired to valid UTF-8, or joined */
@@ -70,6 +70,11 @@ struct mc_stream {
 int mc_ans_room(struct mc_stream *s, size_t n);
 void mc_ans_emit(struct mc_stream *s, struct mc_event *ev);
 void mc_ans_text(struct mc_stream *s, const char *t, int refusal);
+/* The piece t, *n joined with the surrogate half *hi the last piece of
+ * its kind ended with; *hi becomes the half this one ends with, or 0.
+ * hi NULL: the piece is whole, a lone half at either end is U+FFFD.
+ * Returns t, or the joined text (in s->fixed, *n its length). */
+const char *mc_ans_join16(struct mc_stream *s, const char *t, size_t *n, unsigned *hi);
 void mc_ans_content(struct mc_stream *s, const cJSON *c);
 void mc_ans_fail(struct mc_stream *s, const char *msg, const char *code, int status, int local);
 void mc_ans_fail_json(struct mc_stream *s, const cJSON *v);
@@ -88,9 +93,13 @@ void mc_ans_usage(struct mc_stream *s, const cJSON *u);
 void mc_ans_finish(struct mc_stream *s, const char *reason);
 
 /* sse-reasoning.c */
-/* A piece of reasoning (t NUL-terminated; NULL or "" is nothing),
- * repaired to valid UTF-8; with keep, also added to s->thought. */
-void mc_ans_thought(struct mc_stream *s, const char *t, int keep);
+/* A piece of reasoning (t NUL-terminated; NULL or "" is nothing), joined
+ * with a surrogate half the last piece ended with and repaired to valid
+ * UTF-8; also added to keep (the whole block's text) unless NULL. */
+void mc_ans_thought(struct mc_stream *s, const char *t, struct mc_buf *keep);
+/* The reasoning's pieces have ended: a half the last one ended with is
+ * U+FFFD, a piece of its own (added to keep unless NULL). */
+void mc_ans_thought_end(struct mc_stream *s, struct mc_buf *keep);
 /* One whole reasoning block: text, len of it, for api, data (or NULL). */
 void mc_ans_thought_block(struct mc_stream *s, const char *text, size_t len, const char *api,
     const cJSON *data);

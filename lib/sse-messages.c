@@ -109,6 +109,7 @@ thinking_done(struct mc_stream *s, struct block *b)
 
 	mc_json_add_str(d, "type", "thinking");
 	mc_json_add_str(d, "signature", b->sig ? b->sig : "");
+	mc_ans_thought_end(s, &b->text);
 	mc_buf_adds(&b->text, "");
 	/* The data: the block without its text. */
 	mc_ans_thought_block(s, b->text.data, b->text.len, "messages", d);
@@ -196,10 +197,7 @@ block_delta(struct mc_stream *s, struct block *b, const cJSON *d)
 		if ((v = mc_json_str(d, "partial_json")) != NULL)
 			mc_ans_args_add(s, &s->calls[b->call], v);
 	} else if (strcmp(type, "thinking_delta") == 0 && b->kind == B_THINKING) {
-		if ((v = mc_json_str(d, "thinking")) != NULL && mc_ans_room(s, strlen(v))) {
-			mc_buf_adds(&b->text, v);
-			mc_ans_thought(s, v, 0);
-		}
+		mc_ans_thought(s, mc_json_str(d, "thinking"), &b->text);
 	} else if (strcmp(type, "signature_delta") == 0 && b->kind == B_THINKING) {
 		/* The whole signature, as the SDK takes it (not a piece). */
 		if ((v = mc_json_str(d, "signature")) != NULL && mc_ans_room(s, strlen(v)))

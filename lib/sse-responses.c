@@ -191,12 +191,12 @@ mc_ans_responses_event(struct mc_stream *s, const char *name, const cJSON *doc)
 		mc_ans_text(s, mc_json_str(doc, "delta"), 0);
 	} else if (strcmp(type, "response.reasoning_summary_text.delta") == 0 ||
 	    strcmp(type, "response.reasoning_text.delta") == 0) {
-		mc_ans_thought(s, mc_json_str(doc, "delta"), 0);
+		mc_ans_thought(s, mc_json_str(doc, "delta"), NULL);
 	} else if (strcmp(type, "response.reasoning_summary_part.added") == 0) {
 		/* A summary's parts are paragraphs apart, as the item joins them. */
 		ix = cJSON_GetObjectItemCaseSensitive(doc, "summary_index");
 		if (cJSON_IsNumber(ix) && ix->valueint > 0)
-			mc_ans_thought(s, "\n\n", 0);
+			mc_ans_thought(s, "\n\n", NULL);
 	} else if (strcmp(type, "response.refusal.delta") == 0) {
 		mc_ans_text(s, mc_json_str(doc, "delta"), 1);
 	} else if (strcmp(type, "response.output_item.added") == 0) {

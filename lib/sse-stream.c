@@ -204,6 +204,22 @@ join16(const struct mc_stream *s, struct mc_buf *out, const char *t, size_t n, u
 	mc_buf_add(out, t, n);
 }
 
+const char *
+mc_ans_join16(struct mc_stream *s, const char *t, size_t *n, unsigned *hi)
+{
+	unsigned whole = 0, *h = hi != NULL ? hi : &whole;
+
+	if (!needs_join(s, t, *n, *h))
+		return t;
+	s->fixed.len = 0;
+	join16(s, &s->fixed, t, *n, h);
+	if (whole != 0)
+		mc_buf_adds(&s->fixed, "\xef\xbf\xbd");
+	mc_buf_adds(&s->fixed, "");
+	*n = s->fixed.len;
+	return s->fixed.data;
+}
+
 /* An event's text with every \u0000 escape made \ufffd (cJSON would cut
  * the string there), each lone surrogate escape made a marker or
  * \ufffd, as above, and each byte from F5 up made U+FFFD; NULL when none
@@ -295,12 +311,7 @@ mc_ans_text(struct mc_stream *s, const char *t, int refusal)
 	ev.text = t;
 	ev.len = strlen(t);
 	/* The markers first: they are no UTF-8, and a repair would take them. */
-	if (needs_join(s, ev.text, ev.len, *hi)) {
-		s->fixed.len = 0;
-		join16(s, &s->fixed, ev.text, ev.len, hi);
-		ev.text = s->fixed.data ? s->fixed.data : "";
-		ev.len = s->fixed.len;
-	}
+	ev.text = mc_ans_join16(s, ev.text, &ev.len, hi);
 	/* cJSON does not check UTF-8: what a provider garbles must not reach
 	 * the session, where it would make every later request invalid. */
 	if (!mc_utf8_valid(ev.text, ev.len)) {
@@ -657,6 +668,7 @@ mc_ans_finish(struct mc_stream *s, const char *reason)
 	};
 	size_t i;
 
+	mc_ans_thought_end(s, NULL);
 	flush_half(s, 0);
 	flush_half(s, 1);
 	mc_ans_calls_flush(s);

@@ -136,6 +136,19 @@ Try '"'"'mc-request --help'"'"' for more information.'
 		'[["reasoning","Okay, the user asks for 2+2.\nThat is 4."],["message","2 + 2 = 4."]]'
 }
 
+@test "a surrogate pair cut between two reasoning deltas is one character; a lone half at the end is U+FFFD" {
+	fake_start "[$(sse chat-stream-reasoning-split-pair.sse),$(sse chat-stream-reasoning-split-pair.sse)]"
+	send chat --events
+	assert_success
+	assert_equal "$(jqo -s -c 'map(select(.type == "reasoning") | .delta)')" \
+		'["They smile ","😀 back."," Then ","�"]'
+	assert_equal "$(jqo -r 'select(.type == "text") | .delta')" 'Hi.'
+	send chat --items
+	assert_success
+	assert_equal "$(jqo -s -c 'map([.type, .text // .content])')" \
+		'[["reasoning","They smile 😀 back. Then �"],["message","Hi."]]'
+}
+
 @test "mc-send --cache: a kept answer replays its reasoning deltas and item" {
 	fake_start "[$(sse chat-stream-reasoning-llamacpp.sse)]"
 	use_fake

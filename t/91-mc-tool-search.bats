@@ -122,18 +122,53 @@ body_size() {
 	! grep -q '^schemas +mcp' <<<"$output"
 }
 
-@test "a resumed session starts with none loaded; a deferred tool it calls by name runs and is loaded" {
+srv_names() {
+	fake_request "$1" '[.body.tools[].function.name | select(startswith("srv__"))] | join(",")'
+}
+
+@test "a resumed session offers the tools it had loaded from its first request; one called by name is loaded and kept too" {
 	fake_start "[$(calls "$(call c1 tool_search '{"query":"t7","limit":1}')"), $(text one),
-	  $(calls "$(call c2 srv__t7 '{"text":"again"}')"), $(text two)]"
+	  $(calls "$(call c2 srv__t70 '{"text":"again"}')"), $(text two), $(text three)]"
 	search_settings '' --many 200
 	run --separate-stderr mc 'first' </dev/null
 	assert_success
+	# the load is a bookkeeping line after the search's output
+	f=$(session_files)
+	assert_equal "$(jq -c 'select(.type == "tools_loaded")' "$f")" '{"type":"tools_loaded","names":["srv__t7"]}'
+	assert_equal "$(jq -r 'select(.type == "function_call_output" or .type == "tools_loaded") | .type' "$f" | tr '\n' ,)" \
+		function_call_output,tools_loaded,
 	run --separate-stderr mc -c 'second' </dev/null
 	assert_success
 	assert_output two
-	[[ $(names 3) != *srv__* ]]
+	assert_equal "$stderr" ""
+	assert_equal "$(srv_names 3)" srv__t7
+	# a deferred tool the model calls by name runs, is loaded, and is kept
 	assert_equal "$(tool_content 4 c2)" again
-	assert_equal "$(fake_request 4 '[.body.tools[].function.name | select(startswith("srv__"))] | join(",")')" srv__t7
+	assert_equal "$(srv_names 4)" srv__t7,srv__t70
+	assert_equal "$(jq -c 'select(.type == "tools_loaded") | .names' "$f" | tr '\n' ' ')" '["srv__t7"] ["srv__t70"] '
+	run --separate-stderr mc -c 'third' </dev/null
+	assert_success
+	assert_equal "$(srv_names 5)" srv__t7,srv__t70
+	# what the session sends never holds the line
+	[[ $(fake_request 5 .body.messages) != *tools_loaded* ]]
+}
+
+@test "a compacted session keeps the tools loaded in its header; resumed, it offers them" {
+	big=$(head -c 5000 /dev/zero | tr '\0' x)
+	fake_start "[$(calls "$(call c1 tool_search '{"query":"t7","limit":1}')"), $(text "one $big"),
+	  $(text "two $big"), $(text 'the summary'), $(text after)]"
+	search_settings '' --many 200
+	run --separate-stderr mc "use t7 $big" </dev/null
+	assert_success
+	run --separate-stderr mc -c "more $big" </dev/null
+	assert_success
+	compact_on_tty
+	new=$(grep -l '"compacted_from"' $(session_files))
+	assert_equal "$(head -1 "$new" | jq -c .tools_loaded)" '["srv__t7"]'
+	run --separate-stderr mc -c 'go on' </dev/null
+	assert_success
+	assert_output after
+	assert_equal "$(srv_names 5)" srv__t7
 }
 
 @test "tool_search is not refused by the model's tools.include, and plan mode offers it" {

@@ -78,12 +78,7 @@ load mc
 	run --separate-stderr mc -c "more $big" </dev/null
 	assert_success
 	old=$(session_files)
-	on_tty 'mc -c'
-	wait_for 'mc>'
-	keys '/compact' Enter
-	wait_for 'goes on in'
-	keys C-d
-	assert_equal "$(wait_status)" 0
+	compact_on_tty
 	new=$(grep -l '"compacted_from"' $(session_files))
 	[ "$new" != "$old" ]
 	assert_equal "$(head -1 "$new" | jq -r .title)" 'Compact me later'

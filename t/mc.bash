@@ -94,6 +94,16 @@ on_tty() {
 	tmux -S "$TMUX_SOCK" -f /dev/null new-session -d -x 120 -y 50 \
 		"cd '$W' && env PATH='$PATH' HOME='$HOME' MC_HOME='$MC_HOME' LC_ALL=C.UTF-8 PAGER=cat $1; echo \$? > '$STATUS'; sleep 600"
 }
+# compact_on_tty: the last session compacted by /compact in `mc -c` on a
+# terminal, which then ends
+compact_on_tty() {
+	on_tty 'mc -c'
+	wait_for 'mc>'
+	keys '/compact' Enter
+	wait_for 'goes on in'
+	keys C-d
+	assert_equal "$(wait_status)" 0
+}
 # keys KEY...: typed into the pane. A Ctrl-D alone waits (a few seconds at
 # most, then is typed all the same) for the session's prompt to be the
 # pane's last line: one typed ahead while a turn ends is read by no one.

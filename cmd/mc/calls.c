@@ -19,7 +19,7 @@
 static int
 output_item(struct driver *d, const char *name, cJSON *item)
 {
-	cJSON *ev;
+	cJSON *ev, *line;
 
 	if (d->c.json) {
 		ev = ev_new("tool_output");
@@ -33,7 +33,12 @@ output_item(struct driver *d, const char *name, cJSON *item)
 			mc_oom();
 		ev_emit(d, ev);
 	}
-	return session_add(d, item);
+	if (session_add(d, item) == -1)
+		return -1;
+	/* toolsearch.c: the tools the call loaded, kept for a resumed session */
+	if ((line = toolsearch_line(d)) != NULL)
+		return session_add(d, line);
+	return 0;
 }
 
 /* An output for call written here: refused, interrupted, failed. */

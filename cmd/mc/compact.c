@@ -170,14 +170,14 @@ run_compact(struct driver *d, const struct mc_buf *in, long long window, long lo
 /*
  * The header members of the new session beyond those every session has:
  * the old header's own (a subagent's parent and agent, ...), where it
- * came from, and the guides injected so far, which the summary stands
- * for (so that `mc -c` does not inject them again).
+ * came from, the guides injected so far, which the summary stands for
+ * (so that `mc -c` does not inject them again), and the tools loaded.
  */
 static cJSON *
 header_more(const struct driver *d)
 {
 	static const char *const own[] = { "type", "id", "created", "cwd", "provider", "model",
-	    "compacted_from", "guides", "title", NULL };
+	    "compacted_from", "guides", "title", "tools_loaded", NULL };
 	cJSON *more = mc_json_new_obj(), *g;
 	const cJSON *e;
 	size_t i;
@@ -191,6 +191,7 @@ header_more(const struct driver *d)
 	if (d->s.file.id != NULL)
 		mc_json_add_str(more, "compacted_from", d->s.file.id);
 	more = title_header(d, more);	/* title.c: the title goes on */
+	more = toolsearch_header(d, more);	/* toolsearch.c: so do the tools loaded */
 	if (d->s.nguides > 0) {
 		g = mc_json_new_arr();
 		for (i = 0; i < d->s.nguides; i++)

@@ -118,7 +118,7 @@ usage_add(struct usage *to, const struct usage *u)
 }
 
 /* {input_tokens, output_tokens, cached_tokens}: the done event's, a
- * subagent's (subagents.c). */
+ * subagent's (subshow.c). */
 cJSON *
 ev_usage(const struct usage *u)
 {

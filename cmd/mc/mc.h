@@ -62,8 +62,13 @@
  *   modellist.c mc models: the provider's list of models
  *   title.c    session titles: the first prompt's first line, /title
  *   completion.c mc completion bash|zsh|fish: shell completion scripts
- *   subagents.c the subagents tool: child mc runs in parallel, their
- *              progress and their answers; a child's own limits
+ *   subagents.c the subagents tool: its definition, a child's own
+ *              limits, a call's tasks checked and their answers as its
+ *              output (subagents.h: a call's tasks, shared by the three)
+ *   subrun.c   the call's children, mc runs in parallel: started in
+ *              their slots, their events read, cancelled, reaped
+ *   subshow.c  their progress: a status line per child on the
+ *              terminal, subagent events with --json
  *   slots.c    subagents.max_total: the tree's slots, flock'ed files
  *   workspace.c where the agent reads without asking (the working
  *              directory, --add-dir, $TMPDIR), and where a call reads
@@ -129,7 +134,7 @@ struct conf {
 	int cont, dry, stats, yes, json, no_session, keep_going;
 	long long max_steps;
 	char **keys;		/* provider keys, out of our environment: mc-send's alone */
-	/* A child run (subagents.c): --subagent, ancestors first, --parent,
+	/* A child run (subrun.c starts it): --subagent, ancestors first, --parent,
 	 * --allow (what the parent may run without asking). */
 	const char *subagent[MC_SUBAGENT_DEPTH];
 	int depth;		/* how many --subagent: 0 in a top session */
@@ -326,7 +331,8 @@ struct driver {
 	struct offer offer;
 	struct {		/* toolsearch.c's */
 		int on;		/* past tools.defer_after: MCP tools wait */
-		struct mc_strset loaded;	/* the tools tool_search loaded */
+		struct mc_strset loaded;	/* the tools tool_search loaded, each its order */
+		cJSON *unsaved;	/* those loaded since the session's last tools_loaded line */
 		unsigned gen;	/* counts the searches that loaded any */
 	} search;
 	struct { int session, done; } ev;	/* events.c: --json's first and last events said */
@@ -477,6 +483,9 @@ int toolsearch_has(const struct driver *d, const char *name);
 char *toolsearch_call(struct driver *d, const cJSON *call);
 void toolsearch_forget(struct driver *d);
 void toolsearch_used(struct driver *d, const char *name);
+cJSON *toolsearch_line(struct driver *d);
+void toolsearch_recall(struct driver *d, const cJSON *item);
+cJSON *toolsearch_header(const struct driver *d, cJSON *more);
 
 /* modeltools.c */
 int model_tools_active(const struct driver *d);

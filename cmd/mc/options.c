@@ -307,7 +307,7 @@ options_parse(struct driver *d, struct cmdline *cl, int argc, char *argv[])
 		case OPT_REFRESH:
 			c->cache = "--refresh";
 			break;
-		case OPT_SUBAGENT:	/* a child run of subagents.c */
+		case OPT_SUBAGENT:	/* a child run of subrun.c */
 			if (subagent_opt(c, optarg) != 0)
 				return MC_EXIT_USAGE;
 			break;

@@ -310,6 +310,7 @@ recall(const cJSON *item, const char *line, size_t len, void *arg)
 
 	type = mc_json_str(item, "type");
 	title_recall(d, item);	/* title.c */
+	toolsearch_recall(d, item);	/* toolsearch.c: the tools it had loaded */
 	if (type && strcmp(type, "session") == 0) {
 		recorded_set(d, item);
 		header_guides(d, item);

@@ -38,6 +38,20 @@ deferred(const struct driver *d, const char *name)
 	return mcp_has(d, name) && mc_strset_find(&d->search.loaded, name) == NULL;
 }
 
+/* name loaded; saved, the session's next tools_loaded line names it. */
+static void
+load(struct driver *d, const char *name, int saved)
+{
+	int added;
+
+	mc_strset_add(&d->search.loaded, name, d->search.loaded.n, &added);
+	if (!added || saved)
+		return;
+	if (d->search.unsaved == NULL)
+		d->search.unsaved = mc_json_new_arr();
+	mc_json_push(d->search.unsaved, mc_json_new_str(name));
+}
+
 /* Past defer_after definitions: the MCP tools not loaded leave all, and
  * tool_search joins it. */
 void
@@ -169,7 +183,7 @@ search(struct driver *d, const char *query, size_t limit, struct mc_buf *out)
 		name = mc_json_str(hits[i].tool, "name");
 		desc = mc_json_str(hits[i].tool, "description");
 		mc_buf_printf(out, "\n- %s: %s", name, desc ? desc : "(no description)");
-		mc_strset_add(&d->search.loaded, name, 0, NULL);
+		load(d, name, 0);
 	}
 	if (n > limit)
 		mc_buf_printf(out, "\n(%zu more match; search again with more words)", n - limit);
@@ -212,16 +226,83 @@ void
 toolsearch_used(struct driver *d, const char *name)
 {
 	if (d->search.on && deferred(d, name)) {
-		mc_strset_add(&d->search.loaded, name, 0, NULL);
+		load(d, name, 0);
 		d->search.gen++;
 	}
 }
 
-/* The tools loaded are forgotten: a new session (/new) starts with none,
- * as does the next run. */
+/* The session's bookkeeping line of the tools loaded since the last
+ * one, {"type":"tools_loaded","names":[...]} (calls.c adds it after the
+ * call's output), or NULL when none was. */
+cJSON *
+toolsearch_line(struct driver *d)
+{
+	cJSON *l;
+
+	if (d->search.unsaved == NULL)
+		return NULL;
+	l = mc_json_new_obj();
+	mc_json_add_str(l, "type", "tools_loaded");
+	mc_json_add(l, "names", d->search.unsaved);
+	d->search.unsaved = NULL;
+	return l;
+}
+
+/* A line of a session being resumed (session.c): the tools its
+ * tools_loaded lines, or a compacted session's header, name are loaded
+ * again, from its first request on. */
+void
+toolsearch_recall(struct driver *d, const cJSON *item)
+{
+	const char *type = mc_json_str(item, "type");
+	const cJSON *names, *e;
+
+	if (type == NULL)
+		return;
+	if (strcmp(type, "tools_loaded") == 0)
+		names = mc_json_arr(item, "names");
+	else if (strcmp(type, "session") == 0)
+		names = mc_json_arr(item, "tools_loaded");
+	else
+		return;
+	cJSON_ArrayForEach(e, names)
+		if (cJSON_IsString(e))
+			load(d, e->valuestring, 1);
+	d->search.gen++;
+}
+
+/* A compacted session's header (compact.c): "tools_loaded", the tools
+ * loaded so far in the order they were, when there are any. */
+cJSON *
+toolsearch_header(const struct driver *d, cJSON *more)
+{
+	const struct mc_strset *set = &d->search.loaded;
+	const char **v;
+	cJSON *a;
+	size_t i;
+
+	if (set->n == 0)
+		return more;
+	if ((v = calloc(set->n, sizeof *v)) == NULL)
+		mc_oom();
+	for (i = 0; i < set->cap; i++)
+		if (set->v[i].key != NULL && set->v[i].val < set->n)
+			v[set->v[i].val] = set->v[i].key;
+	a = mc_json_add(more, "tools_loaded", mc_json_new_arr());
+	for (i = 0; i < set->n; i++)
+		if (v[i] != NULL)
+			mc_json_push(a, mc_json_new_str(v[i]));
+	free(v);
+	return more;
+}
+
+/* The tools loaded are forgotten: a new session (/new) starts with none;
+ * the session file keeps them for a resumed one. */
 void
 toolsearch_forget(struct driver *d)
 {
 	mc_strset_free(&d->search.loaded);
+	cJSON_Delete(d->search.unsaved);
+	d->search.unsaved = NULL;
 	d->search.gen++;
 }

@@ -551,7 +551,7 @@ unanswered(const struct driver *d)
 			;
 		if ((item = mc_json_parse(p, (size_t)(end - p), err, sizeof err)) == NULL)
 			return 0;
-		if (mc_item_bookkeeping(item)) {	/* items.c: usage, model, title */
+		if (mc_item_bookkeeping(item)) {	/* items.c: usage, model, title, tools_loaded */
 			cJSON_Delete(item);
 			end = p;
 			continue;

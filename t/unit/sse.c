@@ -295,6 +295,10 @@ static const struct tcase cases[] = {
 	  "\"tool_calls\":[{\"id\":\"c1\",\"type\":\"function\",\"function\":{\"name\":\"f\",\"arguments\":\"{}\"}}]},"
 	  "\"finish_reason\":\"tool_calls\"}],\"usage\":{\"prompt_tokens\":3,\"completion_tokens\":4}}\n",
 	  "text:hello|reasoning:chat hmm (null)|call:c1 f {}|usage:3 4|done:tool_calls|" },
+	{ "non-streamed chat reasoning with lone halves at its ends", MC_API_CHAT,
+	  "{\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":\"hi\",\"reasoning_content\":\"\\ude00a\\ud83d\"},"
+	  "\"finish_reason\":\"stop\"}]}\n",
+	  "text:hi|reasoning:chat \xef\xbf\xbd" "a\xef\xbf\xbd (null)|done:stop|" },
 	{ "JSON error body with status 200", MC_API_CHAT,
 	  "  {\"error\":{\"message\":\"nope\",\"code\":\"bad\"}}", "error:0 bad nope|" },
 	{ "bad JSON answer", MC_API_CHAT, "{\"choices\":", "error:0 - bad answer: invalid JSON at line 1, column 11|" },
@@ -369,6 +373,42 @@ static const struct tcase cases[] = {
 	  "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"\\ude00z\"}}]}\n\n"
 	  "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"q\\ud800\"}}]}\n\ndata: [DONE]\n\n",
 	  "text:x\xef\xbf\xbdy|text:\xef\xbf\xbdz|text:q|text:\xef\xbf\xbd|done:stop|" },
+	/* The reasoning's deltas are joined as the text's are: the pieces as
+	 * they stream, and the whole block. */
+	{ "a surrogate pair split across two reasoning deltas", MC_API_CHAT,
+	  "data: {\"choices\":[{\"index\":0,\"delta\":{\"reasoning_content\":\"a\\ud83d\"}}]}\n\n"
+	  "data: {\"choices\":[{\"index\":0,\"delta\":{\"reasoning_content\":\"\\ude00b\"}}]}\n\n"
+	  "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"ok\"},\"finish_reason\":\"stop\"}]}\n\n"
+	  "data: [DONE]\n\n",
+	  "think:a|think:\xf0\x9f\x98\x80" "b|text:ok|reasoning:chat a\xf0\x9f\x98\x80" "b (null)|done:stop|" },
+	{ "unpaired halves in reasoning deltas, a high one ending the reasoning", MC_API_CHAT,
+	  "data: {\"choices\":[{\"index\":0,\"delta\":{\"reasoning_content\":\"x\\ud83dy\"}}]}\n\n"
+	  "data: {\"choices\":[{\"index\":0,\"delta\":{\"reasoning_content\":\"\\ude00z\"}}]}\n\n"
+	  "data: {\"choices\":[{\"index\":0,\"delta\":{\"reasoning_content\":\"q\\ud800\"}}]}\n\n"
+	  "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"ok\"},\"finish_reason\":\"stop\"}]}\n\n"
+	  "data: [DONE]\n\n",
+	  "think:x\xef\xbf\xbdy|think:\xef\xbf\xbdz|think:q|text:ok|think:\xef\xbf\xbd|"
+	  "reasoning:chat x\xef\xbf\xbdy\xef\xbf\xbdzq\xef\xbf\xbd (null)|done:stop|" },
+	{ "a high half of reasoning is not joined with the text's low half", MC_API_CHAT,
+	  "data: {\"choices\":[{\"index\":0,\"delta\":{\"reasoning_content\":\"r\\ud83d\"}}]}\n\n"
+	  "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"\\ude00t\"},\"finish_reason\":\"stop\"}]}\n\n"
+	  "data: [DONE]\n\n",
+	  "think:r|text:\xef\xbf\xbdt|think:\xef\xbf\xbd|reasoning:chat r\xef\xbf\xbd (null)|done:stop|" },
+	{ "a surrogate pair split across two responses reasoning deltas", MC_API_RESPONSES,
+	  "data: {\"type\":\"response.reasoning_summary_text.delta\",\"delta\":\"a\\ud83d\"}\n\n"
+	  "data: {\"type\":\"response.reasoning_summary_text.delta\",\"delta\":\"\\ude00b\"}\n\n"
+	  "data: {\"type\":\"response.completed\",\"response\":{\"status\":\"completed\",\"output\":[]}}\n\n",
+	  "think:a|think:\xf0\x9f\x98\x80" "b|done:stop|" },
+	{ "a surrogate pair split across two thinking deltas", MC_API_MESSAGES,
+	  "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"msg_1\",\"type\":\"message\",\"role\":\"assistant\",\"content\":[],\"model\":\"m\",\"stop_reason\":null,\"usage\":{\"input_tokens\":10,\"output_tokens\":1}}}\n\n"
+	  "event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"thinking\",\"thinking\":\"\",\"signature\":\"\"}}\n\n"
+	  "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"thinking_delta\",\"thinking\":\"a\\ud83d\"}}\n\n"
+	  "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"thinking_delta\",\"thinking\":\"\\ude00b\"}}\n\n"
+	  "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"signature_delta\",\"signature\":\"S\"}}\n\n"
+	  "event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":0}\n\n"
+	  "event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\",\"stop_sequence\":null},\"usage\":{\"output_tokens\":5}}\n\n"
+	  "event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n",
+	  "think:a|think:\xf0\x9f\x98\x80" "b|reasoning:messages a\xf0\x9f\x98\x80" "b {\"type\":\"thinking\",\"signature\":\"S\"}|usage:10 5 written 0|done:stop|" },
 	{ "a surrogate pair split in call arguments", MC_API_CHAT,
 	  "data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"id\":\"c1\",\"function\":{\"name\":\"f\",\"arguments\":\"{\\\"e\\\":\\\"\\ud83d\"}}]}}]}\n\n"
 	  "data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"function\":{\"arguments\":\"\\ude00\\\"}\"}}]}}]}\n\n"
