@@ -1,0 +1,38 @@
+#!/usr/bin/env bats
+# A second reading of what landed in session 40 (images, mentions, mc
+# acp): Tab completion of @path with names a mention can hold, and the
+# client's MCP servers given without args.
+
+load helper
+load fake
+load mc
+
+@test "Tab: names sharing a first byte of a UTF-8 character complete to the last whole character, then list" {
+	fake_start "$(answers one)"
+	use_fake
+	touch 'café.txt' 'cafè.txt'
+	on_tty mc
+	wait_prompt 1
+	keys 'see @ca' Tab
+	wait_for 'mc> see @caf'
+	keys Tab	# the names differ in their é and è: listed
+	wait_for 'cafè.txt  café.txt'
+	keys C-u C-d
+	assert_equal "$(wait_status)" 0
+}
+
+@test "Tab: a name with white space, which a mention cannot hold, is not offered" {
+	fake_start "$(answers one)"
+	use_fake
+	touch 'my file.txt' 'my.txt'
+	on_tty mc
+	wait_prompt 1
+	keys 'see @my' Tab
+	wait_for 'mc> see @my.txt'
+	keys Enter
+	wait_for one
+	wait_prompt 2
+	keys C-d
+	assert_equal "$(wait_status)" 0
+	[[ $(fake_request 1 '.body.messages[-1].content') == '<Context File=my.txt>'* ]]
+}
