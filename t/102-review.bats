@@ -36,3 +36,15 @@ load mc
 	assert_equal "$(wait_status)" 0
 	[[ $(fake_request 1 '.body.messages[-1].content') == '<Context File=my.txt>'* ]]
 }
+
+@test "mc acp: a write's diff of a file that is not UTF-8 goes as valid UTF-8 (U+FFFD), the protocol's lines stay JSON text" {
+	load acp
+	printf 'caf\xe9\n' > latin1.txt
+	fake_start "$(ask_script "$(call c1 write '{"path":"latin1.txt","content":"café\n"}')")"
+	use_fake
+	ACP_ARGS=--yes acp "$(prompt 3 go)"
+	assert_equal "$(answer 3 .result.stopReason)" end_turn
+	protocol_only
+	assert_equal "$(updates tool_call | jq -r '.content[0].oldText')" "$(printf 'caf\xef\xbf\xbd')"
+	assert_equal "$(cat latin1.txt)" 'café'
+}

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "acp.h"
+#include "clip.h"
 #include "diag.h"
 #include "fsread.h"
 #include "items.h"
@@ -120,12 +121,14 @@ title_of_call(const char *name, const cJSON *args)
 }
 
 /* A diff of a write or edit: {type:"diff", path, oldText, newText}; the
- * edit's strings as they are, a write's old text the file's now. */
+ * edit's strings as they are, a write's old text the file's now (invalid
+ * UTF-8 as U+FFFD: JSON text is UTF-8). */
 static cJSON *
 diff_of(const struct acp *a, const char *name, const cJSON *args)
 {
 	const char *path = mc_json_str(args, "path");
 	struct mc_read r = {0};
+	struct mc_buf b = {0};
 	cJSON *df;
 	char *full;
 
@@ -140,9 +143,10 @@ diff_of(const struct acp *a, const char *name, const cJSON *args)
 		mc_json_add_str(df, "newText", mc_json_str(args, "new_string"));
 	} else {
 		mc_file_read(full, 1u << 20, MC_LINK_FOLLOW, NULL, 0, &r);
-		if (r.status == MC_READ_OK && memchr(r.data, '\0', r.len) == NULL)
-			mc_json_add_owned(df, "oldText", mc_strndup(r.data, r.len));
-		else
+		if (r.status == MC_READ_OK && memchr(r.data, '\0', r.len) == NULL) {
+			mc_clip_repair(&b, r.data, r.len);
+			mc_json_add_owned(df, "oldText", mc_buf_steal(&b));
+		} else
 			mc_json_add(df, "oldText", cJSON_CreateNull());
 		free(r.data);
 		mc_json_add_str(df, "newText", mc_json_str(args, "content"));
