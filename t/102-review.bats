@@ -48,3 +48,19 @@ load mc
 	assert_equal "$(updates tool_call | jq -r '.content[0].oldText')" "$(printf 'caf\xef\xbf\xbd')"
 	assert_equal "$(cat latin1.txt)" 'café'
 }
+
+@test "mc acp: a client's stdio MCP server given without args or env runs (under make valgrind: nothing of its entry leaks)" {
+	load acp
+	fake_start "$(answers done)"
+	use_fake
+	ACP_BARE=1 acp "$(jq -nc --arg w "$W" --arg py "$MC_TOP/t/fake-mcp.py" '[
+	  {send: {id: 1, method: "initialize", params: {protocolVersion: 1}}}, {wait: 1},
+	  {send: {id: 2, method: "session/new", params: {cwd: $w, mcpServers: [{name: "ed",
+	    command: $py}]}}}, {wait: 2},
+	  {send: {id: 3, method: "session/prompt", params: {sessionId: "$SESSION",
+	    prompt: [{type: "text", text: "hi"}]}}}, {wait: 3}]')"
+	assert_success
+	assert_equal "$(answer 3 .result.stopReason)" end_turn
+	[[ $(fake_request 1 '[.body.tools[].function.name] | join(",")') == *ed__echo* ]]
+	assert_equal "$(printf '%s\n' "$output" | tail -1)" '{"exit": 0}'
+}

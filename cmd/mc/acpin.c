@@ -86,7 +86,7 @@ acp_servers_of(const cJSON *list, char **out, char *err, size_t errsz)
 			goto fail;
 		}
 		mc_json_add_str(s, "command", mc_json_str(e, "command"));
-		mc_json_add(s, "args", cJSON_Duplicate(a ? a : mc_json_new_arr(), 1));
+		mc_json_add(s, "args", a ? cJSON_Duplicate(a, 1) : mc_json_new_arr());
 		cJSON_ArrayForEach(a, mc_json_arr(s, "args"))
 			if (!cJSON_IsString(a)) {
 				snprintf(err, errsz, "mcpServers: %s: args: expected strings", name);
