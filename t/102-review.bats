@@ -64,3 +64,15 @@ load mc
 	[[ $(fake_request 1 '[.body.tools[].function.name] | join(",")') == *ed__echo* ]]
 	assert_equal "$(printf '%s\n' "$output" | tail -1)" '{"exit": 0}'
 }
+
+@test "mc acp: a prompt whose @mention cannot be attached is answered with the error naming it, not only on stderr; nothing is sent" {
+	load acp
+	fake_start "$(answers done)"
+	use_fake
+	acp "$(prompt 3 'see @nothing.py')" "$(prompt 4 'and `@nothing.py`')"
+	assert_equal "$(answer 3 .error.message)" '@nothing.py: no such file or directory (in `backticks` it is sent as text)'
+	assert_equal "$(answer 4 .result.stopReason)" end_turn
+	assert_equal "$(fake_count)" 1
+	assert_equal "$(fake_request 1 '.body.messages[-1].content')" 'and `@nothing.py`'
+	protocol_only
+}

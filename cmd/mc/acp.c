@@ -621,6 +621,7 @@ acp_main(struct driver *d)
 	a.made = mc_json_new_arr();
 	a.calls = mc_json_new_obj();
 	mc_settings_warn(&d->c.set);	/* once for the run: the stages get -q */
+	ev_json_mode(d);	/* the driver's errors are events: a prompt's answer names them */
 	if (acp_wire_start(&a) == -1) {
 		d->front = NULL;
 		return MC_EXIT_FAIL;

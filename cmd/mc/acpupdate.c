@@ -247,9 +247,10 @@ call_told(struct acp *a, const char *cid, const char *name, const char *argument
 
 /*
  * events.c's front end: each event of the turn, as mc --json would write
- * it, becomes its session/update (taken). An error is kept for the
- * prompt's answer; usage, compaction and subagent events tell the client
- * nothing it has a place for.
+ * it, becomes its session/update (taken). An error (the turn's, or one
+ * the driver said: mc_diag_hook) is kept for the prompt's answer; usage,
+ * compaction and subagent events tell the client nothing it has a place
+ * for.
  */
 void
 acp_event(struct driver *d, cJSON *ev)
@@ -279,7 +280,8 @@ acp_event(struct driver *d, cJSON *ev)
 	} else if (strcmp(type, "tool_output") == 0 && cid != NULL) {
 		call_done(a, cid, mc_json_obj(a->calls, cid),
 		    mc_json_str(ev, "output") ? mc_json_str(ev, "output") : "");
-	} else if (strcmp(type, "error") == 0 && mc_json_str(ev, "message") != NULL) {
+	} else if (strcmp(type, "error") == 0 && mc_json_str(ev, "message") != NULL &&
+	    pthread_equal(pthread_self(), a->main)) {	/* not the reader's own */
 		free(a->last_error);
 		a->last_error = mc_strdup(mc_json_str(ev, "message"));
 	}
