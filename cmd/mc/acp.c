@@ -623,6 +623,7 @@ acp_main(struct driver *d)
 	mc_settings_warn(&d->c.set);	/* once for the run: the stages get -q */
 	ev_json_mode(d);	/* the driver's errors are events: a prompt's answer names them */
 	if (acp_wire_start(&a) == -1) {
+		mc_diag_hook = NULL;
 		d->front = NULL;
 		return MC_EXIT_FAIL;
 	}
@@ -632,6 +633,7 @@ acp_main(struct driver *d)
 	}
 	sweep(&a);
 	acp_wire_stop(&a);
+	mc_diag_hook = NULL;	/* no front end for them now */
 	d->front = NULL;
 	cJSON_Delete(a.known);
 	cJSON_Delete(a.made);
