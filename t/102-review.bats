@@ -76,3 +76,16 @@ load mc
 	assert_equal "$(fake_request 1 '.body.messages[-1].content')" 'and `@nothing.py`'
 	protocol_only
 }
+
+@test "Tab: a listing shows a name's control characters as ^X, never sent to the terminal" {
+	fake_start "$(answers one)"
+	use_fake
+	touch "$(printf 'a\033[2Jb.txt')" a2.txt
+	on_tty mc
+	wait_prompt 1
+	keys 'see @a' Tab Tab
+	wait_for 'a^[[2Jb.txt  a2.txt'
+	wait_for 'mc 0.1.0'	# the screen was not cleared
+	keys C-u C-d
+	assert_equal "$(wait_status)" 0
+}

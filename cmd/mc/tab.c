@@ -80,18 +80,19 @@ shared(const struct names *ns)
 	return k;
 }
 
-/* The names below the line, then the prompt again (the caller's
- * CC_REDISPLAY). */
+/* The names below the line (their control characters as ^X: a name is
+ * anyone's), then the prompt again (the caller's CC_REDISPLAY). */
 static void
 names_show(EditLine *el, const struct names *ns)
 {
 	FILE *fp = stdout;
+	char shown[1024];
 	size_t i;
 
 	el_get(el, EL_GETFP, 1, &fp);
 	fputc('\n', fp);
 	for (i = 0; i < ns->n && i < TAB_LIST_MAX; i++)
-		fprintf(fp, "%s%s", i > 0 ? "  " : "", ns->v[i]);
+		fprintf(fp, "%s%s", i > 0 ? "  " : "", mc_sanitize(shown, sizeof shown, ns->v[i]));
 	if (ns->n > TAB_LIST_MAX)
 		fprintf(fp, "  (%zu more)", ns->n - TAB_LIST_MAX);
 	fputc('\n', fp);
