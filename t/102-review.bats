@@ -89,3 +89,19 @@ load mc
 	keys C-u C-d
 	assert_equal "$(wait_status)" 0
 }
+
+@test "mc acp: a prompt's file:// URIs are decoded (%20, UTF-8): a resource link names the file's path, an embedded resource's block too" {
+	load acp
+	fake_start "$(answers 'seen')"
+	use_fake
+	acp "$(jq -nc --arg w "$W" '[{send: {id: 3, method: "session/prompt", params: {sessionId: "$SESSION",
+	  prompt: [{type: "text", text: "look at"},
+	    {type: "resource_link", uri: ("file://" + $w + "/my%20notes%2Bcaf%C3%A9.md"), name: "my notes+café.md"},
+	    {type: "resource", resource: {uri: ("file://" + $w + "/b%20c.c"), text: "int b;\n"}},
+	    {type: "resource_link", uri: "https://example.com/a%20b", name: "web"},
+	    {type: "resource_link", uri: ("file://" + $w + "/x%FF"), name: "x"}]}}},
+	  {wait: 3}]')"
+	assert_equal "$(answer 3 .result.stopReason)" end_turn
+	assert_equal "$(fake_request 1 '.body.messages[-1].content')" \
+		"$(printf '<Context File=%s/b c.c>\nint b;\n</Context>\n\nlook at\n%s/my notes+café.md\nhttps://example.com/a%%20b\nfile://%s/x%%FF' "$W" "$W" "$W")"
+}
