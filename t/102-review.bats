@@ -105,3 +105,16 @@ load mc
 	assert_equal "$(fake_request 1 '.body.messages[-1].content')" \
 		"$(printf '<Context File=%s/b c.c>\nint b;\n</Context>\n\nlook at\n%s/my notes+café.md\nhttps://example.com/a%%20b\nfile://%s/x%%FF' "$W" "$W" "$W")"
 }
+
+@test "mc acp: a session/cancel that comes while a prompt is being taken in (its big image stored) cancels it: nothing sent" {
+	load acp
+	fake_start "$(answers 'not wanted')"
+	use_fake
+	python3 -c 'import base64, os, sys
+sys.stdout.write(base64.b64encode(b"\x89PNG\r\n\x1a\n" + os.urandom(15 << 20)).decode())' > big.b64
+	acp "$(jq -nc --rawfile img big.b64 '[{send: {id: 3, method: "session/prompt", params: {sessionId: "$SESSION",
+	  prompt: [{type: "text", text: "see"}, {type: "image", data: $img, mimeType: "image/png"}]}}}]')" \
+	  '{"send":{"method":"session/cancel","params":{"sessionId":"$SESSION"}}}' '{"wait":3}'
+	assert_equal "$(answer 3 .result.stopReason)" cancelled
+	assert_equal "$(fake_count)" 0
+}
