@@ -118,3 +118,32 @@ sys.stdout.write(base64.b64encode(b"\x89PNG\r\n\x1a\n" + os.urandom(15 << 20)).d
 	assert_equal "$(answer 3 .result.stopReason)" cancelled
 	assert_equal "$(fake_count)" 0
 }
+
+@test "images: the Chat and Responses parts of a user's image and a tool output's are valid by OpenAI's published schema" {
+	printf '\x89PNG\r\n\x1a\nIHDR-ish' > shot.png
+	hash=$(sha256sum shot.png | cut -c1-64)
+	mkdir -p "$MC_HOME/blobs"
+	cp shot.png "$MC_HOME/blobs/$hash"
+	ref=$(jq -nc --arg h "$hash" --argjson n "$(stat -c %s shot.png)" '{blob:$h,media_type:"image/png",name:"shot.png",bytes:$n}')
+	{
+		jq -nc --argjson r "$ref" '{type:"message",role:"user",content:"what is it?",images:[$r]}'
+		echo '{"type":"function_call","call_id":"c1","name":"read","arguments":"{\"path\":\"shot.png\"}"}'
+		jq -nc --argjson r "$ref" '{type:"function_call_output",call_id:"c1",output:"shot.png: an image",images:[$r]}'
+	} > items.jsonl
+	mc-request -m gpt-x --api chat --items items.jsonl --body </dev/null > chat.json
+	mc-request -m gpt-x --api responses --items items.jsonl --body </dev/null > resp.json
+	jq -e '.input[0].content[1].type == "input_image" and .input[2].output[1].type == "input_image"' resp.json
+	run python3 "$MC_TOP/t/lib/validate-openai.py" "$MC_TOP/t/fixtures/openai-request-schemas.json" \
+	    CreateChatCompletionRequest chat.json
+	assert_success
+	# a user message whose content is a list is both an EasyInputMessage
+	# and an InputMessage to the schema's oneOf: each is checked as the first
+	jq .input[0] resp.json > user.json
+	jq .input[2] resp.json > output.json
+	run python3 "$MC_TOP/t/lib/validate-openai.py" "$MC_TOP/t/fixtures/openai-request-schemas.json" \
+	    EasyInputMessage user.json
+	assert_success
+	run python3 "$MC_TOP/t/lib/validate-openai.py" "$MC_TOP/t/fixtures/openai-request-schemas.json" \
+	    InputItem output.json
+	assert_success
+}
