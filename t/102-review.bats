@@ -147,3 +147,20 @@ sys.stdout.write(base64.b64encode(b"\x89PNG\r\n\x1a\n" + os.urandom(15 << 20)).d
 	    InputItem output.json
 	assert_success
 }
+
+@test "mc acp: stdin closed while a command runs, beside the client's MCP server: nothing is left running" {
+	load acp
+	fake_start "$(ask_script "$(call c1 bash '{"command":"sleep 97"}')")"
+	use_fake
+	ACP_ARGS=--yes ACP_BARE=1 acp "$(jq -nc --arg w "$W" --arg py "$MC_TOP/t/fake-mcp.py" '[
+	  {send: {id: 1, method: "initialize", params: {protocolVersion: 1}}}, {wait: 1},
+	  {send: {id: 2, method: "session/new", params: {cwd: $w, mcpServers: [{name: "ed",
+	    command: "python3", args: [$py], env: []}]}}}, {wait: 2},
+	  {send: {id: 3, method: "session/prompt", params: {sessionId: "$SESSION",
+	    prompt: [{type: "text", text: "wait"}]}}}, {wait_update: "tool_call_update"}, {close: true}]')"
+	assert_success
+	assert_equal "$(printf '%s\n' "$output" | jq -c 'select(has("exit") or has("left"))')" \
+		"$(printf '%s\n' '{"exit":0}' '{"left":[]}')"
+	run pgrep -f 'sleep 97'
+	assert_failure
+}
