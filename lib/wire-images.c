@@ -65,6 +65,9 @@ mc_wire_images(const struct mc_provider *p, cJSON *it, const char *key)
 		} else {
 			mc_json_add_str(part, "type", "input_image");
 			mc_json_add_str(part, "image_url", b.data);
+			/* required by the schema (InputImageContent), and by
+			 * servers that check requests against it */
+			mc_json_add_str(part, "detail", "auto");
 		}
 	}
 	mc_buf_free(&b);

@@ -62,14 +62,14 @@ body() { # API [ARGS...]
 	assert_equal "$(jqo -r '.messages[4].content[4].text')" 'and?'
 }
 
-@test "responses: input_image in the user message; the output a list, its text first" {
+@test "responses: input_image (detail auto, which the schema requires) in the user message; the output a list, its text first" {
 	items
 	body responses
 	assert_success
 	assert_equal "$(jqo -c '.input[0].content')" \
-		"[{\"type\":\"input_text\",\"text\":\"what is it?\"},{\"type\":\"input_image\",\"image_url\":\"data:image/png;base64,$B64\"}]"
+		"[{\"type\":\"input_text\",\"text\":\"what is it?\"},{\"type\":\"input_image\",\"image_url\":\"data:image/png;base64,$B64\",\"detail\":\"auto\"}]"
 	assert_equal "$(jqo -c '.input[2]')" \
-		"{\"type\":\"function_call_output\",\"call_id\":\"c1\",\"output\":[{\"type\":\"input_text\",\"text\":\"shot.png: an image\"},{\"type\":\"input_image\",\"image_url\":\"data:image/png;base64,$B64\"}]}"
+		"{\"type\":\"function_call_output\",\"call_id\":\"c1\",\"output\":[{\"type\":\"input_text\",\"text\":\"shot.png: an image\"},{\"type\":\"input_image\",\"image_url\":\"data:image/png;base64,$B64\",\"detail\":\"auto\"}]}"
 }
 
 @test "messages: an image block after the text; in the tool_result, its content after the text" {

@@ -72,7 +72,7 @@ url() {
 	run --separate-stderr mc --no-session -a shot.png 'see'
 	assert_success
 	assert_equal "$(fake_request 1 '.body.input[0].content | tojson')" \
-		"[{\"type\":\"input_text\",\"text\":\"see\"},{\"type\":\"input_image\",\"image_url\":\"data:image/png;base64,$B64\"}]"
+		"[{\"type\":\"input_text\",\"text\":\"see\"},{\"type\":\"input_image\",\"image_url\":\"data:image/png;base64,$B64\",\"detail\":\"auto\"}]"
 	settings "{\"provider\":\"fake\",\"model\":\"claude-x\",\"providers\":{\"fake\":{\"base_url\":\"$FAKE_URL\",\"api\":\"messages\",\"api_key_env\":null}}}"
 	run --separate-stderr mc --no-session -a shot.png 'see'
 	assert_success

@@ -6,7 +6,7 @@ usage: fake-acp-client.py [--timeout S] SCRIPT CMD [ARG...]
 Starts CMD (e.g. mc acp) with pipes for stdin and stdout (its stderr is
 left as it is), plays the script, and prints every line CMD wrote on its
 stdout as it came, one a line; a line that is not JSON is printed as
-{"not_json": LINE}. At the end it prints {"exit": STATUS} (the exit status
+{"not_json": LINE}, one that is not UTF-8 as {"not_utf8": LINE}. At the end it prints {"exit": STATUS} (the exit status
 of CMD, or "timeout" after --timeout seconds, default 20, when CMD was
 then killed). Exits 0 unless the script could not be played.
 
@@ -106,7 +106,11 @@ def answer(proc, m):
 
 def reader(proc):
     for raw in proc.stdout:
-        line = raw.decode("utf-8", "replace").rstrip("\n")
+        try:    # JSON text is UTF-8 (RFC 8259 8.1): a client may refuse the rest
+            line = raw.decode("utf-8").rstrip("\n")
+        except UnicodeDecodeError:
+            out({"not_utf8": raw.decode("utf-8", "replace").rstrip("\n")})
+            continue
         try:
             m = json.loads(line)
         except ValueError:

@@ -461,8 +461,17 @@ run_turn(struct acp *a, const cJSON *id, const char *text, cJSON *blocks)
 	a->said.len = 0;
 	cJSON_Delete(a->calls);
 	a->calls = mc_json_new_obj();
-	acp_turn_begins(a, a->current);
-	interrupted = 0;
+	acp_turn_begins(a, a->current);	/* begun as the prompt came */
+	if (acp_turn_cancelled(a)) {	/* before it began: nothing sent, nothing kept */
+		cJSON_Delete(blocks);
+		attach_forget(d);
+		acp_turn_ends(a);
+		interrupted = 0;
+		r = mc_json_new_obj();
+		mc_json_add_str(r, "stopReason", "cancelled");
+		acp_reply(a, id, r);
+		return;
+	}
 	d->context = blocks;	/* the embedded resources: turn.c attaches them */
 	o = turn(d, text);
 	cJSON_Delete(d->context);	/* not taken: the turn failed before */
@@ -500,8 +509,8 @@ slash(struct acp *a, const cJSON *id, const char *line, char **text)
 	*text = NULL;
 	if (n == 8 && memcmp(line, "/compact", 8) == 0) {
 		acp_turn_begins(a, a->current);	/* a cancel stops it */
-		interrupted = 0;
-		k = compact_run(d, COMPACT_HAND, *arg ? arg : NULL, NULL);
+		k = acp_turn_cancelled(a) ? -1 : compact_run(d, COMPACT_HAND, *arg ? arg : NULL,
+		    NULL);
 		acp_turn_ends(a);
 		known_now(a, a->current);
 		if (k == -1 && !interrupted) {
@@ -537,8 +546,9 @@ slash(struct acp *a, const cJSON *id, const char *line, char **text)
 	return 1;
 }
 
+/* session/prompt; cancelled: a session/cancel came while it waited. */
 static void
-prompt(struct acp *a, const cJSON *id, const cJSON *params)
+prompt(struct acp *a, const cJSON *id, const cJSON *params, int cancelled)
 {
 	const cJSON *p = cJSON_GetObjectItemCaseSensitive(params, "prompt");
 	char err[1536], *text, *sent = NULL;
@@ -550,14 +560,23 @@ prompt(struct acp *a, const cJSON *id, const cJSON *params)
 	}
 	if (use(a, id, "session/prompt", params) == -1)
 		return;
+	if (cancelled) {	/* before it began: nothing sent, nothing kept */
+		blocks = mc_json_new_obj();
+		mc_json_add_str(blocks, "stopReason", "cancelled");
+		acp_reply(a, id, blocks);
+		return;
+	}
+	acp_turn_begins(a, a->current);	/* a cancel while it is taken in stops it */
 	if ((text = acp_message_of(p, &blocks, err, sizeof err)) == NULL ||
 	    images_of(a, blocks, err, sizeof err) == -1) {
+		acp_turn_ends(a);
 		acp_error(a, id, RPC_PARAMS, "session/prompt: %s", err);
 		free(text);
 		cJSON_Delete(blocks);
 		return;
 	}
 	if (text[0] == '/' && text[1] != '/' && slash(a, id, text, &sent) && sent == NULL) {
+		acp_turn_ends(a);
 		free(text);
 		cJSON_Delete(blocks);
 		return;
@@ -597,7 +616,8 @@ handle(struct acp *a, struct start *st, const cJSON *m)
 	else if (strcmp(method, "session/load") == 0)
 		session_load(a, st, id, params);
 	else if (strcmp(method, "session/prompt") == 0)
-		prompt(a, id, params);
+		prompt(a, id, params, cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(m,
+		    ACP_CANCELLED)));
 	else if (strcmp(method, "session/set_mode") == 0)
 		set_mode(a, id, params);
 	else
@@ -621,7 +641,9 @@ acp_main(struct driver *d)
 	a.made = mc_json_new_arr();
 	a.calls = mc_json_new_obj();
 	mc_settings_warn(&d->c.set);	/* once for the run: the stages get -q */
+	ev_json_mode(d);	/* the driver's errors are events: a prompt's answer names them */
 	if (acp_wire_start(&a) == -1) {
+		mc_diag_hook = NULL;
 		d->front = NULL;
 		return MC_EXIT_FAIL;
 	}
@@ -631,6 +653,7 @@ acp_main(struct driver *d)
 	}
 	sweep(&a);
 	acp_wire_stop(&a);
+	mc_diag_hook = NULL;	/* no front end for them now */
 	d->front = NULL;
 	cJSON_Delete(a.known);
 	cJSON_Delete(a.made);

@@ -16,6 +16,9 @@
 
 #define ACP_PROTOCOL 1		/* the protocol version spoken */
 #define ACP_LINE_CAP (64u << 20)	/* one message */
+/* The member a prompt waiting in the inbox gets when a session/cancel
+ * for its session comes first (acpwire.c): no member of JSON-RPC's. */
+#define ACP_CANCELLED "mc:cancelled"
 
 /* JSON-RPC 2.0's error codes. */
 #define RPC_PARSE (-32700)
@@ -67,6 +70,7 @@ cJSON *acp_request(struct acp *a, const char *method, cJSON *params, int *cancel
     char *err, size_t errsz);
 cJSON *acp_next(struct acp *a);
 void acp_turn_begins(struct acp *a, const char *session);
+int acp_turn_cancelled(struct acp *a);
 void acp_turn_ends(struct acp *a);
 
 /* acpupdate.c */

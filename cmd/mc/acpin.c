@@ -11,6 +11,7 @@
 #include "acp.h"
 #include "diag.h"
 #include "json.h"
+#include "utf8.h"
 
 /* A server's name as mc names its tools (SERVER__TOOL): letters, digits,
  * '-' and '_', no "__". */
@@ -86,7 +87,7 @@ acp_servers_of(const cJSON *list, char **out, char *err, size_t errsz)
 			goto fail;
 		}
 		mc_json_add_str(s, "command", mc_json_str(e, "command"));
-		mc_json_add(s, "args", cJSON_Duplicate(a ? a : mc_json_new_arr(), 1));
+		mc_json_add(s, "args", a ? cJSON_Duplicate(a, 1) : mc_json_new_arr());
 		cJSON_ArrayForEach(a, mc_json_arr(s, "args"))
 			if (!cJSON_IsString(a)) {
 				snprintf(err, errsz, "mcpServers: %s: args: expected strings", name);
@@ -102,11 +103,44 @@ fail:
 	return -1;
 }
 
-/* The path of a file:// URI, or the URI itself. */
-static const char *
-uri_path(const char *uri)
+/* The value of hex digit c, or -1. */
+static int
+hex_digit(char c)
 {
-	return strncmp(uri, "file://", 7) == 0 ? uri + 7 : uri;
+	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 :
+	    c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
+/* The path of a file:// URI, its %XX decoded (RFC 8089: an editor
+ * encodes a space, a non-ASCII name), or the URI itself (another
+ * scheme's, or one that decodes to no UTF-8): into b, emptied first;
+ * b's text. */
+static const char *
+uri_path(struct mc_buf *b, const char *uri)
+{
+	const char *p;
+
+	b->len = 0;
+	if (strncmp(uri, "file://", 7) != 0) {
+		mc_buf_adds(b, uri);
+		return b->data;
+	}
+	p = uri + 7;
+	if (strncmp(p, "localhost/", 10) == 0)
+		p += 9;
+	for (; *p != '\0'; p++)
+		if (*p == '%' && hex_digit(p[1]) >= 0 && hex_digit(p[2]) >= 0 &&
+		    (p[1] != '0' || p[2] != '0')) {
+			mc_buf_addc(b, (char)(hex_digit(p[1]) << 4 | hex_digit(p[2])));
+			p += 2;
+		} else
+			mc_buf_addc(b, *p);
+	if (!mc_utf8_valid(b->data, b->len)) {	/* no text: the URI as it came */
+		b->len = 0;
+		mc_buf_adds(b, uri);
+	}
+	mc_buf_adds(b, "");
+	return b->data;
 }
 
 /*
@@ -119,7 +153,7 @@ uri_path(const char *uri)
 char *
 acp_message_of(const cJSON *prompt, cJSON **blocks, char *err, size_t errsz)
 {
-	struct mc_buf b = {0};
+	struct mc_buf b = {0}, path = {0};
 	const cJSON *e, *res;
 	const char *type, *s, *uri;
 	cJSON *blk;
@@ -131,12 +165,12 @@ acp_message_of(const cJSON *prompt, cJSON **blocks, char *err, size_t errsz)
 			mc_buf_adds(&b, s);
 		} else if (strcmp(type, "resource_link") == 0 && (uri = mc_json_str(e, "uri")) != NULL) {
 			mc_buf_printf(&b, "%s%s", b.len && b.data[b.len - 1] != '\n' ? "\n" : "",
-			    uri_path(uri));
+			    uri_path(&path, uri));
 			mc_buf_addc(&b, '\n');
 		} else if (strcmp(type, "resource") == 0 && (res = mc_json_obj(e, "resource")) != NULL &&
 		    (uri = mc_json_str(res, "uri")) != NULL && (s = mc_json_str(res, "text")) != NULL) {
 			blk = mc_json_new_obj();
-			mc_json_add_str(blk, "file", uri_path(uri));
+			mc_json_add_str(blk, "file", uri_path(&path, uri));
 			mc_json_add_str(blk, "content", s);
 			mc_json_push(*blocks, blk);
 		} else if (strcmp(type, "image") == 0 && (s = mc_json_str(e, "data")) != NULL) {
@@ -153,11 +187,13 @@ acp_message_of(const cJSON *prompt, cJSON **blocks, char *err, size_t errsz)
 			snprintf(err, errsz, "prompt: a %s block mc does not take%s", *type ? type :
 			    "typeless", strcmp(type, "resource") == 0 ? " (a binary resource)" : "");
 			mc_buf_free(&b);
+			mc_buf_free(&path);
 			cJSON_Delete(*blocks);
 			*blocks = NULL;
 			return NULL;
 		}
 	}
+	mc_buf_free(&path);
 	mc_buf_adds(&b, "");
 	return mc_buf_steal(&b);
 }

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "acp.h"
+#include "clip.h"
 #include "diag.h"
 #include "fsread.h"
 #include "items.h"
@@ -120,12 +121,14 @@ title_of_call(const char *name, const cJSON *args)
 }
 
 /* A diff of a write or edit: {type:"diff", path, oldText, newText}; the
- * edit's strings as they are, a write's old text the file's now. */
+ * edit's strings as they are, a write's old text the file's now (invalid
+ * UTF-8 as U+FFFD: JSON text is UTF-8). */
 static cJSON *
 diff_of(const struct acp *a, const char *name, const cJSON *args)
 {
 	const char *path = mc_json_str(args, "path");
 	struct mc_read r = {0};
+	struct mc_buf b = {0};
 	cJSON *df;
 	char *full;
 
@@ -140,9 +143,10 @@ diff_of(const struct acp *a, const char *name, const cJSON *args)
 		mc_json_add_str(df, "newText", mc_json_str(args, "new_string"));
 	} else {
 		mc_file_read(full, 1u << 20, MC_LINK_FOLLOW, NULL, 0, &r);
-		if (r.status == MC_READ_OK && memchr(r.data, '\0', r.len) == NULL)
-			mc_json_add_owned(df, "oldText", mc_strndup(r.data, r.len));
-		else
+		if (r.status == MC_READ_OK && memchr(r.data, '\0', r.len) == NULL) {
+			mc_clip_repair(&b, r.data, r.len);
+			mc_json_add_owned(df, "oldText", mc_buf_steal(&b));
+		} else
 			mc_json_add(df, "oldText", cJSON_CreateNull());
 		free(r.data);
 		mc_json_add_str(df, "newText", mc_json_str(args, "content"));
@@ -243,9 +247,10 @@ call_told(struct acp *a, const char *cid, const char *name, const char *argument
 
 /*
  * events.c's front end: each event of the turn, as mc --json would write
- * it, becomes its session/update (taken). An error is kept for the
- * prompt's answer; usage, compaction and subagent events tell the client
- * nothing it has a place for.
+ * it, becomes its session/update (taken). An error (the turn's, or one
+ * the driver said: mc_diag_hook) is kept for the prompt's answer; usage,
+ * compaction and subagent events tell the client nothing it has a place
+ * for.
  */
 void
 acp_event(struct driver *d, cJSON *ev)
@@ -275,7 +280,8 @@ acp_event(struct driver *d, cJSON *ev)
 	} else if (strcmp(type, "tool_output") == 0 && cid != NULL) {
 		call_done(a, cid, mc_json_obj(a->calls, cid),
 		    mc_json_str(ev, "output") ? mc_json_str(ev, "output") : "");
-	} else if (strcmp(type, "error") == 0 && mc_json_str(ev, "message") != NULL) {
+	} else if (strcmp(type, "error") == 0 && mc_json_str(ev, "message") != NULL &&
+	    pthread_equal(pthread_self(), a->main)) {	/* not the reader's own */
 		free(a->last_error);
 		a->last_error = mc_strdup(mc_json_str(ev, "message"));
 	}

@@ -91,6 +91,23 @@ stop_turn(struct acp *a)
 	pthread_kill(a->main, SIGINT);
 }
 
+/* Under the lock: the prompts for session sid that wait in the inbox,
+ * marked to be answered cancelled (acp.c). */
+static void
+cancel_queued(struct acp *a, const char *sid)
+{
+	cJSON *m;
+	const char *s;
+
+	cJSON_ArrayForEach(m, a->inbox) {
+		s = mc_json_str(mc_json_obj(m, "params"), "sessionId");
+		if (strcmp(mc_json_str(m, "method") ? mc_json_str(m, "method") : "",
+		    "session/prompt") == 0 && s != NULL && strcmp(s, sid) == 0 &&
+		    !cJSON_HasObjectItem(m, ACP_CANCELLED))
+			mc_json_add(m, ACP_CANCELLED, cJSON_CreateTrue());
+	}
+}
+
 /* A message the client sent: where it goes. */
 static void
 take(struct acp *a, cJSON *m)
@@ -105,6 +122,8 @@ take(struct acp *a, cJSON *m)
 		sid = mc_json_str(mc_json_obj(m, "params"), "sessionId");
 		if (sid != NULL && strcmp(sid, a->running) == 0)
 			stop_turn(a);
+		else if (sid != NULL)
+			cancel_queued(a, sid);
 		cJSON_Delete(m);
 	} else if (method != NULL)
 		mc_json_push(a->inbox, m);
@@ -244,15 +263,33 @@ acp_next(struct acp *a)
 	return m;
 }
 
-/* A turn runs in session, from now until acp_turn_ends. */
+/* A turn runs in session, from now until acp_turn_ends: a cancel from
+ * now on stops it (interrupted set, under the lock, as a cancel sets
+ * it). Once: a turn begun goes on as it is (a prompt is taken in, then
+ * run). */
 void
 acp_turn_begins(struct acp *a, const char *session)
 {
 	pthread_mutex_lock(&a->mu);
-	snprintf(a->running, sizeof a->running, "%s", session);
-	a->busy = 1;
-	a->cancelled = 0;
+	if (!a->busy) {
+		snprintf(a->running, sizeof a->running, "%s", session);
+		a->busy = 1;
+		a->cancelled = 0;
+		interrupted = 0;
+	}
 	pthread_mutex_unlock(&a->mu);
+}
+
+/* Whether the turn begun was cancelled. */
+int
+acp_turn_cancelled(struct acp *a)
+{
+	int c;
+
+	pthread_mutex_lock(&a->mu);
+	c = a->cancelled;
+	pthread_mutex_unlock(&a->mu);
+	return c;
 }
 
 void

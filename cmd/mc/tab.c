@@ -4,7 +4,8 @@
  * the working directory, or of the folder the word names so far, are
  * completed (a folder's with a '/'); a second Tab where the names differ
  * lists them. Names that begin with a dot are offered after a typed dot
- * only. Anywhere else a Tab is a Tab.
+ * only; names holding white space, which ends a mention, never. Anywhere
+ * else a Tab is a Tab.
  */
 #include <dirent.h>
 #include <stdio.h>
@@ -30,7 +31,8 @@ by_name(const void *a, const void *b)
 }
 
 /* The entries of the folder dir that begin with prefix, sorted, a
- * folder's (a link to one too) with a '/'. */
+ * folder's (a link to one too) with a '/'; none with white space, which
+ * ends a mention's word. */
 static void
 names_read(const char *dir, const char *prefix, struct names *out)
 {
@@ -44,7 +46,8 @@ names_read(const char *dir, const char *prefix, struct names *out)
 		return;
 	while ((e = readdir(dp)) != NULL) {
 		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0 ||
-		    strncmp(e->d_name, prefix, np) != 0 || (e->d_name[0] == '.' && np == 0))
+		    strncmp(e->d_name, prefix, np) != 0 || (e->d_name[0] == '.' && np == 0) ||
+		    strpbrk(e->d_name, " \t\r\n") != NULL)
 			continue;
 		b.len = 0;
 		mc_buf_adds(&b, e->d_name);
@@ -60,7 +63,8 @@ names_read(const char *dir, const char *prefix, struct names *out)
 		qsort(out->v, out->n, sizeof *out->v, by_name);
 }
 
-/* How many bytes all the names share at their start. */
+/* How many bytes all the names share at their start, to a whole UTF-8
+ * character (libedit takes no part of one). */
 static size_t
 shared(const struct names *ns)
 {
@@ -71,21 +75,24 @@ shared(const struct names *ns)
 			;
 		k = j;
 	}
+	while (k > 0 && ((unsigned char)ns->v[0][k] & 0xC0) == 0x80)
+		k--;
 	return k;
 }
 
-/* The names below the line, then the prompt again (the caller's
- * CC_REDISPLAY). */
+/* The names below the line (their control characters as ^X: a name is
+ * anyone's), then the prompt again (the caller's CC_REDISPLAY). */
 static void
 names_show(EditLine *el, const struct names *ns)
 {
 	FILE *fp = stdout;
+	char shown[1024];
 	size_t i;
 
 	el_get(el, EL_GETFP, 1, &fp);
 	fputc('\n', fp);
 	for (i = 0; i < ns->n && i < TAB_LIST_MAX; i++)
-		fprintf(fp, "%s%s", i > 0 ? "  " : "", ns->v[i]);
+		fprintf(fp, "%s%s", i > 0 ? "  " : "", mc_sanitize(shown, sizeof shown, ns->v[i]));
 	if (ns->n > TAB_LIST_MAX)
 		fprintf(fp, "  (%zu more)", ns->n - TAB_LIST_MAX);
 	fputc('\n', fp);
