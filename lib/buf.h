@@ -19,6 +19,10 @@ void mc_buf_addc(struct mc_buf *b, char c);
 void mc_buf_printf(struct mc_buf *b, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /* The same bytes in both. */
+/* s (n bytes) as a Markdown fenced block: a fence of backticks longer
+ * than any run in s (at least 3) and info, s, a newline when s lacks one,
+ * the fence and a newline. */
+void mc_buf_fence(struct mc_buf *b, const char *info, const char *s, size_t n);
 int mc_buf_same(const struct mc_buf *a, const struct mc_buf *b);
 /* Give up ownership of the data (never NULL; "" for an empty buffer). */
 char *mc_buf_steal(struct mc_buf *b);

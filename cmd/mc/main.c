@@ -37,20 +37,6 @@ on_signal(int sig)
 }
 
 
-/* The longest run of backticks in s, to pick a fence that holds it. */
-static size_t
-longest_backticks(const char *s)
-{
-	size_t best = 0, run = 0;
-
-	for (; *s; s++) {
-		run = *s == '`' ? run + 1 : 0;
-		if (run > best)
-			best = run;
-	}
-	return best;
-}
-
 /* True when the buffer holds only blanks and line ends: nothing to ask. */
 static int
 blank(const struct mc_buf *b)
@@ -64,7 +50,6 @@ static char *
 one_shot_text(int argc, char *argv[], int *status)
 {
 	struct mc_buf b = {0}, in = {0};
-	size_t fence, i;
 	int k;
 
 	*status = MC_EXIT_OK;
@@ -107,18 +92,9 @@ one_shot_text(int argc, char *argv[], int *status)
 		return mc_buf_steal(&in);
 	}
 	if (in.len > 0) {
-		fence = longest_backticks(in.data) + 1;
-		if (fence < 3)
-			fence = 3;
 		mc_buf_adds(&b, "\n\n");
-		for (i = 0; i < fence; i++)
-			mc_buf_addc(&b, '`');
-		mc_buf_addc(&b, '\n');
-		mc_buf_add(&b, in.data, in.len);
-		if (in.data[in.len - 1] != '\n')
-			mc_buf_addc(&b, '\n');
-		for (i = 0; i < fence; i++)
-			mc_buf_addc(&b, '`');
+		mc_buf_fence(&b, "", in.data, in.len);
+		b.data[--b.len] = '\0';	/* the message ends at the fence */
 	}
 	mc_buf_free(&in);
 	if (b.len == 0) {
@@ -267,6 +243,39 @@ one_shot(struct driver *d, const char *text)
 	return turn(d, text);
 }
 
+/* Ctrl-C, SIGTERM and SIGHUP (and --timeout's SIGALRM) caught, without
+ * SA_RESTART: they interrupt the read of the line or of the answer. */
+static void
+catch_signals(int alarm_too)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	if (alarm_too)
+		sigaction(SIGALRM, &sa, NULL);
+}
+
+/* -r: the session named by an id or its start (resume.c), or picked on
+ * the terminal, as if given to --session. -1 to go on, or the exit
+ * status. */
+static int
+resume_which(struct driver *d, char **session_id)
+{
+	int st;
+
+	if (d->c.resume_arg != NULL)
+		st = session_find(d->c.set.home, d->c.resume_arg, session_id);
+	else {
+		catch_signals(0);	/* Ctrl-C at the question: 130 */
+		st = session_pick(d, session_id);
+	}
+	d->c.session = *session_id;
+	return st;
+}
+
 /*
  * What a run needs before it starts: the settings (before --json's
  * events begin, so that the arguments they judge are usage errors
@@ -311,6 +320,14 @@ setup(struct driver *d, struct cmdline *cl, char **session_id)
 		return fail_early(d, *session_id);
 	}
 	workspace_init(&d->c);
+	if (d->c.resume && (st = resume_which(d, session_id)) != -1) {
+		if (st == MC_EXIT_FAIL)
+			return fail_early(d, *session_id);
+		ev_done(d, OUT_ERROR);	/* --json: the stream still ends */
+		cleanup(d);
+		free(*session_id);
+		return st;
+	}
 	/* commands.c: mc /NAME ARGS, the command's prompt as the operands */
 	if (cl->custom && (st = commands_one_shot(d, &cl->argc, &cl->argv)) != 0) {
 		if (st != MC_EXIT_USAGE)
@@ -333,21 +350,6 @@ setup(struct driver *d, struct cmdline *cl, char **session_id)
 	if (!d->c.json && (!run || (cl->argc == 0 && isatty(STDIN_FILENO))))
 		mc_settings_warn(&d->c.set);	/* once for the run: the stages get -q */
 	return -1;
-}
-
-/* Ctrl-C, SIGTERM and SIGHUP (and --timeout's SIGALRM) caught, without
- * SA_RESTART: they interrupt the read of the line or of the answer. */
-static void
-catch_signals(int alarm_too)
-{
-	struct sigaction sa = { .sa_handler = on_signal };
-
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	if (alarm_too)
-		sigaction(SIGALRM, &sa, NULL);
 }
 
 /* The run itself: `mc sessions`, `mc prompt`, an interactive session or
@@ -407,6 +409,8 @@ main(int argc, char *argv[])
 		return rewind_main(argc - 1, argv + 1);
 	if (argc > 1 && strcmp(argv[1], "completion") == 0)	/* completion.c */
 		return completion_main(argc - 1, argv + 1);
+	if (argc > 2 && strcmp(argv[1], "sessions") == 0 && strcmp(argv[2], "export") == 0)
+		return export_main(argc - 2, argv + 2);	/* export.c */
 	/* Characters, for the line editor and the terminal's widths; messages
 	 * and numbers stay those of the C locale. */
 	setlocale(LC_CTYPE, "");

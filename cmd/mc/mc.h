@@ -72,6 +72,7 @@
 #include <histedit.h>
 #include <signal.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <sys/types.h>
 #include <termios.h>
 
@@ -105,6 +106,9 @@ struct conf {
 	const char *reasoning;	/* --reasoning LEVEL, or NULL */
 	const char *cache;	/* --cache or --refresh, passed on to mc-send; or NULL */
 	int cont, dry, stats, yes, json, no_session, keep_going;
+	int fork;		/* --fork: a resumed session goes on in a copy */
+	int resume;		/* -r: resume.c finds the session (into session) */
+	const char *resume_arg;	/* -r's ID or PREFIX, or NULL: pick one */
 	long long max_steps;
 	char **keys;		/* provider keys, out of our environment: mc-send's alone */
 	/* A child run (subagents.c): --subagent, ancestors first, --parent,
@@ -410,8 +414,24 @@ struct usage usage_of(const cJSON *o);
 void usage_put(cJSON *o, const struct usage *u);
 void usage_add(struct usage *to, const struct usage *u);
 
-/* sessions.c */
+/* sessions.c: the sessions of this directory (all: of every one), newest
+ * first, and how one is shown */
+int sessions_of(const struct driver *d, int all, struct mc_session_info **v, size_t *n);
+void session_when(const struct mc_session_info *in, char *buf, size_t size);
+void session_name(const struct mc_session_info *in, char *buf, size_t size);
 int sessions_list(struct driver *d, int all);
+
+/* resume.c: mc -r: the session named by an id or a prefix of one (0 and
+ * *id, malloc'ed; else the exit status after saying why), or picked on
+ * the terminal from this directory's (1: none picked) */
+int session_find(const char *home, const char *word, char **id);
+int session_pick(struct driver *d, char **id);
+
+/* recap.c: a resumed session's last exchange, before the first prompt */
+void recap(const struct driver *d, FILE *ui);
+
+/* export.c: mc sessions export ID [--markdown | --json] */
+int export_main(int argc, char *argv[]);
 
 /* calls.c */
 int call_run(struct driver *d, const cJSON *call, struct mc_buf *touched);
@@ -503,6 +523,19 @@ int session_resolve(struct driver *d);
 int session_resolve_quiet(struct driver *d);
 void session_record(struct driver *d);
 void session_switch(struct driver *d, struct mc_session *to);
+/*
+ * Go on in a new session file (compact.c's compacted one, a fork's copy)
+ * holding len bytes of items: its header carries the old one's own
+ * members (mc_session_more), key (compacted_from, forked_from) naming
+ * it, the title, and more's members (NULL: none). The old file is left
+ * as it was; the new one is written later, so that `mc -c` takes it. 0,
+ * or -1 after saying why (the session goes on as it was).
+ */
+int session_branch(struct driver *d, const char *key, const cJSON *more, const char *items,
+    size_t len);
+/* /fork, --fork: the session goes on in a copy of its file with
+ * "forked_from". 0, or -1 after saying why. */
+int session_fork(struct driver *d);
 void guide_remember(struct driver *d, const char *path, size_t n);
 int guide_known(const struct driver *d, const char *path);
 /* The guides known: those the session's header and lines hold, no
