@@ -212,3 +212,26 @@ session() {
 	assert_equal "$(head -1 "$MC_HOME/sessions/$sid.jsonl" | jq -r .forked_from)" "$oid"
 	cmp "$old" before.jsonl
 }
+
+@test "fork and recap: /fork before the first message says there is nothing to fork; the recap counts the tool calls" {
+	echo hello > notes.txt
+	fake_start "[$(calls "$(call c1 read '{"path":"notes.txt"}')"),$(text 'it says hello')]"
+	use_fake
+	on_tty mc
+	wait_for 'mc>'
+	keys '/fork' Enter
+	wait_for 'nothing to fork: no session yet'
+	keys C-d
+	assert_equal "$(wait_status)" 0
+	assert_equal "$(session_files | wc -l)" 0
+	run --separate-stderr mc 'what does notes.txt say?' </dev/null
+	assert_success
+	rm -f "$STATUS"
+	on_tty 'mc -c'
+	wait_for 'mc>'
+	pane | grep -q '^  you> what does notes.txt say?$'
+	pane | grep -q '^       (1 tool call)$'
+	pane | grep -q '^   mc> it says hello$'
+	keys C-d
+	assert_equal "$(wait_status)" 0
+}

@@ -39,7 +39,8 @@
  *   modeltools.c the per-model filter: models.ID.tools, tool_descriptions
  *   toolsearch.c past tools.defer_after tools, MCP tools wait for the
  *              tool_search tool to load them
- *   session.c  the session file: created, resumed, appended to
+ *   session.c  the session file: created, resumed, appended to; a new
+ *              file to go on in (compaction's, a fork's)
  *   compact.c  long sessions: the conversation compacted by mc-compact
  *              into a new session file, before a request that would pass
  *              80% of the window, after an overflow, or by /compact
@@ -51,6 +52,10 @@
  *   pager.c    long text (/prompt) through $PAGER on a terminal
  *   events.c   mc --json: the run as JSON Lines events on stdout
  *   sessions.c mc sessions: the sessions there are
+ *   resume.c   mc -r: a session by its id or a prefix, or picked on the
+ *              terminal
+ *   recap.c    a resumed session's last exchange, before the first prompt
+ *   export.c   mc sessions export: a session as a transcript or JSON
  *   modellist.c mc models: the provider's list of models
  *   title.c    session titles: the first prompt's first line, /title
  *   completion.c mc completion bash|zsh|fish: shell completion scripts
@@ -421,9 +426,11 @@ void session_when(const struct mc_session_info *in, char *buf, size_t size);
 void session_name(const struct mc_session_info *in, char *buf, size_t size);
 int sessions_list(struct driver *d, int all);
 
-/* resume.c: mc -r: the session named by an id or a prefix of one (0 and
- * *id, malloc'ed; else the exit status after saying why), or picked on
- * the terminal from this directory's (1: none picked) */
+/* resume.c: mc -r: the session named by an id or a prefix of one, of
+ * any directory, or picked on the terminal from this directory's: -1
+ * with *id (malloc'ed), else the exit status after saying why (an
+ * ambiguous or unknown prefix MC_EXIT_USAGE, the matches listed; none
+ * picked MC_EXIT_OK, Ctrl-C MC_EXIT_INTR) */
 int session_find(const char *home, const char *word, char **id);
 int session_pick(struct driver *d, char **id);
 
