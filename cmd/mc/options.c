@@ -12,8 +12,8 @@
 #include "session.h"
 
 static const char usage[] =
-    "usage: mc [-c | --session ID|FILE | -r [ID|PREFIX]] [--fork] [-p NAME] [-m ID] [--agent ID] [-y | --mode MODE]\n"
-    "          [--max-steps N]\n"
+    "usage: mc [-c | --session ID|FILE | -r [ID|PREFIX]] [--fork] [-p NAME] [-m ID]\n"
+    "          [--agent ID] [-y | --mode MODE] [--max-steps N]\n"
     "          [--json] [--no-session] [--schema FILE] [--max-output-tokens N]\n"
     "          [--reasoning LEVEL]\n"
     "          [--keep-going] [--cache] [--refresh] [--add-dir DIR ...] [--timeout S]\n"
