@@ -209,6 +209,7 @@ session() {
 	assert_equal "$(session_files | wc -l)" 3
 	sid=$(jqo -r 'select(.type == "session") | .id')
 	[ "$sid" != "$oid" ]
+	assert_equal "$(jqo -r 'select(.type == "session") | .forked_from')" "$oid"
 	assert_equal "$(head -1 "$MC_HOME/sessions/$sid.jsonl" | jq -r .forked_from)" "$oid"
 	cmp "$old" before.jsonl
 }
