@@ -88,28 +88,28 @@ mc_buf_free(struct mc_buf *b)
 	*b = (struct mc_buf){0};
 }
 
-void
-mc_buf_fenced(struct mc_buf *b, const char *s, size_t n)
-{
-	size_t fence = 3, run = 0, i;
-
-	for (i = 0; i < n; i++) {
-		run = s[i] == '`' ? run + 1 : 0;
-		if (run + 1 > fence)
-			fence = run + 1;
-	}
-	for (i = 0; i < fence; i++)
-		mc_buf_addc(b, '`');
-	mc_buf_addc(b, '\n');
-	mc_buf_add(b, s, n);
-	if (n > 0 && s[n - 1] != '\n')
-		mc_buf_addc(b, '\n');
-	for (i = 0; i < fence; i++)
-		mc_buf_addc(b, '`');
-}
-
 int
 mc_buf_same(const struct mc_buf *a, const struct mc_buf *b)
 {
 	return a->len == b->len && (a->len == 0 || memcmp(a->data, b->data, a->len) == 0);
+}
+
+void
+mc_buf_fence(struct mc_buf *b, const char *info, const char *s, size_t n)
+{
+	size_t best = 2, run = 0, i;
+
+	for (i = 0; i < n; i++) {
+		run = s[i] == '`' ? run + 1 : 0;
+		if (run > best)
+			best = run;
+	}
+	for (i = 0; i <= best; i++)
+		mc_buf_addc(b, '`');
+	mc_buf_printf(b, "%s\n", info);
+	mc_buf_add(b, s, n);
+	if (n > 0 && s[n - 1] != '\n')
+		mc_buf_addc(b, '\n');
+	for (i = 0; i <= best; i++)
+		mc_buf_addc(b, '`');
 }

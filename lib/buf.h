@@ -18,10 +18,10 @@ void mc_buf_adds(struct mc_buf *b, const char *s);
 void mc_buf_addc(struct mc_buf *b, char c);
 void mc_buf_printf(struct mc_buf *b, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-/* s (n bytes) as a Markdown code block: a fence of backticks one longer
- * than the longest run in s (three at least), a newline, s, a newline
- * where it lacks one, the fence (no newline after it). */
-void mc_buf_fenced(struct mc_buf *b, const char *s, size_t n);
+/* s (n bytes) as a Markdown fenced block: a fence of backticks longer
+ * than any run in s (at least 3) and info, s, a newline when s lacks one,
+ * the fence (no newline after it). */
+void mc_buf_fence(struct mc_buf *b, const char *info, const char *s, size_t n);
 /* The same bytes in both. */
 int mc_buf_same(const struct mc_buf *a, const struct mc_buf *b);
 /* Give up ownership of the data (never NULL; "" for an empty buffer). */

@@ -472,7 +472,7 @@ mc_item_shell_message(const char *command, const char *output)
 
 	mc_buf_printf(&body, "$ %s\n%s", command, output);
 	mc_buf_adds(&b, "I ran a command in the sandbox:\n");
-	mc_buf_fenced(&b, body.data, body.len);
+	mc_buf_fence(&b, "", body.data, body.len);
 	m = mc_item_message("user", b.data);
 	mc_json_add_str(m, "shell", command);
 	mc_buf_free(&body);

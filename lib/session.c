@@ -277,6 +277,26 @@ mc_session_create(struct mc_session *s, const char *home, const char *cwd,
 	return 0;
 }
 
+cJSON *
+mc_session_more(const cJSON *header, const char *key, const char *id)
+{
+	static const char *const own[] = { "type", "id", "created", "cwd", "provider", "model",
+	    "compacted_from", "forked_from", "title", "tools_loaded", NULL };
+	cJSON *more = mc_json_new_obj();
+	const cJSON *e;
+	size_t i;
+
+	cJSON_ArrayForEach(e, header) {
+		for (i = 0; own[i] != NULL && strcmp(own[i], e->string) != 0; i++)
+			;
+		if (own[i] == NULL)
+			mc_json_add(more, e->string, cJSON_Duplicate(e, 1));
+	}
+	if (id != NULL)
+		mc_json_add_str(more, key, id);
+	return more;
+}
+
 /*
  * Scan the lines of a session file (data, len bytes, whole lines): the
  * header, then items, counted, each call_id noted, each line given to
@@ -652,6 +672,14 @@ mc_session_close(struct mc_session *s)
 	s->fd = -1;
 }
 
+const char *
+mc_session_line_before(const char *start, const char *q)
+{
+	const char *nl = q - 1 > start ? memrchr(start, '\n', (size_t)(q - 1 - start)) : NULL;
+
+	return nl != NULL ? nl + 1 : start;
+}
+
 int
 mc_session_is_turn(const cJSON *item)
 {
@@ -744,15 +772,75 @@ newer(const void *a, const void *b)
 	return strcmp(y->id, x->id);
 }
 
+/* What mc sessions shows of the session file name.jsonl in dir (dirfd
+ * open on it), but its time: 0, or -1 when it is not a session. */
+static int
+info_read(int dfd, const char *dir, const char *name, struct mc_session_info *in)
+{
+	char *path = session_path(dir, name), *body, file[80];
+	struct mc_read r;
+	const char *type;
+
+	mc_file_read(path, MC_SESSION_MAX, MC_LINK_REFUSE, NULL, 0, &r);
+	free(path);
+	memset(in, 0, sizeof *in);
+	snprintf(file, sizeof file, "%s.jsonl", name);
+	body = r.status == MC_READ_OK ? memchr(r.data, '\n', r.len) : NULL;
+	if (body != NULL)
+		in->header = read_header(dfd, file);
+	type = mc_json_str(in->header, "type");
+	if (type == NULL || strcmp(type, "session") != 0) {
+		cJSON_Delete(in->header);
+		free(r.data);
+		return -1;
+	}
+	body++;
+	in->title = mc_strdup(mc_json_str(in->header, "title"));	/* a compacted one's */
+	tally(in, body, r.len - (size_t)(body - r.data));
+	free(r.data);
+	in->id = mc_strdup(name);
+	return 0;
+}
+
+int
+mc_session_info(const char *home, const char *id, struct mc_session_info *in, char *err,
+    size_t errsz)
+{
+	char *dir, *path;
+	struct stat st;
+	int dfd, r = -1;
+
+	memset(in, 0, sizeof *in);
+	if (!mc_session_id_valid(id)) {
+		snprintf(err, errsz, "%s: not a valid session id", id);
+		return -1;
+	}
+	if ((dir = sessions_dir(home, 0, err, errsz)) == NULL)
+		return -1;
+	path = session_path(dir, id);
+	if ((dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1 ||
+	    lstat(path, &st) == -1)
+		snprintf(err, errsz, "no session %s (%s)", id, path);
+	else if (!S_ISREG(st.st_mode) || info_read(dfd, dir, id, in) == -1)
+		snprintf(err, errsz, "%s: not a session file", path);
+	else {
+		in->mtime = st.st_mtim;
+		r = 0;
+	}
+	if (dfd != -1)
+		close(dfd);
+	free(path);
+	free(dir);
+	return r;
+}
+
 int
 mc_session_list(const char *home, struct mc_session_info **v, size_t *n,
     char *err, size_t errsz)
 {
 	struct mc_session_info *out = NULL, in;
-	char *dir, *path, *body, name[80];
-	const char *type;
+	char *dir, name[80];
 	struct dirent *e;
-	struct mc_read r;
 	struct stat st;
 	size_t len, k = 0;
 	DIR *d;
@@ -778,24 +866,8 @@ mc_session_list(const char *home, struct mc_session_info **v, size_t *n,
 		    fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == -1 ||
 		    !S_ISREG(st.st_mode))
 			continue;
-		path = session_path(dir, name);
-		mc_file_read(path, MC_SESSION_MAX, MC_LINK_REFUSE, NULL, 0, &r);
-		free(path);
-		memset(&in, 0, sizeof in);
-		body = r.status == MC_READ_OK ? memchr(r.data, '\n', r.len) : NULL;
-		if (body != NULL)
-			in.header = read_header(dirfd(d), e->d_name);
-		type = mc_json_str(in.header, "type");
-		if (type == NULL || strcmp(type, "session") != 0) {
-			cJSON_Delete(in.header);
-			free(r.data);
+		if (info_read(dirfd(d), dir, name, &in) == -1)
 			continue;
-		}
-		body++;
-		in.title = mc_strdup(mc_json_str(in.header, "title"));	/* a compacted one's */
-		tally(&in, body, r.len - (size_t)(body - r.data));
-		free(r.data);
-		in.id = mc_strdup(name);
 		in.mtime = st.st_mtim;
 		if ((out = reallocarray(out, k + 1, sizeof *out)) == NULL)
 			mc_oom();
@@ -811,15 +883,20 @@ mc_session_list(const char *home, struct mc_session_info **v, size_t *n,
 }
 
 void
+mc_session_info_free(struct mc_session_info *in)
+{
+	free(in->id);
+	free(in->first);
+	free(in->title);
+	cJSON_Delete(in->header);
+}
+
+void
 mc_session_list_free(struct mc_session_info *v, size_t n)
 {
 	size_t i;
 
-	for (i = 0; i < n; i++) {
-		free(v[i].id);
-		free(v[i].first);
-		free(v[i].title);
-		cJSON_Delete(v[i].header);
-	}
+	for (i = 0; i < n; i++)
+		mc_session_info_free(&v[i]);
 	free(v);
 }

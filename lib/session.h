@@ -61,6 +61,16 @@ int mc_session_create_items(struct mc_session *s, const char *home, const char *
     const char *provider, const char *model, const cJSON *more, const char *items, size_t len,
     char *err, size_t errsz);
 
+/*
+ * The header members a session's successor carries (a compacted or a
+ * forked one; more for mc_session_create_items): all of header's but
+ * those every header has, its lineage ("compacted_from", "forked_from"),
+ * its "title" and "tools_loaded" (the driver gives those anew), then key
+ * naming id, the session it comes from (none when id is NULL, a session
+ * in memory). Malloc'ed.
+ */
+cJSON *mc_session_more(const cJSON *header, const char *key, const char *id);
+
 /* A directory name as sessions store and match it: valid UTF-8, each
  * invalid byte replaced by U+FFFD. Malloc'ed. */
 char *mc_session_cwd(const char *cwd);
@@ -109,6 +119,10 @@ int mc_session_has_call(const struct mc_session *s, const char *call_id);
 
 void mc_session_close(struct mc_session *s);
 
+/* Reading a session's lines from the end: the line that ends just
+ * before q (at its newline) in [start, q). */
+const char *mc_session_line_before(const char *start, const char *q);
+
 /* True when item is a turn's message: one the user typed, not a guide,
  * a compacted session's summary, what a hook said or a command the user
  * ran (mc's !COMMAND). */
@@ -137,5 +151,11 @@ struct mc_session_info {
 int mc_session_list(const char *home, struct mc_session_info **v, size_t *n,
     char *err, size_t errsz);
 void mc_session_list_free(struct mc_session_info *v, size_t n);
+/* The same of session id alone: 0 (free with mc_session_info_free), or
+ * -1 with err. */
+int mc_session_info(const char *home, const char *id, struct mc_session_info *in, char *err,
+    size_t errsz);
+/* One entry's members freed (not the entry). */
+void mc_session_info_free(struct mc_session_info *in);
 
 #endif

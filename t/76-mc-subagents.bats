@@ -527,7 +527,7 @@ Role $a. SUBAGENT-ROLE
 	assert_equal "${stderr_lines[0]}" "mc: --agent is the main session's role, --subagent a child's: not both"
 	run --separate-stderr mc --subagent explorer -c 'x'
 	assert_failure 2
-	assert_equal "${stderr_lines[0]}" 'mc: --subagent starts a session of its own: not with -c or --session'
+	assert_equal "${stderr_lines[0]}" 'mc: --subagent starts a session of its own: not with -c, --session or -r'
 	run --separate-stderr mc --allow '' 'x'
 	assert_failure 2
 	assert_equal "${stderr_lines[0]}" 'mc: --allow: an empty tool name'

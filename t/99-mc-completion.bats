@@ -75,3 +75,16 @@ complete_bash() {
 	[ ! -e "$BATS_TEST_TMPDIR/root/usr/share/bash-completion/completions/mc" ]
 	[ ! -e "$BATS_TEST_TMPDIR/root/usr/share/zsh/site-functions/_mc" ]
 }
+
+@test "completion: mc sessions completes export; -r, --resume and --fork are completed" {
+	run complete_bash 'mc sessions ex'
+	assert_output export
+	run complete_bash 'mc sessions --a'
+	assert_output -- --all
+	run complete_bash 'mc --fork'
+	assert_output -- --fork
+	run complete_bash 'mc --res'
+	assert_output -- --resume
+	run mc completion fish
+	assert_line "complete -c mc -n '__fish_seen_subcommand_from sessions' -f -a export"
+}

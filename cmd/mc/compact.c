@@ -2,7 +2,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "diag.h"
 #include "items.h"
@@ -32,15 +31,6 @@ window_of(const struct driver *d, char *from, size_t fromsz)
 	return w;
 }
 
-/* The line that ends just before q (at a newline) in [start, q). */
-static const char *
-line_before(const char *start, const char *q)
-{
-	const char *nl = q - 1 > start ? memrchr(start, '\n', (size_t)(q - 1 - start)) : NULL;
-
-	return nl != NULL ? nl + 1 : start;
-}
-
 long long
 compact_estimate(struct driver *d)
 {
@@ -57,7 +47,7 @@ compact_estimate(struct driver *d)
 	if (d->s.cmp.seen > d->s.file.lines.len)
 		d->s.cmp.seen = d->s.cmp.usage_end = d->s.cmp.usage = 0;
 	for (q = end; start != NULL && q > seen; q = p) {
-		p = line_before(start, q);
+		p = mc_session_line_before(start, q);
 		if (memmem(p, (size_t)(q - p), "\"usage\"", 7) == NULL)
 			continue;
 		item = mc_json_parse(p, (size_t)(q - p), err, sizeof err);
@@ -168,66 +158,6 @@ run_compact(struct driver *d, const struct mc_buf *in, long long window, long lo
 }
 
 /*
- * The header members of the new session beyond those every session has:
- * the old header's own (a subagent's parent and agent, ...), where it
- * came from, the guides injected so far, which the summary stands for
- * (so that `mc -c` does not inject them again), and the tools loaded.
- */
-static cJSON *
-header_more(const struct driver *d)
-{
-	static const char *const own[] = { "type", "id", "created", "cwd", "provider", "model",
-	    "compacted_from", "guides", "title", "tools_loaded", NULL };
-	cJSON *more = mc_json_new_obj(), *g;
-	const cJSON *e;
-	size_t i;
-
-	cJSON_ArrayForEach(e, d->s.file.header) {
-		for (i = 0; own[i] != NULL && strcmp(own[i], e->string) != 0; i++)
-			;
-		if (own[i] == NULL)
-			mc_json_add(more, e->string, cJSON_Duplicate(e, 1));
-	}
-	if (d->s.file.id != NULL)
-		mc_json_add_str(more, "compacted_from", d->s.file.id);
-	more = title_header(d, more);	/* title.c: the title goes on */
-	more = toolsearch_header(d, more);	/* toolsearch.c: so do the tools loaded */
-	if (d->s.nguides > 0) {
-		g = mc_json_new_arr();
-		for (i = 0; i < d->s.nguides; i++)
-			mc_json_push(g, mc_json_new_str(d->s.guides[i]));
-		mc_json_add(more, "guides", g);
-	}
-	return more;
-}
-
-/*
- * `mc -c` takes the session of this directory written last: the new
- * file must be newer than the old one, even within the file system's
- * clock tick.
- */
-static void
-newer_than(const struct mc_session *to, const char *old_path)
-{
-	struct stat os, ns;
-	struct timespec t[2];
-
-	if (old_path == NULL || to->fd == -1 || stat(old_path, &os) == -1 ||
-	    fstat(to->fd, &ns) == -1)
-		return;
-	if (ns.st_mtim.tv_sec > os.st_mtim.tv_sec || (ns.st_mtim.tv_sec == os.st_mtim.tv_sec &&
-	    ns.st_mtim.tv_nsec > os.st_mtim.tv_nsec))
-		return;
-	t[0] = ns.st_atim;
-	t[1] = os.st_mtim;
-	if (++t[1].tv_nsec == 1000000000) {
-		t[1].tv_sec++;
-		t[1].tv_nsec = 0;
-	}
-	futimens(to->fd, t);
-}
-
-/*
  * What the user is told: on stderr, after mc-compact's own line (what it
  * summarized and kept, the tokens before and after), why it ran and
  * where the session goes on; with --json, a compaction event.
@@ -287,10 +217,10 @@ compact_run(struct driver *d, enum compact_why why, const char *focus, const cJS
 {
 	struct mc_buf out = {0}, own = {0};
 	const struct mc_buf *in;
-	struct mc_session to;
 	long long window, before;
-	char from[512], err[512], *old = NULL, *old_path = NULL;
-	cJSON *more;
+	char from[512], *old = NULL;
+	cJSON *more, *g;
+	size_t i;
 	int r = -1;
 
 	if (!d->s.open || d->s.file.items == 0) {
@@ -309,26 +239,23 @@ compact_run(struct driver *d, enum compact_why why, const char *focus, const cJS
 		r = 0;		/* mc-compact said so */
 		goto out;
 	}
-	more = header_more(d);
-	r = mc_session_create_items(&to, d->s.file.fd == -1 ? NULL : d->c.set.home, d->c.cwd,
-	    d->s.provider, d->s.model, more, out.data ? out.data : "", out.len, err, sizeof err);
-	cJSON_Delete(more);
-	if (r == -1) {
-		mc_err("%s; the session goes on as it was", err);
-		goto out;
+	/* The guides injected so far, which the summary stands for (so
+	 * that `mc -c` does not inject them again). */
+	more = mc_json_new_obj();
+	if (d->s.nguides > 0) {
+		g = mc_json_add(more, "guides", mc_json_new_arr());
+		for (i = 0; i < d->s.nguides; i++)
+			mc_json_push(g, mc_json_new_str(d->s.guides[i]));
 	}
 	old = mc_strdup(d->s.file.id);
-	old_path = mc_strdup(d->s.file.path);
-	newer_than(&to, old_path);
-	/* checkpoint.c: the turn's record closed in the old file's log; a
-	 * change after this takes a checkpoint in the new one */
-	checkpoint_after(d);
-	session_switch(d, &to);
+	r = session_branch(d, "compacted_from", more, out.data, out.len);
+	cJSON_Delete(more);
+	if (r == -1)
+		goto out;
 	tell(d, why, old, window, from, before, compact_estimate(d));
 	r = 1;
 out:
 	free(old);
-	free(old_path);
 	mc_buf_free(&out);
 	mc_buf_free(&own);
 	return r;

@@ -61,7 +61,8 @@ option_words(const char *what, const char *sep)
 			printf("%s-%c", sep, short_of(o));
 	}
 	if (what == NULL)
-		fputs(" --files --conversation --list --force", stdout);	/* mc rewind's */
+		/* mc rewind's, mc sessions export's */
+		fputs(" --files --conversation --list --force --markdown", stdout);
 }
 
 static void
@@ -87,6 +88,8 @@ bash_script(void)
 	    "\t\treturn ;;\n"
 	    "\tcompletion)\n"
 	    "\t\tw='bash zsh fish' ;;\n"
+	    "\tsessions)\n"
+	    "\t\tw='export --all --json' ;;\n"
 	    "\t*)\n"
 	    "\t\tcase $cur in\n"
 	    "\t\t-*) w='", stdout);
@@ -128,6 +131,9 @@ zsh_script(void)
 	    "\tcompletion)\n"
 	    "\t\tcompadd -- bash zsh fish\n"
 	    "\t\treturn ;;\n"
+	    "\tsessions)\n"
+	    "\t\tcompadd -- export --all --json\n"
+	    "\t\treturn ;;\n"
 	    "\tesac\n"
 	    "\tcase $cur in\n"
 	    "\t-*) compadd -- ", stdout);
@@ -156,6 +162,7 @@ fish_script(void)
 	    "complete -c mc -e\n", stdout);
 	printf("complete -c mc -n __fish_use_subcommand -f -a '%s'\n", subcommands);
 	fputs("complete -c mc -n '__fish_seen_subcommand_from completion' -f -a 'bash zsh fish'\n"
+	    "complete -c mc -n '__fish_seen_subcommand_from sessions' -f -a export\n"
 	    "complete -c mc -n __fish_use_subcommand -f -a '(mc completion commands 2>/dev/null)'\n",
 	    stdout);
 	for (o = options_table(); o->name != NULL; o++) {

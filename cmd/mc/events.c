@@ -144,6 +144,8 @@ ev_session(struct driver *d)
 	mc_json_add_str(ev, "provider", d->s.provider);
 	mc_json_add_str(ev, "model", d->s.model);
 	mc_json_add_str(ev, "cwd", d->c.cwd);
+	if (d->c.fork && mc_json_str(d->s.file.header, "forked_from") != NULL)
+		mc_json_add_str(ev, "forked_from", mc_json_str(d->s.file.header, "forked_from"));
 	emit(ev);
 }
 

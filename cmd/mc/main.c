@@ -93,7 +93,7 @@ one_shot_text(int argc, char *argv[], int *status)
 	}
 	if (in.len > 0) {
 		mc_buf_adds(&b, "\n\n");
-		mc_buf_fenced(&b, in.data, in.len);
+		mc_buf_fence(&b, "", in.data, in.len);
 	}
 	mc_buf_free(&in);
 	if (b.len == 0) {
@@ -244,6 +244,39 @@ one_shot(struct driver *d, const char *text)
 	return turn(d, text);
 }
 
+/* Ctrl-C, SIGTERM and SIGHUP (and --timeout's SIGALRM) caught, without
+ * SA_RESTART: they interrupt the read of the line or of the answer. */
+static void
+catch_signals(int alarm_too)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	if (alarm_too)
+		sigaction(SIGALRM, &sa, NULL);
+}
+
+/* -r: the session named by an id or its start (resume.c), or picked on
+ * the terminal, as if given to --session. -1 to go on, or the exit
+ * status. */
+static int
+resume_which(struct driver *d, char **session_id)
+{
+	int st;
+
+	if (d->c.resume_arg != NULL)
+		st = session_find(d->c.set.home, d->c.resume_arg, session_id);
+	else {
+		catch_signals(0);	/* Ctrl-C at the question: 130 */
+		st = session_pick(d, session_id);
+	}
+	d->c.session = *session_id;
+	return st;
+}
+
 /*
  * What a run needs before it starts: the settings (before --json's
  * events begin, so that the arguments they judge are usage errors
@@ -288,6 +321,14 @@ setup(struct driver *d, struct cmdline *cl, char **session_id)
 		return fail_early(d, *session_id);
 	}
 	workspace_init(&d->c);
+	if (d->c.resume && (st = resume_which(d, session_id)) != -1) {
+		if (st == MC_EXIT_FAIL)
+			return fail_early(d, *session_id);
+		ev_done(d, OUT_ERROR);	/* --json: the stream still ends */
+		cleanup(d);
+		free(*session_id);
+		return st;
+	}
 	/* commands.c: mc /NAME ARGS, the command's prompt as the operands */
 	if (cl->custom && (st = commands_one_shot(d, &cl->argc, &cl->argv)) != 0) {
 		if (st != MC_EXIT_USAGE)
@@ -310,21 +351,6 @@ setup(struct driver *d, struct cmdline *cl, char **session_id)
 	if (!d->c.json && (!run || (cl->argc == 0 && isatty(STDIN_FILENO))))
 		mc_settings_warn(&d->c.set);	/* once for the run: the stages get -q */
 	return -1;
-}
-
-/* Ctrl-C, SIGTERM and SIGHUP (and --timeout's SIGALRM) caught, without
- * SA_RESTART: they interrupt the read of the line or of the answer. */
-static void
-catch_signals(int alarm_too)
-{
-	struct sigaction sa = { .sa_handler = on_signal };
-
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	if (alarm_too)
-		sigaction(SIGALRM, &sa, NULL);
 }
 
 /* The run itself: `mc sessions`, `mc prompt`, an interactive session or
@@ -388,6 +414,8 @@ main(int argc, char *argv[])
 		return rewind_main(argc - 1, argv + 1);
 	if (argc > 1 && strcmp(argv[1], "completion") == 0)	/* completion.c */
 		return completion_main(argc - 1, argv + 1);
+	if (argc > 2 && strcmp(argv[1], "sessions") == 0 && strcmp(argv[2], "export") == 0)
+		return export_main(argc - 2, argv + 2);	/* export.c */
 	/* Characters, for the line editor and the terminal's widths; messages
 	 * and numbers stay those of the C locale. */
 	setlocale(LC_CTYPE, "");

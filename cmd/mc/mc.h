@@ -44,7 +44,8 @@
  *   modeltools.c the per-model filter: models.ID.tools, tool_descriptions
  *   toolsearch.c past tools.defer_after tools, MCP tools wait for the
  *              tool_search tool to load them
- *   session.c  the session file: created, resumed, appended to
+ *   session.c  the session file: created, resumed, appended to; a new
+ *              file to go on in (compaction's, a fork's)
  *   compact.c  long sessions: the conversation compacted by mc-compact
  *              into a new session file, before a request that would pass
  *              80% of the window, after an overflow, or by /compact
@@ -59,6 +60,10 @@
  *   pager.c    long text (/prompt) through $PAGER on a terminal
  *   events.c   mc --json: the run as JSON Lines events on stdout
  *   sessions.c mc sessions: the sessions there are
+ *   resume.c   mc -r: a session by its id or a prefix, or picked on the
+ *              terminal
+ *   recap.c    a resumed session's last exchange, before the first prompt
+ *   export.c   mc sessions export: a session as a transcript or JSON
  *   modellist.c mc models: the provider's list of models
  *   title.c    session titles: the first prompt's first line, /title
  *   completion.c mc completion bash|zsh|fish: shell completion scripts
@@ -96,6 +101,7 @@
 #include <histedit.h>
 #include <signal.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <sys/types.h>
 #include <termios.h>
 
@@ -132,6 +138,9 @@ struct conf {
 	int nattach;
 	const char *cache;	/* --cache or --refresh, passed on to mc-send; or NULL */
 	int cont, dry, stats, yes, json, no_session, keep_going;
+	int fork;		/* --fork: a resumed session goes on in a copy */
+	int resume;		/* -r: resume.c finds the session (into session) */
+	const char *resume_arg;	/* -r's ID or PREFIX, or NULL: pick one */
 	long long max_steps;
 	char **keys;		/* provider keys, out of our environment: mc-send's alone */
 	/* A child run (subrun.c starts it): --subagent, ancestors first, --parent,
@@ -523,8 +532,26 @@ struct usage usage_of(const cJSON *o);
 void usage_put(cJSON *o, const struct usage *u);
 void usage_add(struct usage *to, const struct usage *u);
 
-/* sessions.c */
+/* sessions.c: the sessions of this directory (all: of every one), newest
+ * first, and how one is shown */
+int sessions_of(const struct driver *d, int all, struct mc_session_info **v, size_t *n);
+void session_when(const struct mc_session_info *in, char *buf, size_t size);
+void session_name(const struct mc_session_info *in, char *buf, size_t size);
 int sessions_list(struct driver *d, int all);
+
+/* resume.c: mc -r: the session named by an id or a prefix of one, of
+ * any directory, or picked on the terminal from this directory's: -1
+ * with *id (malloc'ed), else the exit status after saying why (an
+ * ambiguous or unknown prefix MC_EXIT_USAGE, the matches listed; none
+ * picked MC_EXIT_OK, Ctrl-C MC_EXIT_INTR) */
+int session_find(const char *home, const char *word, char **id);
+int session_pick(struct driver *d, char **id);
+
+/* recap.c: a resumed session's last exchange, before the first prompt */
+void recap(const struct driver *d, FILE *ui);
+
+/* export.c: mc sessions export ID [--markdown | --json] */
+int export_main(int argc, char *argv[]);
 
 /* calls.c */
 int call_run(struct driver *d, const cJSON *call, struct mc_buf *touched);
@@ -620,6 +647,19 @@ int session_resolve(struct driver *d);
 int session_resolve_quiet(struct driver *d);
 void session_record(struct driver *d);
 void session_switch(struct driver *d, struct mc_session *to);
+/*
+ * Go on in a new session file (compact.c's compacted one, a fork's copy)
+ * holding len bytes of items: its header carries the old one's own
+ * members (mc_session_more), key (compacted_from, forked_from) naming
+ * it, the title, and more's members (NULL: none). The old file is left
+ * as it was; the new one is written later, so that `mc -c` takes it. 0,
+ * or -1 after saying why (the session goes on as it was).
+ */
+int session_branch(struct driver *d, const char *key, const cJSON *more, const char *items,
+    size_t len);
+/* /fork, --fork: the session goes on in a copy of its file with
+ * "forked_from". 0, or -1 after saying why. */
+int session_fork(struct driver *d);
 void guide_remember(struct driver *d, const char *path, size_t n);
 int guide_known(const struct driver *d, const char *path);
 /* The guides known: those the session's header and lines hold, no

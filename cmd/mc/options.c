@@ -12,8 +12,8 @@
 #include "session.h"
 
 static const char usage[] =
-    "usage: mc [-c | --session ID|FILE] [-p NAME] [-m ID] [--agent ID] [-y | --mode MODE]\n"
-    "          [--max-steps N]\n"
+    "usage: mc [-c | --session ID|FILE | -r [ID|PREFIX]] [--fork] [-p NAME] [-m ID]\n"
+    "          [--agent ID] [-y | --mode MODE] [--max-steps N]\n"
     "          [--json] [--no-session] [--schema FILE] [--max-output-tokens N]\n"
     "          [--reasoning LEVEL] [-a FILE ...]\n"
     "          [--keep-going] [--cache] [--refresh] [--add-dir DIR ...] [--timeout S]\n"
@@ -23,6 +23,7 @@ static const char usage[] =
     "       mc [-c | --session ID|FILE] [-p NAME] [-m ID] [--agent ID] --dry-run PROMPT ...\n"
     "       mc prompt [-m ID] [--agent ID | --subagent ID ...] [--stats]\n"
     "       mc sessions [--all] [--json]\n"
+    "       mc sessions export ID|PREFIX [--markdown | --json]\n"
     "       mc models [-p NAME] [--json]\n"
     "       mc [-p NAME] [-m ID] [--agent ID] [-y | --mode MODE] [--max-steps N] acp\n"
     "       mc completion bash|zsh|fish\n"
@@ -33,6 +34,10 @@ static const char usage[] =
     "\n"
     "  -c, --continue    resume the latest session of this directory\n"
     "  --session ID      resume session ID (or its file, $MC_HOME/sessions/ID.jsonl)\n"
+    "  -r, --resume [ID]  resume the session whose id is or starts with ID (the\n"
+    "                    next word, unless it starts with -); without one, pick\n"
+    "                    one of this directory's on the terminal\n"
+    "  --fork            with -c, --session or -r: go on in a copy of the session\n"
     "  -p, --provider N  use provider N\n"
     "  -m, --model ID    use model ID\n"
     "  --agent ID        take the role of $MC_HOME/agents/ID.md\n"
@@ -121,8 +126,9 @@ child_usage(const struct conf *c, int prompt_cmd, int sessions_cmd, int argc)
 		return mc_usage_error("--agent is the main session's role, --subagent a child's: not both");
 	if (c->parent && !c->depth)
 		return mc_usage_error("--parent goes with --subagent");
-	if (c->depth && (c->cont || c->session))
-		return mc_usage_error("--subagent starts a session of its own: not with -c or --session");
+	if (c->depth && (c->cont || c->session || c->resume))
+		return mc_usage_error("--subagent starts a session of its own: not with -c, --session "
+		    "or -r");
 	if (c->depth && !prompt_cmd && argc == 0 && isatty(STDIN_FILENO) && !c->dry)
 		return mc_usage_error("--subagent is for one-shot runs (mc --subagent ID PROMPT)");
 	return 0;
@@ -132,10 +138,12 @@ child_usage(const struct conf *c, int prompt_cmd, int sessions_cmd, int argc)
 enum { OPT_SESSION = 256, OPT_AGENT, OPT_DRY, OPT_STATS, OPT_MAX_STEPS, OPT_JSON,
     OPT_NO_SESSION, OPT_SCHEMA, OPT_MAX_OUTPUT, OPT_ALL, OPT_KEEP_GOING,
     OPT_CACHE, OPT_REFRESH, OPT_SUBAGENT, OPT_PARENT, OPT_ALLOW, OPT_ADD_DIR, OPT_SLOTS,
-    OPT_SLOT_FD, OPT_TIMEOUT, OPT_MODE, OPT_REASONING, OPT_ATTACH };
+    OPT_SLOT_FD, OPT_TIMEOUT, OPT_MODE, OPT_REASONING, OPT_ATTACH, OPT_FORK };
 static const struct option longopts[] = {
 	{ "continue", no_argument, NULL, 'c' },
 	{ "session", required_argument, NULL, OPT_SESSION },
+	{ "resume", optional_argument, NULL, 'r' },
+	{ "fork", no_argument, NULL, OPT_FORK },
 	{ "provider", required_argument, NULL, 'p' },
 	{ "model", required_argument, NULL, 'm' },
 	{ "agent", required_argument, NULL, OPT_AGENT },
@@ -179,11 +187,18 @@ usage_checks(const struct conf *c, struct cmdline *cl)
 {
 	int argc = cl->argc, tty = argc == 0 && isatty(STDIN_FILENO);
 
-	if (c->cont && c->session)
-		return mc_usage_error("-c and --session cannot be used together");
+	if (c->cont + (c->session != NULL) + c->resume > 1)
+		return mc_usage_error("-c, --session and -r: one of them, not more");
+	if (c->fork && !c->cont && !c->session && !c->resume)
+		return mc_usage_error("--fork goes with -c, --session or -r (the session to fork)");
+	if (c->fork && c->no_session)
+		return mc_usage_error("--fork makes a session file: not with --no-session");
+	if (c->resume && c->resume_arg == NULL && !isatty(STDIN_FILENO))
+		return mc_usage_error("-r without an ID picks a session on a terminal; give "
+		    "mc -r ID (or the start of one)");
 	if (c->stats && !cl->prompt_cmd)
 		return mc_usage_error("--stats goes with `mc prompt`");
-	if (cl->prompt_cmd && (c->cont || c->session || c->dry || c->provider || c->yes ||
+	if (cl->prompt_cmd && (c->cont || c->session || c->resume || c->fork || c->dry || c->provider || c->yes ||
 	    cl->steps_set || c->parent || c->nallow || cl->mode_opt))
 		return mc_usage_error("`mc prompt` takes only -m, --agent, --subagent and --stats");
 	if (c->dry && tty)
@@ -193,7 +208,7 @@ usage_checks(const struct conf *c, struct cmdline *cl)
 		    cl->prompt_cmd ? "prompt" : cl->models_cmd ? "models" : "sessions");
 	if (cl->all && !cl->sessions_cmd)
 		return mc_usage_error("--all goes with `mc sessions`");
-	if (cl->sessions_cmd && (c->cont || c->session || c->dry || c->provider || c->model ||
+	if (cl->sessions_cmd && (c->cont || c->session || c->resume || c->fork || c->dry || c->provider || c->model ||
 	    c->yes || c->no_session || c->schema || c->max_output || c->reasoning || c->agent ||
 	    cl->steps_set ||
 	    c->cache || c->depth || c->parent || c->nallow || cl->mode_opt))
@@ -229,13 +244,22 @@ options_parse(struct driver *d, struct cmdline *cl, int argc, char *argv[])
 	struct conf *c = &d->c;
 	int ch, bad = 0;
 
-	while ((ch = getopt_long(argc, argv, "a:cp:m:yh", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "a:cp:m:yhr::", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'c':
 			c->cont = 1;
 			break;
 		case OPT_SESSION:
 			c->session = optarg;
+			break;
+		case 'r':	/* resume.c; its ID the next word, unless an option */
+			c->resume = 1;
+			if (optarg == NULL && optind < argc && argv[optind][0] != '-')
+				optarg = argv[optind++];
+			c->resume_arg = optarg;
+			break;
+		case OPT_FORK:
+			c->fork = 1;
 			break;
 		case 'p':
 			c->provider = optarg;
@@ -350,7 +374,7 @@ options_parse(struct driver *d, struct cmdline *cl, int argc, char *argv[])
 		    !commands_word(argv[optind]))
 			near_miss(argv[optind]);	/* nearmiss.c */
 	}
-	if (cl->models_cmd && (c->cont || c->session || c->dry || c->model || c->yes ||
+	if (cl->models_cmd && (c->cont || c->session || c->resume || c->fork || c->dry || c->model || c->yes ||
 	    c->no_session || c->schema || c->max_output || c->reasoning || c->agent ||
 	    cl->steps_set || cl->all || c->cache || c->depth || c->parent || c->nallow ||
 	    cl->mode_opt || cl->timeout_opt))

@@ -26,6 +26,7 @@ static const char help_text[] =
     "  /compact [FOCUS]\n"
     "                summarize the older conversation (FOCUS: what matters most)\n"
     "  /new          start a new session\n"
+    "  /fork         go on in a copy of the session (the old one left as it is)\n"
     "  /mode [MODE]  show or change the mode: default, accept-edits, plan or yes\n"
     "  /go [TEXT]    leave plan mode and carry the plan out\n"
     "  /SERVER:NAME [ARGS]\n"
@@ -386,6 +387,11 @@ command(struct driver *d, const char *line, char **send)
 		interrupted = 0;
 	} else if (IS("/new")) {
 		new_session(d);
+	} else if (IS("/fork")) {	/* session.c */
+		if (*argp != '\0')
+			mc_err("/fork takes no argument");
+		else
+			session_fork(d);
 	} else if (IS("/mode")) {	/* modes.c */
 		mode_slash(d, argp);
 	} else if (IS("/go")) {
@@ -487,6 +493,8 @@ interactive(struct driver *d)
 	bracketed = isatty(fileno(ui)) && !(term && strcmp(term, "dumb") == 0);
 
 	banner(d, ui);
+	if (d->s.open)
+		recap(d, ui);	/* recap.c: a resumed session's last exchange */
 	while ((line = read_entry(d, el, ui, bracketed)) != NULL) {
 		if (line[strspn(line, " \t\n")] == '\0') {
 			free(line);

@@ -96,26 +96,6 @@ list(const struct rlog *w, const struct turns *t, struct mc_buf *out)
 		mc_buf_adds(out, "no turns yet\n");
 }
 
-/* The header's own members, which a fork does not copy. */
-static cJSON *
-fork_more(const cJSON *header, const char *from)
-{
-	static const char *const own[] = { "type", "id", "created", "cwd", "provider", "model",
-	    "compacted_from", "forked_from", NULL };
-	cJSON *more = mc_json_new_obj();
-	const cJSON *e;
-	size_t i;
-
-	cJSON_ArrayForEach(e, header) {
-		for (i = 0; own[i] != NULL && strcmp(own[i], e->string) != 0; i++)
-			;
-		if (own[i] == NULL)
-			mc_json_add(more, e->string, cJSON_Duplicate(e, 1));
-	}
-	mc_json_add_str(more, "forked_from", from);
-	return more;
-}
-
 /*
  * The conversation before turn n, as a new session file with
  * "forked_from" (the old file is left as it is), its checkpoints' log
@@ -128,8 +108,11 @@ fork_session(const char *home, const struct mc_session *s, const struct turns *t
 	const char *cwd = mc_json_str(s->header, "cwd");
 	char err[1024];
 	const cJSON *l;
-	cJSON *more = fork_more(s->header, s->id);
+	cJSON *more = mc_session_more(s->header, "forked_from", s->id);
 	int r;
+
+	if (mc_json_str(s->header, "title") != NULL)
+		mc_json_add_str(more, "title", mc_json_str(s->header, "title"));
 
 	r = mc_session_create_items(to, home, cwd ? cwd : ".", mc_json_str(s->header, "provider"),
 	    mc_json_str(s->header, "model"), more, s->lines.data ? s->lines.data : "",

@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <bsd/stdlib.h>
 
@@ -333,8 +334,9 @@ recall(const cJSON *item, const char *line, size_t len, void *arg)
 		item_guide(d, item);
 }
 
-/* Resume -c or --session ID (read only, for a dry run); returns 0, or -1
- * after saying why. */
+/* Resume -c or --session ID (-r's too: main.c found it; read only, for
+ * a dry run), in a fork of it with --fork; returns 0, or -1 after saying
+ * why. */
 int
 session_resume(struct driver *d)
 {
@@ -353,7 +355,8 @@ session_resume(struct driver *d)
 		}
 	} else
 		id = mc_strdup(d->c.session);
-	r = mc_session_load(&d->s.file, d->c.set.home, id, !d->c.dry, recall, d,
+	/* --fork reads the old file as it is and goes on in a copy. */
+	r = mc_session_load(&d->s.file, d->c.set.home, id, !d->c.dry && !d->c.fork, recall, d,
 	    err, sizeof err);
 	free(id);
 	if (r == -1) {
@@ -367,7 +370,7 @@ session_resume(struct driver *d)
 	if (d->s.file.repaired && !d->c.dry)
 		mc_warn("%s: %zu interrupted tool call(s) marked as such", d->s.file.path,
 		    d->s.file.repaired);
-	return 0;
+	return d->c.fork && !d->c.dry ? session_fork(d) : 0;
 }
 
 /* Leave the session: the next message starts a new one. Guides and
@@ -403,6 +406,82 @@ session_switch(struct driver *d, struct mc_session *to)
 	d->s.gen++;
 	memset(&d->s.cmp, 0, sizeof d->s.cmp);
 	recorded_set(d, d->s.file.header);
+}
+
+/*
+ * `mc -c` takes the session of this directory written last: the new
+ * file must be newer than the old one, even within the file system's
+ * clock tick.
+ */
+static void
+newer_than(const struct mc_session *to, const char *old_path)
+{
+	struct stat os, ns;
+	struct timespec t[2];
+
+	if (old_path == NULL || to->fd == -1 || stat(old_path, &os) == -1 ||
+	    fstat(to->fd, &ns) == -1)
+		return;
+	if (ns.st_mtim.tv_sec > os.st_mtim.tv_sec || (ns.st_mtim.tv_sec == os.st_mtim.tv_sec &&
+	    ns.st_mtim.tv_nsec > os.st_mtim.tv_nsec))
+		return;
+	t[0] = ns.st_atim;
+	t[1] = os.st_mtim;
+	if (++t[1].tv_nsec == 1000000000) {
+		t[1].tv_sec++;
+		t[1].tv_nsec = 0;
+	}
+	futimens(to->fd, t);
+}
+
+int
+session_branch(struct driver *d, const char *key, const cJSON *more, const char *items,
+    size_t len)
+{
+	struct mc_session to;
+	char err[512];
+	const cJSON *e;
+	cJSON *m = mc_session_more(d->s.file.header, key, d->s.file.id);
+	int r;
+
+	cJSON_ArrayForEach(e, more) {
+		cJSON_DeleteItemFromObjectCaseSensitive(m, e->string);
+		mc_json_add(m, e->string, cJSON_Duplicate(e, 1));
+	}
+	m = title_header(d, m);	/* title.c: the title goes on */
+	m = toolsearch_header(d, m);	/* toolsearch.c: so do the tools loaded */
+	r = mc_session_create_items(&to, d->s.file.id == NULL || d->c.dry ? NULL : d->c.set.home,
+	    d->c.cwd, d->s.provider, d->s.model, m, items ? items : "", len, err, sizeof err);
+	cJSON_Delete(m);
+	if (r == -1) {
+		mc_err("%s; the session goes on as it was", err);
+		return -1;
+	}
+	newer_than(&to, d->s.file.path);
+	/* checkpoint.c: a turn's record closed in the old file's log; a
+	 * change after this takes a checkpoint in the new one */
+	checkpoint_after(d);
+	session_switch(d, &to);
+	return 0;
+}
+
+int
+session_fork(struct driver *d)
+{
+	char *old;
+	int r;
+
+	if (!d->s.open || d->s.file.id == NULL) {
+		mc_err("nothing to fork: no session yet (it begins with the first message)");
+		return -1;
+	}
+	old = mc_strdup(d->s.file.id);
+	if ((r = session_branch(d, "forked_from", NULL, d->s.file.lines.data,
+	    d->s.file.lines.len)) == 0 && !d->c.json)
+		mc_note("session %s goes on as %s, forked from it (%s is left as it was)", old,
+		    d->s.file.id, old);
+	free(old);
+	return r;
 }
 
 /* An answer's usage: a bookkeeping line of the session (mc-request skips

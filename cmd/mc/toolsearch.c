@@ -271,8 +271,9 @@ toolsearch_recall(struct driver *d, const cJSON *item)
 	d->search.gen++;
 }
 
-/* A compacted session's header (compact.c): "tools_loaded", the tools
- * loaded so far in the order they were, when there are any. */
+/* A compacted or forked session's header (session_branch):
+ * "tools_loaded", the tools loaded so far in the order they were, when
+ * there are any. */
 cJSON *
 toolsearch_header(const struct driver *d, cJSON *more)
 {
