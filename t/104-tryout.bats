@@ -27,3 +27,22 @@ load mc
 	run pane
 	refute_output --partial 'waiting for fake'
 }
+
+@test "an @image over 20 MiB is named as an image over its limit, as -a names it, not as a text file over the page" {
+	fake_start "$(answers one)"
+	use_fake
+	printf '\x89PNG\r\n\x1a\n' > big.png
+	truncate -s 21M big.png
+	run --separate-stderr mc -a big.png 'what is this' </dev/null
+	assert_failure 1
+	assert_equal "$stderr" 'mc: -a big.png: 22020096 bytes, over the 20971520-byte (20 MiB) limit for an image'
+	run --separate-stderr mc 'what is @big.png' </dev/null
+	assert_failure 1
+	assert_equal "$stderr" 'mc: @big.png: 22020096 bytes, over the 20971520-byte (20 MiB) limit for an image'
+	# a text file that big is still one over the page
+	head -c 22020096 /dev/zero | tr '\0' x > big.txt
+	run --separate-stderr mc 'what is @big.txt' </dev/null
+	assert_failure 1
+	assert_equal "$stderr" "mc: @big.txt: 22020096 bytes, over the 262144-byte cap of a mention (the read tool's page); ask the model to read it"
+	assert_equal "$(fake_count)" 0
+}
