@@ -7,7 +7,7 @@ load fake
 load mc
 
 @test "Ctrl-C while the provider is slow leaves no spinner on the terminal" {
-	fake_start '[{"delay":30,"answer":{"api":"chat","text":"too late"}},{"delay":30,"answer":{"api":"chat","text":"too late"}}]'
+	fake_start '[{"delay":30,"answer":{"api":"chat","text":"too late"},"times":3}]'
 	use_fake
 	on_tty 'mc'
 	wait_prompt 1
@@ -17,6 +17,13 @@ load mc
 	wait_for '(cancelled)'
 	run pane
 	refute_output --partial 'waiting for fake'
+	# the next message carries the cancelled one, and says it was cancelled, not that it failed
+	keys 'next' Enter
+	wait_for 'it is sent again'
+	run pane
+	assert_output --partial 'mc: the last message got no answer (its turn failed or was cancelled); it is sent again, before this one'
+	keys C-c
+	wait_count 2 '(cancelled)'
 	keys C-d
 	assert_equal "$(wait_status)" 0
 	# a one-shot run, whose Ctrl-C ends it
