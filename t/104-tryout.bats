@@ -27,6 +27,7 @@ load mc
 	keys C-d
 	assert_equal "$(wait_status)" 0
 	# a one-shot run, whose Ctrl-C ends it
+	rm -f "$STATUS"
 	on_tty 'mc "slow too"'
 	wait_for 'waiting for fake'
 	keys C-c
