@@ -1,6 +1,8 @@
-/* image.c: images the model is shown: their type by magic bytes, base64, a reference checked. */
+/* image.c: images the model is shown: their type by magic bytes (of a file too), base64, a reference checked. */
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "image.h"
 #include "json.h"
@@ -32,6 +34,20 @@ mc_image_type(const void *p, size_t n)
 		return magics[i].type;
 	}
 	return NULL;
+}
+
+const char *
+mc_image_file_type(const char *path)
+{
+	unsigned char head[16];
+	ssize_t n = -1;
+	int fd;
+
+	if ((fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)) != -1) {
+		n = read(fd, head, sizeof head);
+		close(fd);
+	}
+	return n > 0 ? mc_image_type(head, (size_t)n) : NULL;
 }
 
 void

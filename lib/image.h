@@ -17,6 +17,10 @@
  */
 const char *mc_image_type(const void *p, size_t n);
 
+/* The same for the file at path by its first bytes (opened without
+ * blocking); NULL too when it cannot be read. */
+const char *mc_image_file_type(const char *path);
+
 /* What the first bytes of a file that is no image look like, for an
  * error: "text", "empty", or its first bytes in hex ("magic 25 50 44 46"). */
 void mc_image_seen(const void *p, size_t n, char *out, size_t outsz);

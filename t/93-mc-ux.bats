@@ -63,7 +63,7 @@ load mc
 	run --separate-stderr mc -c 'second try' </dev/null
 	assert_success
 	assert_output 'now it works'
-	assert_equal "$stderr" 'mc: the last message got no answer (its turn failed); it is sent again, before this one'
+	assert_equal "$stderr" 'mc: the last message got no answer (its turn failed or was cancelled); it is sent again, before this one'
 	run --separate-stderr mc -c 'third' </dev/null
 	assert_success
 	assert_equal "$stderr" ''

@@ -73,6 +73,15 @@ on_sigint(int sig)
 	errno = e;
 }
 
+/* A SIGTERM (mc ends the answer so when Ctrl-C cancels it) takes the
+ * spinner off the terminal, which would keep it under what comes next. */
+static void
+on_sigterm(int sig)
+{
+	if (spin_shown)
+		(void)!write(STDERR_FILENO, "\r\033[K", 4);
+	raise(sig);	/* SA_RESETHAND: the default, the end */
+}
 
 /* The settings, for the timeouts; none when there is no home to look in. */
 static int
@@ -449,6 +458,9 @@ main(int argc, char *argv[])
 	sa.sa_handler = on_sigint;
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
+	sa.sa_handler = on_sigterm;
+	sa.sa_flags = SA_RESETHAND;
+	sigaction(SIGTERM, &sa, NULL);
 	sd.http = mc_http_new();
 	/* libcurl's start (about 5 ms) while the envelope is on its way, when
 	 * its server will need it; with a cache that may hold the answer, only

@@ -113,6 +113,7 @@ int models(struct sender *sd);
 
 /* output.c */
 extern volatile sig_atomic_t got_sigint;
+extern volatile sig_atomic_t spin_shown;
 void out_init(struct out *o, struct sender *sd, const char *provider, const char *key);
 void out_free(struct out *o);
 void spin_clear(struct out *o);

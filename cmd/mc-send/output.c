@@ -43,6 +43,9 @@ out_free(struct out *o)
 	mc_buf_free(&o->refusal);
 }
 
+/* The spinner is on the terminal: what a SIGTERM clears (main.c). */
+volatile sig_atomic_t spin_shown;
+
 void
 spin_clear(struct out *o)
 {
@@ -50,6 +53,7 @@ spin_clear(struct out *o)
 		fputs("\r\033[K", stderr);
 		fflush(stderr);
 		o->spin_on = 0;
+		spin_shown = 0;
 	}
 }
 
@@ -67,6 +71,7 @@ spin_tick(void *arg)
 	fprintf(stderr, "\r%c waiting for %s", frames[o->spin_frame++ % 4], o->provider);
 	fflush(stderr);
 	o->spin_on = 1;
+	spin_shown = 1;
 }
 
 /*

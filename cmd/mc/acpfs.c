@@ -6,12 +6,10 @@
  * text as --buffer-in and takes the new text from --buffer-out): the
  * client only holds the files.
  */
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include "acp.h"
 #include "diag.h"
@@ -24,21 +22,6 @@
  * reads files, a write when it writes them, an edit when it does both;
  * never a directory, an mcp:// or skill:// path, nor a read of an image
  * (the client holds text). */
-/* Whether the file at path begins as an image does (SPEC 21). */
-static int
-image_file(const char *path)
-{
-	unsigned char head[16];
-	ssize_t n = -1;
-	int fd;
-
-	if ((fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)) != -1) {
-		n = read(fd, head, sizeof head);
-		close(fd);
-	}
-	return n > 0 && mc_image_type(head, (size_t)n) != NULL;
-}
-
 int
 acp_buffers(struct driver *d, const cJSON *call, char **path)
 {
@@ -66,7 +49,7 @@ acp_buffers(struct driver *d, const cJSON *call, char **path)
 	else {
 		*path = p[0] == '/' ? mc_strdup(p) : mc_path_join(d->c.cwd, p);
 		if ((stat(*path, &st) == 0 && S_ISDIR(st.st_mode)) ||
-		    (strcmp(name, "read") == 0 && image_file(*path))) {
+		    (strcmp(name, "read") == 0 && mc_image_file_type(*path) != NULL)) {
 			free(*path);
 			*path = NULL;
 			via = 0;	/* mc-tool says what to do instead, or

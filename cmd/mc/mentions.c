@@ -191,7 +191,10 @@ file_read(struct driver *d, const char *w, const char *canon, char **text)
 
 	*text = NULL;
 	mc_file_read(canon, MC_IMAGE_MAX, MC_LINK_REFUSE, NULL, 0, &r);
-	if (r.status == MC_READ_TOOBIG)
+	if (r.status == MC_READ_TOOBIG && mc_image_file_type(canon) != NULL)
+		mc_err("@%s: %lld bytes, over the %u-byte (20 MiB) limit for an image", w,
+		    (long long)r.size, MC_IMAGE_MAX);
+	else if (r.status == MC_READ_TOOBIG)
 		mc_err("@%s: %lld bytes, over the %u-byte cap of a mention (the read tool's page); "
 		    "ask the model to read it", w, (long long)r.size, MC_PAGE_BYTES);
 	else if (r.status != MC_READ_OK)

@@ -2,8 +2,8 @@
  * tab.c: Tab in the interactive prompt: in the word after an '@' that
  * begins a mention (mentions.c), the names of the files and folders of
  * the working directory, or of the folder the word names so far, are
- * completed (a folder's with a '/'); a second Tab where the names differ
- * lists them. Names that begin with a dot are offered after a typed dot
+ * completed (a folder's with a '/') as far as they agree; a Tab with
+ * nothing more to add lists them when they differ. Names that begin with a dot are offered after a typed dot
  * only; names holding white space, which ends a mention, never. Anywhere
  * else a Tab is a Tab.
  */

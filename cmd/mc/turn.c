@@ -574,8 +574,8 @@ turn(struct driver *d, const char *text)
 	int st;
 
 	if (d->s.open && unanswered(d))
-		mc_note("the last message got no answer (its turn failed); it is sent again, "
-		    "before this one");
+		mc_note("the last message got no answer (its turn failed or was cancelled); "
+		    "it is sent again, before this one");
 	/* mentions.c: the resources the message names (@SERVER:URI), read
 	 * before anything of the turn is kept: one that cannot be read
 	 * stops the turn, nothing sent */
